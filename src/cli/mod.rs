@@ -1,0 +1,226 @@
+//! Subcommands of the `chiffon` binary. Errors are `anyhow` here, at the edge.
+
+mod scene;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use chiffon::conformance::{LONG_RUN_TOLERANCE, deviation};
+use chiffon::export::write_positions;
+use chiffon::solver::check_finite;
+use chiffon::{CpuSolver, GpuContext, GpuSolver, Solver};
+use clap::{Parser, Subcommand, ValueEnum};
+use serde_json::json;
+
+pub use scene::SceneArgs;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "chiffon",
+    version,
+    about = "GPU compute cloth solver (wgpu + WGSL)"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Print the adapter (name, backend, device type) and the limits that bound cloth size.
+    Info,
+    /// Run a scene and write the final positions (.csv or .obj).
+    #[command(allow_negative_numbers = true)]
+    Simulate {
+        #[command(flatten)]
+        scene: SceneArgs,
+        /// Which solver runs the scene.
+        #[arg(long, value_enum, default_value_t = Backend::Gpu)]
+        backend: Backend,
+        /// Output file: .csv (x,y,z per line, row-major) or .obj (with faces).
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Run a scene on both backends and report how far the GPU is from the CPU reference.
+    #[command(allow_negative_numbers = true)]
+    Conform {
+        #[command(flatten)]
+        scene: SceneArgs,
+        /// Largest accepted deviation, as a fraction of the cloth size.
+        #[arg(long, default_value_t = LONG_RUN_TOLERANCE)]
+        tolerance: f32,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Backend {
+    Gpu,
+    Cpu,
+}
+
+pub fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Info => info(),
+        Command::Simulate {
+            scene,
+            backend,
+            out,
+        } => simulate(&scene, backend, &out),
+        Command::Conform {
+            scene,
+            tolerance,
+            json,
+        } => conform(&scene, tolerance, json),
+    }
+}
+
+fn info() -> Result<ExitCode> {
+    let ctx = GpuContext::new()?;
+    let i = ctx.info();
+    let l = ctx.limits();
+    println!("adapter:      {}", i.name);
+    println!("backend:      {:?}", i.backend);
+    println!("device type:  {:?}", i.device_type);
+    println!("driver:       {} {}", i.driver, i.driver_info);
+    println!(
+        "timestamps:   {}",
+        if ctx.has_timestamps() { "yes" } else { "no" }
+    );
+    println!("limits that bound cloth size:");
+    println!(
+        "  max_storage_buffer_binding_size  {} bytes",
+        l.max_storage_buffer_binding_size
+    );
+    println!(
+        "  max_buffer_size                  {} bytes",
+        l.max_buffer_size
+    );
+    println!(
+        "  max_compute_workgroups_per_dim   {}",
+        l.max_compute_workgroups_per_dimension
+    );
+    println!(
+        "  max_compute_invocations_per_wg   {}",
+        l.max_compute_invocations_per_workgroup
+    );
+    println!(
+        "  min_uniform_buffer_offset_align  {} bytes",
+        l.min_uniform_buffer_offset_alignment
+    );
+    // A full grid has about 6 constraints of 16 bytes per particle; that buffer binds first.
+    let bytes = l.max_storage_buffer_binding_size.min(l.max_buffer_size);
+    let side = ((bytes / (6 * 16)) as f64).sqrt().floor() as u64;
+    println!("largest square grid (all constraint kinds): about {side} x {side}");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn make_solver(scene: &SceneArgs, backend: Backend) -> Result<Box<dyn Solver>> {
+    let cloth = scene.cloth()?;
+    let params = scene.params()?;
+    Ok(match backend {
+        Backend::Cpu => Box::new(CpuSolver::new(&cloth, params)?),
+        Backend::Gpu => {
+            let ctx = GpuContext::new()?;
+            Box::new(GpuSolver::new(&ctx, &cloth, params)?)
+        }
+    })
+}
+
+/// Runs every frame of the scene and returns the final positions.
+fn run_frames(solver: &mut dyn Solver, dts: &[f64]) -> Result<Vec<glam::Vec3>> {
+    for &dt in dts {
+        solver.step(dt)?;
+    }
+    let positions = solver.positions()?;
+    check_finite(&positions, dts.len() as u64)?;
+    Ok(positions)
+}
+
+fn simulate(scene: &SceneArgs, backend: Backend, out: &std::path::Path) -> Result<ExitCode> {
+    let dts = scene.dts()?;
+    // Check the output name before spending time on the run.
+    if !matches!(
+        out.extension().and_then(|e| e.to_str()),
+        Some("csv" | "obj" | "CSV" | "OBJ")
+    ) {
+        anyhow::bail!("--out {} must end in .csv or .obj", out.display());
+    }
+    let mut solver = make_solver(scene, backend)?;
+    let start = Instant::now();
+    let positions = run_frames(solver.as_mut(), &dts)?;
+    let elapsed = start.elapsed();
+    let cloth = solver.cloth();
+    write_positions(out, &positions, &cloth.triangles)
+        .with_context(|| format!("writing {}", out.display()))?;
+    println!(
+        "simulated {} frames ({:.3} s of cloth time) of a {}x{} cloth ({} particles, {} constraints, {} colors) on {} in {:.2} s; wrote {}",
+        dts.len(),
+        dts.iter().sum::<f64>(),
+        cloth.columns,
+        cloth.rows,
+        cloth.particle_count(),
+        cloth.constraint_count(),
+        cloth.colors.len(),
+        solver.backend_name(),
+        elapsed.as_secs_f64(),
+        out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn conform(scene: &SceneArgs, tolerance: f32, as_json: bool) -> Result<ExitCode> {
+    if !(tolerance.is_finite() && tolerance > 0.0) {
+        anyhow::bail!("--tolerance {tolerance} must be a positive fraction of the cloth size");
+    }
+    let dts = scene.dts()?;
+    let mut gpu = make_solver(scene, Backend::Gpu)?;
+    let mut cpu = make_solver(scene, Backend::Cpu)?;
+    let g = run_frames(gpu.as_mut(), &dts)?;
+    let c = run_frames(cpu.as_mut(), &dts)?;
+    let d = deviation(&g, &c);
+    let size = gpu.cloth().size();
+    let tolerance_m = tolerance * size;
+    let pass = d.max_m <= tolerance_m;
+    if as_json {
+        let record = json!({
+            "max_abs_deviation_m": d.max_m,
+            "mean_abs_deviation_m": d.mean_m,
+            "worst_particle": d.worst_particle,
+            "tolerance_m": tolerance_m,
+            "cloth_size_m": size,
+            "frames": dts.len(),
+            "particles": gpu.cloth().particle_count(),
+            "adapter": gpu.backend_name(),
+            "pass": pass,
+        });
+        println!("{record}");
+    } else {
+        println!("adapter:             {}", gpu.backend_name());
+        println!("frames:              {}", dts.len());
+        println!("cloth size:          {size:.4} m");
+        println!(
+            "max abs deviation:   {:.3e} m (particle {})",
+            d.max_m, d.worst_particle
+        );
+        println!("mean abs deviation:  {:.3e} m", d.mean_m);
+        println!("tolerance:           {tolerance_m:.3e} m ({tolerance} x cloth size)");
+        println!(
+            "{}",
+            if pass {
+                "PASS"
+            } else {
+                "FAIL: deviation over tolerance"
+            }
+        );
+    }
+    Ok(if pass {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}

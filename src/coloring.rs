@@ -1,0 +1,239 @@
+//! Graph coloring of distance constraints.
+//!
+//! Two constraints conflict when they share a particle. A color is a set of constraints with no
+//! conflicts, so one dispatch can solve a whole color in parallel without races. Colors run one
+//! after another (Gauss-Seidel across colors). Coloring is greedy (lowest free color, tracked as
+//! a per-particle bit set), then balanced: tiny colors are dissolved where their constraints fit
+//! elsewhere, and oversized colors hand constraints to undersized ones, because every color costs
+//! one dispatch per iteration whatever its size.
+
+use std::ops::Range;
+
+use crate::error::{ChiffonError, Result};
+
+/// A coloring of a constraint list: a permutation that sorts constraints by color, and the
+/// contiguous range each color occupies in that sorted order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Coloring {
+    /// `order[k]` is the index, in the input list, of the constraint stored at position `k`.
+    pub order: Vec<u32>,
+    /// One range of sorted positions per color, in solve order; together they cover `0..len`.
+    pub ranges: Vec<Range<u32>>,
+}
+
+impl Coloring {
+    /// Number of colors (= dispatches per iteration).
+    pub fn color_count(&self) -> usize {
+        self.ranges.len()
+    }
+
+    /// Constraints per color, in solve order.
+    pub fn sizes(&self) -> Vec<u32> {
+        self.ranges.iter().map(|r| r.end - r.start).collect()
+    }
+
+    /// Checks that the coloring is valid for `pairs` (the input list it was made from): every
+    /// constraint appears in exactly one color, colors are contiguous and non-empty, and no
+    /// particle appears twice within one color.
+    pub fn validate(&self, pairs: &[[u32; 2]], particle_count: usize) -> Result<()> {
+        let fail = |msg: String| Err(ChiffonError::InvalidColoring(msg));
+        let m = pairs.len();
+        if self.order.len() != m {
+            return fail(format!(
+                "{} constraints stored, {} expected",
+                self.order.len(),
+                m
+            ));
+        }
+        let mut seen = vec![false; m];
+        for &k in &self.order {
+            match seen.get_mut(k as usize) {
+                None => return fail(format!("constraint index {k} is out of range")),
+                Some(true) => return fail(format!("constraint {k} appears twice")),
+                Some(s) => *s = true,
+            }
+        }
+        let mut expected_start = 0u32;
+        for (c, r) in self.ranges.iter().enumerate() {
+            if r.start != expected_start || r.end <= r.start {
+                return fail(format!(
+                    "color {c} covers {r:?}; colors must be contiguous and non-empty"
+                ));
+            }
+            expected_start = r.end;
+        }
+        if expected_start as usize != m {
+            return fail(format!("colors cover {expected_start} of {m} constraints"));
+        }
+        // stamp[p] = 1 + the last color that used particle p.
+        let mut stamp = vec![0u32; particle_count];
+        for (c, r) in self.ranges.iter().enumerate() {
+            for pos in r.clone() {
+                let k = self.order[pos as usize] as usize;
+                let [i, j] = pairs[k];
+                if i == j {
+                    return fail(format!("constraint {k} joins particle {i} to itself"));
+                }
+                for p in [i, j] {
+                    let Some(s) = stamp.get_mut(p as usize) else {
+                        return fail(format!(
+                            "constraint {k} names particle {p} of {particle_count}"
+                        ));
+                    };
+                    if *s == c as u32 + 1 {
+                        return fail(format!("particle {p} appears twice in color {c}"));
+                    }
+                    *s = c as u32 + 1;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Per-particle bit sets of the colors already touching each particle.
+struct ColorMasks {
+    words: usize,
+    bits: Vec<u64>,
+}
+
+impl ColorMasks {
+    fn new(particle_count: usize, max_colors: usize) -> Self {
+        let words = max_colors.div_ceil(64).max(1);
+        Self {
+            words,
+            bits: vec![0; particle_count * words],
+        }
+    }
+    fn row(&self, p: u32) -> &[u64] {
+        let s = p as usize * self.words;
+        &self.bits[s..s + self.words]
+    }
+    fn is_free(&self, [i, j]: [u32; 2], c: u32) -> bool {
+        let (w, b) = (c as usize / 64, 1u64 << (c % 64));
+        (self.row(i)[w] | self.row(j)[w]) & b == 0
+    }
+    fn lowest_free(&self, [i, j]: [u32; 2]) -> u32 {
+        let (a, b) = (self.row(i), self.row(j));
+        for w in 0..self.words {
+            let used = a[w] | b[w];
+            if used != u64::MAX {
+                return (w * 64) as u32 + (!used).trailing_zeros();
+            }
+        }
+        unreachable!("ColorMasks sized for 2 * max degree colors")
+    }
+    fn set(&mut self, [i, j]: [u32; 2], c: u32, on: bool) {
+        let (w, b) = (c as usize / 64, 1u64 << (c % 64));
+        for p in [i, j] {
+            let slot = &mut self.bits[p as usize * self.words + w];
+            if on { *slot |= b } else { *slot &= !b }
+        }
+    }
+}
+
+/// Colors `pairs` (particle index pairs, each `< particle_count`) and returns the sorted order.
+///
+/// Panics only on malformed input (an index out of range), which the cloth builder rules out.
+pub fn color_constraints(pairs: &[[u32; 2]], particle_count: usize) -> Coloring {
+    let mut degree = vec![0u32; particle_count];
+    for &[i, j] in pairs {
+        degree[i as usize] += 1;
+        degree[j as usize] += 1;
+    }
+    let max_degree = degree.iter().copied().max().unwrap_or(0) as usize;
+    // A constraint conflicts with at most 2 (max_degree - 1) others, so greedy never needs more
+    // than 2 max_degree - 1 colors.
+    let mut masks = ColorMasks::new(particle_count, 2 * max_degree);
+
+    let mut color = Vec::with_capacity(pairs.len());
+    let mut counts: Vec<u32> = Vec::new();
+    for &pair in pairs {
+        let c = masks.lowest_free(pair);
+        masks.set(pair, c, true);
+        if c as usize >= counts.len() {
+            counts.resize(c as usize + 1, 0);
+        }
+        counts[c as usize] += 1;
+        color.push(c);
+    }
+
+    balance(pairs, &mut masks, &mut color, &mut counts);
+    sort_by_color(&color, &counts)
+}
+
+/// Moves constraints between colors so that sizes even out and tiny colors disappear.
+fn balance(pairs: &[[u32; 2]], masks: &mut ColorMasks, color: &mut [u32], counts: &mut [u32]) {
+    let m = pairs.len() as u32;
+    let colors = counts.len() as u32;
+    if colors < 2 {
+        return;
+    }
+    let move_to =
+        |k: usize, to: u32, masks: &mut ColorMasks, color: &mut [u32], counts: &mut [u32]| {
+            let from = color[k];
+            masks.set(pairs[k], from, false);
+            masks.set(pairs[k], to, true);
+            counts[from as usize] -= 1;
+            counts[to as usize] += 1;
+            color[k] = to;
+        };
+
+    // 1. Dissolve small colors (under a quarter of the mean) into any color that can take them.
+    let mean = m.div_ceil(colors);
+    for _ in 0..2 {
+        for k in 0..pairs.len() {
+            let from = color[k];
+            if counts[from as usize] * 4 >= mean {
+                continue;
+            }
+            let target = (0..colors)
+                .filter(|&c| c != from && counts[c as usize] * 4 >= mean)
+                .find(|&c| masks.is_free(pairs[k], c));
+            if let Some(to) = target {
+                move_to(k, to, masks, color, counts);
+            }
+        }
+    }
+
+    // 2. Level: move constraints out of colors above the target size into ones below it.
+    let live = counts.iter().filter(|&&n| n > 0).count() as u32;
+    let target = m.div_ceil(live.max(1));
+    for k in 0..pairs.len() {
+        let from = color[k];
+        if counts[from as usize] <= target {
+            continue;
+        }
+        let to = (0..colors).find(|&c| {
+            counts[c as usize] > 0 && counts[c as usize] < target && masks.is_free(pairs[k], c)
+        });
+        if let Some(to) = to {
+            move_to(k, to, masks, color, counts);
+        }
+    }
+}
+
+/// Sorts constraint indices by color (stable, so equal colors keep input order) and drops empty
+/// colors.
+fn sort_by_color(color: &[u32], counts: &[u32]) -> Coloring {
+    // Counting sort: start offset of every color in the sorted order.
+    let mut start = Vec::with_capacity(counts.len());
+    let mut acc = 0u32;
+    for &n in counts {
+        start.push(acc);
+        acc += n;
+    }
+    let mut cursor = start.clone();
+    let mut order = vec![0u32; color.len()];
+    for (k, &c) in color.iter().enumerate() {
+        order[cursor[c as usize] as usize] = k as u32;
+        cursor[c as usize] += 1;
+    }
+    let ranges = counts
+        .iter()
+        .zip(&start)
+        .filter(|(n, _)| **n > 0)
+        .map(|(&n, &s)| s..s + n)
+        .collect();
+    Coloring { order, ranges }
+}

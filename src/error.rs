@@ -1,0 +1,110 @@
+//! The one error type of the library. Binaries wrap it with `anyhow`.
+
+use thiserror::Error;
+
+/// Everything that can go wrong in chiffon, each variant naming the problem in plain words.
+#[derive(Debug, Error)]
+pub enum ChiffonError {
+    /// A number given by the caller is NaN, negative, zero where it must not be, or absurd.
+    #[error("invalid {name}: {reason}")]
+    InvalidParameter { name: &'static str, reason: String },
+
+    /// The cloth description cannot be built (e.g. a 0-column grid or an out-of-range pin).
+    #[error("invalid cloth: {0}")]
+    InvalidCloth(String),
+
+    /// A coloring breaks the rule that no particle appears twice in one color.
+    #[error("invalid coloring: {0}")]
+    InvalidColoring(String),
+
+    /// A `--dt` specification or dt file that cannot be read.
+    #[error("invalid dt: {0}")]
+    InvalidDt(String),
+
+    /// wgpu found no adapter at all.
+    #[error(
+        "no GPU adapter found ({0}); on a machine without a GPU install Mesa's lavapipe \
+         (Debian: apt-get install mesa-vulkan-drivers) and set WGPU_BACKEND=vulkan"
+    )]
+    NoAdapter(String),
+
+    /// `WGPU_ADAPTER_NAME` was set but no adapter's name contains it.
+    #[error("no adapter name contains WGPU_ADAPTER_NAME={wanted:?}; available: {available}")]
+    AdapterNotFound { wanted: String, available: String },
+
+    /// The adapter refused to open a device.
+    #[error("could not open a device on the adapter: {0}")]
+    RequestDevice(#[from] wgpu::RequestDeviceError),
+
+    /// A buffer the cloth needs is larger than the device allows.
+    #[error(
+        "{what} needs {bytes} bytes but this device allows at most {limit} bytes ({limit_name}); \
+         use a smaller grid"
+    )]
+    ExceedsDeviceLimit {
+        what: &'static str,
+        bytes: u64,
+        limit: u64,
+        limit_name: &'static str,
+    },
+
+    /// Waiting for the GPU or mapping a readback buffer failed.
+    #[error("GPU readback failed: {0}")]
+    Readback(String),
+
+    /// The simulation produced a non-finite position (reported, never silently propagated).
+    #[error("simulation diverged: particle {particle} has a non-finite position after step {step}")]
+    Diverged { particle: usize, step: u64 },
+
+    /// Reading or writing a file failed.
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Short alias used across the crate.
+pub type Result<T, E = ChiffonError> = std::result::Result<T, E>;
+
+/// Checks that `value` is finite and at least `min`; the error names the parameter.
+pub(crate) fn check_at_least(name: &'static str, value: f64, min: f64) -> Result<()> {
+    if !value.is_finite() {
+        return Err(ChiffonError::InvalidParameter {
+            name,
+            reason: format!("{value} is not a finite number"),
+        });
+    }
+    if value < min {
+        return Err(ChiffonError::InvalidParameter {
+            name,
+            reason: format!("{value} is below the minimum {min}"),
+        });
+    }
+    Ok(())
+}
+
+/// Checks that `value` is finite and inside `[min, max]`.
+pub(crate) fn check_range(name: &'static str, value: f64, min: f64, max: f64) -> Result<()> {
+    check_at_least(name, value, min)?;
+    if value > max {
+        return Err(ChiffonError::InvalidParameter {
+            name,
+            reason: format!("{value} is above the maximum {max}"),
+        });
+    }
+    Ok(())
+}
+
+/// Checks that every component of a vector is finite.
+pub(crate) fn check_finite3(name: &'static str, v: glam::Vec3) -> Result<()> {
+    if v.is_finite() {
+        Ok(())
+    } else {
+        Err(ChiffonError::InvalidParameter {
+            name,
+            reason: format!("{v} has a non-finite component"),
+        })
+    }
+}

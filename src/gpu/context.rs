@@ -1,0 +1,169 @@
+//! The one place that touches wgpu's instance, adapter, device and polling, so a wgpu upgrade
+//! is a small diff here.
+
+use std::sync::mpsc;
+
+use crate::error::{ChiffonError, Result};
+
+/// An adapter, its device and queue.
+pub struct GpuContext {
+    /// The wgpu instance (the demo makes its window surface from it).
+    pub instance: wgpu::Instance,
+    /// The chosen adapter.
+    pub adapter: wgpu::Adapter,
+    /// The device opened on it, with the adapter's full limits.
+    pub device: wgpu::Device,
+    /// Its queue.
+    pub queue: wgpu::Queue,
+}
+
+/// Features chiffon uses when the adapter has them (GPU timing); none are required.
+const OPTIONAL_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
+    .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
+    .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES);
+
+impl GpuContext {
+    /// An instance honouring `WGPU_BACKEND` (e.g. `vulkan`) and the other `WGPU_*` variables.
+    pub fn create_instance() -> wgpu::Instance {
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
+    }
+
+    /// Picks an adapter (see [`GpuContext::with_instance`]) and opens a device on it.
+    pub fn new() -> Result<Self> {
+        Self::with_instance(Self::create_instance(), None)
+    }
+
+    /// Picks an adapter that can present to `surface` (when given): the first whose name
+    /// contains `WGPU_ADAPTER_NAME` (case-insensitive) if that is set, else wgpu's choice under
+    /// `WGPU_POWER_PREF` (default high performance). Opens a device with the adapter's limits.
+    pub fn with_instance(
+        instance: wgpu::Instance,
+        surface: Option<&wgpu::Surface<'_>>,
+    ) -> Result<Self> {
+        let adapter = pollster::block_on(select_adapter(&instance, surface))?;
+        let features = adapter.features() & OPTIONAL_FEATURES;
+        let (device, queue) =
+            pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+                label: Some("chiffon"),
+                required_features: features,
+                required_limits: adapter.limits(),
+                ..Default::default()
+            }))?;
+        Ok(Self {
+            instance,
+            adapter,
+            device,
+            queue,
+        })
+    }
+
+    /// Name, backend and type of the adapter.
+    pub fn info(&self) -> wgpu::AdapterInfo {
+        self.adapter.get_info()
+    }
+
+    /// One line: `name (backend, device type)`.
+    pub fn describe(&self) -> String {
+        let i = self.info();
+        format!("{} ({:?}, {:?})", i.name, i.backend, i.device_type)
+    }
+
+    /// The device's limits.
+    pub fn limits(&self) -> wgpu::Limits {
+        self.device.limits()
+    }
+
+    /// True when GPU timestamps can be written between passes.
+    pub fn has_timestamps(&self) -> bool {
+        self.device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
+    }
+
+    /// Fails with a clear error when a storage buffer of `bytes` does not fit the device.
+    pub fn check_storage_buffer(&self, what: &'static str, bytes: u64) -> Result<()> {
+        let l = self.limits();
+        for (limit, limit_name) in [
+            (
+                l.max_storage_buffer_binding_size,
+                "max_storage_buffer_binding_size",
+            ),
+            (l.max_buffer_size, "max_buffer_size"),
+        ] {
+            if bytes > limit {
+                return Err(ChiffonError::ExceedsDeviceLimit {
+                    what,
+                    bytes,
+                    limit,
+                    limit_name,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Blocks until all submitted work is done.
+    pub fn wait(&self) -> Result<()> {
+        wait(&self.device)
+    }
+}
+
+/// Blocks until all submitted work on `device` is done.
+pub(crate) fn wait(device: &wgpu::Device) -> Result<()> {
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map(|_| ())
+        .map_err(|e| ChiffonError::Readback(e.to_string()))
+}
+
+/// Maps a `MAP_READ` buffer (after the copies into it were submitted), copies its bytes out and
+/// unmaps it.
+pub(crate) fn read_mapped(device: &wgpu::Device, buffer: &wgpu::Buffer) -> Result<Vec<u8>> {
+    let (tx, rx) = mpsc::channel();
+    buffer.map_async(wgpu::MapMode::Read, .., move |r| {
+        let _ = tx.send(r);
+    });
+    wait(device)?;
+    rx.recv()
+        .map_err(|e| ChiffonError::Readback(e.to_string()))?
+        .map_err(|e| ChiffonError::Readback(e.to_string()))?;
+    let bytes = buffer
+        .get_mapped_range(..)
+        .map_err(|e| ChiffonError::Readback(e.to_string()))?
+        .to_vec();
+    buffer.unmap();
+    Ok(bytes)
+}
+
+async fn select_adapter(
+    instance: &wgpu::Instance,
+    surface: Option<&wgpu::Surface<'_>>,
+) -> Result<wgpu::Adapter> {
+    // wgpu's own WGPU_ADAPTER_NAME helper panics when nothing matches; this names the choices.
+    if let Ok(wanted) = std::env::var("WGPU_ADAPTER_NAME") {
+        let adapters = instance.enumerate_adapters(wgpu::Backends::all()).await;
+        let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+        let wanted_lc = wanted.to_lowercase();
+        return adapters
+            .into_iter()
+            .filter(|a| surface.is_none_or(|s| a.is_surface_supported(s)))
+            .find(|a| a.get_info().name.to_lowercase().contains(&wanted_lc))
+            .ok_or_else(|| ChiffonError::AdapterNotFound {
+                wanted,
+                available: if names.is_empty() {
+                    "none".into()
+                } else {
+                    names.join(", ")
+                },
+            });
+    }
+    instance
+        .request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::from_env()
+                .unwrap_or(wgpu::PowerPreference::HighPerformance),
+            compatible_surface: surface,
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| ChiffonError::NoAdapter(e.to_string()))
+}

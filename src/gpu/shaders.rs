@@ -1,0 +1,56 @@
+//! Registry of the WGSL files in `shaders/`. Every file there must be listed here; a test
+//! parses and validates each with naga, without a GPU.
+
+/// Declarations prepended to every solver kernel (`shaders/common.wgsl`).
+pub const COMMON: &str = include_str!("../../shaders/common.wgsl");
+
+/// One WGSL file and the entry point it defines.
+#[derive(Clone, Copy, Debug)]
+pub struct ShaderFile {
+    /// File name inside `shaders/`.
+    pub file: &'static str,
+    /// Its compute or render entry point(s), comma-separated.
+    pub entry_points: &'static str,
+    /// True when [`COMMON`] is prepended.
+    pub uses_common: bool,
+    /// The file's text.
+    pub text: &'static str,
+}
+
+impl ShaderFile {
+    /// The complete WGSL module the device compiles.
+    pub fn source(&self) -> String {
+        if self.uses_common {
+            format!("{COMMON}\n{}", self.text)
+        } else {
+            self.text.to_string()
+        }
+    }
+}
+
+/// `integrate`: time-corrected Verlet (CPU twin: `cpu::kernels::integrate`).
+pub const INTEGRATE: ShaderFile = ShaderFile {
+    file: "integrate.wgsl",
+    entry_points: "integrate",
+    uses_common: true,
+    text: include_str!("../../shaders/integrate.wgsl"),
+};
+
+/// `solve_color`: one color of distance constraints (CPU twin: `cpu::kernels::solve_color`).
+pub const SOLVE_COLOR: ShaderFile = ShaderFile {
+    file: "solve_color.wgsl",
+    entry_points: "solve_color",
+    uses_common: true,
+    text: include_str!("../../shaders/solve_color.wgsl"),
+};
+
+/// `collide`: ground and sphere by projection (CPU twin: `cpu::kernels::collide`).
+pub const COLLIDE: ShaderFile = ShaderFile {
+    file: "collide.wgsl",
+    entry_points: "collide",
+    uses_common: true,
+    text: include_str!("../../shaders/collide.wgsl"),
+};
+
+/// Every WGSL file chiffon ships, except [`COMMON`] (which is validated on its own too).
+pub const ALL: &[ShaderFile] = &[INTEGRATE, SOLVE_COLOR, COLLIDE];

@@ -1,0 +1,122 @@
+//! The integration formulas, written once.
+//!
+//! The CPU `integrate` kernel (the twin of `shaders/integrate.wgsl`) and the integrator study both
+//! call these functions, and the GPU receives the coefficients computed by
+//! [`Integrator::coefficients`], so a formula lives in exactly one place.
+//!
+//! Every Verlet-family update has the shape
+//! `x_next = x + (x - x_prev) * (ratio * damping) + a * accel_scale`;
+//! the integrators differ only in `ratio` and `accel_scale` (see `../shared/design.md`, §2).
+
+use std::ops::{Add, Mul, Sub};
+
+use serde::{Deserialize, Serialize};
+
+/// Which position-Verlet variant advances the particles.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Integrator {
+    /// Plain position (Störmer) Verlet: `x + (x - x_prev) + a h²`. Ignores dt changes, so it is
+    /// only right for a constant step.
+    Verlet,
+    /// Time-corrected Verlet (Dummer): `x + (x - x_prev) (h / h_prev) + a h²`.
+    #[default]
+    TimeCorrected,
+    /// Exact variable-step Störmer: `x + (x - x_prev) (h / h_prev) + a h (h + h_prev) / 2`;
+    /// exact for constant acceleration under any dt sequence.
+    TimeCorrectedExact,
+}
+
+impl Integrator {
+    /// All three, in the order the docs list them.
+    pub const ALL: [Integrator; 3] = [
+        Integrator::Verlet,
+        Integrator::TimeCorrected,
+        Integrator::TimeCorrectedExact,
+    ];
+
+    /// The short name the command line uses (`verlet`, `tcv`, `tcv-exact`).
+    pub fn cli_name(self) -> &'static str {
+        match self {
+            Integrator::Verlet => "verlet",
+            Integrator::TimeCorrected => "tcv",
+            Integrator::TimeCorrectedExact => "tcv-exact",
+        }
+    }
+
+    /// Coefficients of one step of length `h` (s) that follows a step of length `h_prev` (s).
+    pub fn coefficients(self, h: f64, h_prev: f64) -> StepCoefficients {
+        match self {
+            Integrator::Verlet => StepCoefficients {
+                ratio: 1.0,
+                accel_scale: h * h,
+            },
+            Integrator::TimeCorrected => StepCoefficients {
+                ratio: h / h_prev,
+                accel_scale: h * h,
+            },
+            Integrator::TimeCorrectedExact => StepCoefficients {
+                ratio: h / h_prev,
+                accel_scale: h * (h + h_prev) * 0.5,
+            },
+        }
+    }
+}
+
+impl std::str::FromStr for Integrator {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Integrator::ALL
+            .into_iter()
+            .find(|i| i.cli_name() == s)
+            .ok_or_else(|| format!("unknown integrator {s:?} (expected verlet, tcv or tcv-exact)"))
+    }
+}
+
+/// The two numbers that make one Verlet step: the dt ratio and the acceleration's factor (s²).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StepCoefficients {
+    /// Multiplies the implied displacement `x - x_prev`: `h / h_prev` (1 for plain Verlet).
+    pub ratio: f64,
+    /// Multiplies the acceleration: `h²`, or `h (h + h_prev) / 2` for the exact form (s²).
+    pub accel_scale: f64,
+}
+
+/// Per-step velocity factor for a damping rate `c` (1/s): `exp(-c h)`, so that the decay per
+/// second is the same at any frame rate.
+pub fn damping_factor(rate_per_s: f64, h: f64) -> f64 {
+    (-rate_per_s * h).exp()
+}
+
+/// One Verlet-family step: `x + (x - x_prev) * (ratio * damping) + a * accel_scale`.
+///
+/// The order of the arithmetic is the one `shaders/integrate.wgsl` uses.
+#[inline]
+pub fn verlet_next<V, S>(x: V, x_prev: V, a: V, ratio: S, damping: S, accel_scale: S) -> V
+where
+    V: Copy + Add<Output = V> + Sub<Output = V> + Mul<S, Output = V>,
+    S: Copy + Mul<Output = S>,
+{
+    x + (x - x_prev) * (ratio * damping) + a * accel_scale
+}
+
+/// The position one step of length `h` before `x0`, for a particle with velocity `v0` and
+/// constant acceleration `a`: `x₋₁ = x₀ − v₀h + ½ah²`. With it, the first Verlet step lands
+/// exactly on the constant-acceleration trajectory.
+#[inline]
+pub fn start_previous<V, S>(x0: V, v0: V, a: V, h: S) -> V
+where
+    V: Copy + Add<Output = V> + Sub<Output = V> + Mul<S, Output = V>,
+    S: Copy + Mul<Output = S> + From<f32>,
+{
+    x0 - v0 * h + a * (h * h * S::from(0.5))
+}
+
+/// The tempting but wrong start `x₋₁ = x₀ − v₀h`, off by `½ah²`; kept for the study and the
+/// test that shows why it is wrong.
+#[inline]
+pub fn naive_start_previous<V, S>(x0: V, v0: V, h: S) -> V
+where
+    V: Copy + Sub<Output = V> + Mul<S, Output = V>,
+{
+    x0 - v0 * h
+}

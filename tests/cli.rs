@@ -1,0 +1,273 @@
+//! The `chiffon` binary: real runs, and bad input that must exit non-zero with one clear line.
+
+mod common;
+
+use std::process::{Command, Output};
+
+fn chiffon(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_chiffon"))
+        .args(args)
+        .output()
+        .expect("run chiffon")
+}
+
+/// Runs `args`, expects failure with a one-line message containing `needle`, and no panic.
+fn rejects(args: &[&str], needle: &str) {
+    let out = chiffon(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let ours: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("chiffon: error:"))
+        .collect();
+    assert!(!out.status.success(), "{args:?} succeeded");
+    assert!(!stderr.contains("panicked"), "{args:?} panicked:\n{stderr}");
+    assert_eq!(
+        ours.len(),
+        1,
+        "{args:?}: expected one error line, got:\n{stderr}"
+    );
+    assert!(
+        ours[0].contains(needle),
+        "{args:?}: error does not mention {needle:?}:\n{stderr}"
+    );
+}
+
+fn temp_path(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("chiffon-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn bad_scene_input_is_one_clear_line() {
+    let csv = temp_path("out.csv");
+    let out = csv.to_str().unwrap();
+    fn sim<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+        let mut v = vec![
+            "simulate",
+            "--backend",
+            "cpu",
+            "--frames",
+            "2",
+            "--out",
+            out,
+        ];
+        v.extend_from_slice(extra);
+        v
+    }
+    rejects(&sim(out, &["--grid", "0x0"]), "at least 2 × 2");
+    rejects(
+        &sim(out, &["--grid", "100000x100000"]),
+        "particles is more than",
+    );
+    rejects(&sim(out, &["--damping", "-1"]), "damping");
+    rejects(&sim(out, &["--damping", "NaN"]), "damping");
+    rejects(&sim(out, &["--iterations", "100000"]), "iterations");
+    rejects(&sim(out, &["--substeps", "0"]), "substeps");
+    rejects(&sim(out, &["--spacing", "NaN"]), "spacing");
+    rejects(&sim(out, &["--spacing", "-0.1"]), "spacing");
+    rejects(&sim(out, &["--gravity", "-9.81"]), "gravity");
+    rejects(&sim(out, &["--gravity", "inf"]), "gravity");
+    rejects(&sim(out, &["--wind", "0,NaN,0"]), "wind");
+    rejects(&sim(out, &["--sphere", "0,0,0,-1"]), "sphere radius");
+    rejects(&sim(out, &["--sphere", "0,0,0"]), "--sphere");
+    rejects(&sim(out, &["--ground", "low"]), "--ground");
+    rejects(&sim(out, &["--friction", "2"]), "friction");
+    rejects(&sim(out, &["--dt", "fixed:0"]), "fps");
+    rejects(&sim(out, &["--dt", "random:144:30:1"]), "min fps");
+    rejects(&sim(out, &["--dt", "sometimes"]), "expected fixed:FPS");
+    rejects(
+        &[
+            "simulate",
+            "--backend",
+            "cpu",
+            "--frames",
+            "0",
+            "--out",
+            out,
+        ],
+        "--frames",
+    );
+    rejects(
+        &[
+            "simulate",
+            "--backend",
+            "cpu",
+            "--out",
+            temp_path("x.txt").to_str().unwrap(),
+        ],
+        ".csv or .obj",
+    );
+}
+
+#[test]
+fn bad_dt_files_are_one_clear_line() {
+    let out = temp_path("dt-out.csv");
+    let out = out.to_str().unwrap();
+    let run = |path: &std::path::Path| {
+        vec![
+            "simulate".to_string(),
+            "--backend".into(),
+            "cpu".into(),
+            "--out".into(),
+            out.into(),
+            "--dt".into(),
+            format!("file:{}", path.display()),
+        ]
+    };
+    fn args(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
+
+    let missing = temp_path("does-not-exist.txt");
+    rejects(&args(&run(&missing)), "does-not-exist.txt");
+
+    let cases = [
+        ("letters.txt", "0.016\nabc\n", "line 2"),
+        ("negative.txt", "0.016\n-0.01\n", "line 2"),
+        ("nan.txt", "NaN\n", "line 1"),
+        ("huge.txt", "0.016\n0.016\n5\n", "line 3"),
+        ("empty.txt", "# nothing\n\n", "no dt values"),
+    ];
+    for (name, text, needle) in cases {
+        let p = temp_path(name);
+        std::fs::write(&p, text).unwrap();
+        rejects(&args(&run(&p)), needle);
+    }
+
+    let short = temp_path("short.txt");
+    std::fs::write(&short, "0.01\n0.02\n").unwrap();
+    let mut v = run(&short);
+    v.extend(["--frames".into(), "5".into()]);
+    rejects(&args(&v), "--frames asks for 5");
+}
+
+#[test]
+fn simulate_writes_csv_and_obj() {
+    let csv = temp_path("cloth.csv");
+    let obj = temp_path("cloth.obj");
+    let dts = temp_path("dts.txt");
+    std::fs::write(&dts, "# three frames\n0.0166\n0.0333\n0.0069\n").unwrap();
+    for (path, dt) in [
+        (&csv, "random:30:144:3"),
+        (&obj, &*format!("file:{}", dts.display())),
+    ] {
+        let out = chiffon(&[
+            "simulate",
+            "--backend",
+            "cpu",
+            "--grid",
+            "16x8",
+            "--frames",
+            "3",
+            "--dt",
+            dt,
+            "--sphere",
+            "0,0.5,0.1,0.2",
+            "--ground",
+            "0",
+            "--out",
+            path.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "x,y,z");
+    assert_eq!(lines.len(), 1 + 16 * 8);
+    for l in &lines[1..] {
+        let v: Vec<f32> = l.split(',').map(|x| x.parse().unwrap()).collect();
+        assert!(v.len() == 3 && v.iter().all(|x| x.is_finite()), "{l}");
+    }
+    let text = std::fs::read_to_string(&obj).unwrap();
+    assert_eq!(text.lines().filter(|l| l.starts_with("v ")).count(), 16 * 8);
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("f ")).count(),
+        2 * 15 * 7
+    );
+}
+
+#[test]
+fn conform_reports_json_and_exit_status() {
+    if common::gpu("conform_reports_json_and_exit_status").is_none() {
+        return;
+    }
+    let base = [
+        "conform",
+        "--grid",
+        "32x32",
+        "--frames",
+        "60",
+        "--dt",
+        "random:30:144:1",
+        "--sphere",
+        "0,0.5,0.2,0.3",
+        "--ground",
+        "-0.2",
+    ];
+    let out = chiffon(&[&base[..], &["--json"]].concat());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in [
+        "max_abs_deviation_m",
+        "mean_abs_deviation_m",
+        "tolerance_m",
+        "cloth_size_m",
+        "frames",
+        "adapter",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key} in {v}");
+    }
+    assert_eq!(v["frames"], 60);
+    assert!(v["max_abs_deviation_m"].as_f64().unwrap() <= v["tolerance_m"].as_f64().unwrap());
+
+    // An impossible tolerance must turn the exit status red.
+    let strict = chiffon(&[&base[..], &["--tolerance", "1e-30"]].concat());
+    let stdout = String::from_utf8_lossy(&strict.stdout);
+    let max: f64 = v["max_abs_deviation_m"].as_f64().unwrap();
+    if max > 0.0 {
+        assert!(
+            !strict.status.success(),
+            "over tolerance but exit 0:\n{stdout}"
+        );
+    } else {
+        // Bit-identical backends (lavapipe does this) cannot exceed any tolerance.
+        assert!(strict.status.success(), "{stdout}");
+    }
+    rejects(&[&base[..], &["--tolerance", "-1"]].concat(), "--tolerance");
+}
+
+#[test]
+fn info_names_the_adapter() {
+    if common::gpu("info_names_the_adapter").is_none() {
+        return;
+    }
+    let out = chiffon(&["info"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("adapter:") && text.contains("max_storage_buffer_binding_size"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_unknown_adapter_name_is_a_clear_error() {
+    let out = Command::new(env!("CARGO_BIN_EXE_chiffon"))
+        .arg("info")
+        .env("WGPU_ADAPTER_NAME", "no-such-gpu-anywhere")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(stderr.contains("no-such-gpu-anywhere"), "{stderr}");
+}

@@ -1,0 +1,223 @@
+//! GPU against the CPU reference on the same scene. Tolerances are relative to the cloth size;
+//! the reasons are written next to the constants in `src/conformance.rs`.
+
+mod common;
+
+use chiffon::conformance::{
+    LONG_RUN_TOLERANCE, ONE_FRAME_TOLERANCE, ONE_STEP_TOLERANCE, deviation,
+};
+use chiffon::{
+    Cloth, ClothBuilder, CpuSolver, GpuSolver, Integrator, Layout, Pinning, Solver, SolverParams,
+    Sphere,
+};
+use glam::Vec3;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn run_both(
+    ctx: &chiffon::GpuContext,
+    cloth: &Cloth,
+    params: &SolverParams,
+    dts: &[f64],
+) -> (Vec<Vec3>, Vec<Vec3>) {
+    let mut gpu = GpuSolver::new(ctx, cloth, params.clone()).unwrap();
+    let mut cpu = CpuSolver::new(cloth, params.clone()).unwrap();
+    for &dt in dts {
+        gpu.step(dt).unwrap();
+        cpu.step(dt).unwrap();
+    }
+    (gpu.positions().unwrap(), cpu.positions().unwrap())
+}
+
+fn assert_close(label: &str, g: &[Vec3], c: &[Vec3], cloth: &Cloth, tolerance: f32) {
+    let d = deviation(g, c);
+    let limit = tolerance * cloth.size();
+    eprintln!(
+        "{label}: max {:.3e} m, mean {:.3e} m, tolerance {limit:.3e} m",
+        d.max_m, d.mean_m
+    );
+    assert!(
+        d.max_m <= limit,
+        "{label}: particle {} off by {} m (tolerance {limit} m)",
+        d.worst_particle,
+        d.max_m
+    );
+}
+
+#[test]
+fn one_integrate_step_matches() {
+    let Some(ctx) = common::gpu("one_integrate_step_matches") else {
+        return;
+    };
+    let cloth = ClothBuilder::grid(33, 17)
+        .layout(Layout::Flat { height: 0.5 })
+        .velocity(Vec3::new(0.3, 1.5, -0.2))
+        .build()
+        .unwrap();
+    // Integration only: no constraint sweeps, no colliders.
+    let params = SolverParams {
+        iterations: 0,
+        wind: Vec3::new(1.0, 0.0, 0.5),
+        ..Default::default()
+    };
+    let (g, c) = run_both(&ctx, &cloth, &params, &[1.0 / 60.0]);
+    assert_ne!(c[5], cloth.positions[5], "the step moved nothing");
+    assert_close("one integrate step", &g, &c, &cloth, ONE_STEP_TOLERANCE);
+}
+
+#[test]
+fn one_frame_with_iterations_and_collisions_matches() {
+    let Some(ctx) = common::gpu("one_frame_with_iterations_and_collisions_matches") else {
+        return;
+    };
+    // A flat cloth that starts half inside a sphere and falling onto the ground, so the first
+    // frame exercises all three kernels.
+    let cloth = ClothBuilder::grid(48, 48)
+        .layout(Layout::Flat { height: 0.05 })
+        .velocity(Vec3::new(0.0, -4.0, 0.0))
+        .pinning(Pinning::None)
+        .build()
+        .unwrap();
+    let sphere = Sphere {
+        center: Vec3::new(0.1, -0.1, 0.0),
+        radius: 0.25,
+    };
+    let params = SolverParams {
+        iterations: 10,
+        ground: Some(0.0),
+        sphere: Some(sphere),
+        ..Default::default()
+    };
+    let (g, c) = run_both(&ctx, &cloth, &params, &[1.0 / 30.0]);
+    let on_sphere = c
+        .iter()
+        .filter(|p| (p.distance(sphere.center) - sphere.radius).abs() < 1e-5)
+        .count();
+    let on_ground = c.iter().filter(|p| p.y == 0.0).count();
+    assert!(
+        on_sphere > 10 && on_ground > 10,
+        "collisions not exercised: {on_sphere} on the sphere, {on_ground} on the ground"
+    );
+    assert_close("one frame", &g, &c, &cloth, ONE_FRAME_TOLERANCE);
+}
+
+#[test]
+fn long_run_with_random_dt_and_colliders_matches() {
+    let Some(ctx) = common::gpu("long_run_with_random_dt_and_colliders_matches") else {
+        return;
+    };
+    let cloth = ClothBuilder::grid(64, 64)
+        .pinning(Pinning::Corners)
+        .build()
+        .unwrap();
+    for integrator in Integrator::ALL {
+        let params = SolverParams {
+            integrator,
+            ground: Some(-0.4),
+            sphere: Some(Sphere {
+                center: Vec3::new(0.0, 0.3, 0.15),
+                radius: 0.3,
+            }),
+            wind: Vec3::new(0.0, 0.0, 1.5),
+            ..Default::default()
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let dts: Vec<f64> = (0..240)
+            .map(|_| rng.random_range(1.0 / 144.0..=1.0 / 30.0))
+            .collect();
+        let (g, c) = run_both(&ctx, &cloth, &params, &dts);
+        let moved = c
+            .iter()
+            .zip(&cloth.positions)
+            .filter(|(p, q)| p.distance(**q) > 0.05)
+            .count();
+        assert!(
+            moved > cloth.particle_count() / 2,
+            "{integrator:?}: the cloth barely moved"
+        );
+        assert_close(
+            &format!("240 frames, {integrator:?}"),
+            &g,
+            &c,
+            &cloth,
+            LONG_RUN_TOLERANCE,
+        );
+    }
+}
+
+#[test]
+fn reset_replays_the_same_frames() {
+    let Some(ctx) = common::gpu("reset_replays_the_same_frames") else {
+        return;
+    };
+    let cloth = ClothBuilder::grid(24, 24).build().unwrap();
+    let mut gpu = GpuSolver::new(&ctx, &cloth, SolverParams::default()).unwrap();
+    let dts = [1.0 / 60.0, 1.0 / 45.0, 1.0 / 90.0, 1.0 / 60.0];
+    for dt in dts {
+        gpu.step(dt).unwrap();
+    }
+    let first = gpu.positions().unwrap();
+    gpu.reset().unwrap();
+    assert_eq!(
+        gpu.positions().unwrap(),
+        cloth.positions,
+        "reset did not restore the cloth"
+    );
+    for dt in dts {
+        gpu.step(dt).unwrap();
+    }
+    // A fixed color order makes the GPU solve deterministic.
+    assert_eq!(gpu.positions().unwrap(), first);
+}
+
+#[test]
+fn parameter_changes_between_frames_match() {
+    let Some(ctx) = common::gpu("parameter_changes_between_frames_match") else {
+        return;
+    };
+    let cloth = ClothBuilder::grid(32, 32).build().unwrap();
+    let mut gpu = GpuSolver::new(&ctx, &cloth, SolverParams::default()).unwrap();
+    let mut cpu = CpuSolver::new(&cloth, SolverParams::default()).unwrap();
+    for k in 0..60 {
+        if k == 20 {
+            let p = SolverParams {
+                substeps: 3,
+                iterations: 4,
+                integrator: Integrator::TimeCorrectedExact,
+                wind: Vec3::new(3.0, 0.0, 2.0),
+                damping: 0.0,
+                ..Default::default()
+            };
+            gpu.set_params(p.clone()).unwrap();
+            cpu.set_params(p).unwrap();
+        }
+        let dt = if k % 3 == 0 { 1.0 / 40.0 } else { 1.0 / 75.0 };
+        gpu.step(dt).unwrap();
+        cpu.step(dt).unwrap();
+    }
+    let (g, c) = (gpu.positions().unwrap(), cpu.positions().unwrap());
+    assert_close("parameter change", &g, &c, &cloth, LONG_RUN_TOLERANCE);
+}
+
+#[test]
+fn a_grid_too_large_for_the_device_is_a_clear_error() {
+    let Some(ctx) = common::gpu("a_grid_too_large_for_the_device_is_a_clear_error") else {
+        return;
+    };
+    let limit = ctx.limits().max_storage_buffer_binding_size;
+    // Structural + shear constraints only (~4 per particle, 16 bytes each).
+    let side = ((limit / 64) as f64).sqrt() as u32 + 64;
+    if side as u64 * side as u64 > chiffon::cloth::MAX_PARTICLES {
+        eprintln!("SKIPPED: this device holds any grid the builder accepts ({limit} bytes)");
+        return;
+    }
+    let cloth = ClothBuilder::grid(side, side)
+        .constraint(chiffon::ConstraintKind::Bend, None)
+        .build()
+        .unwrap();
+    let err = GpuSolver::new(&ctx, &cloth, SolverParams::default())
+        .err()
+        .expect("a grid over the device's limit was accepted");
+    let msg = err.to_string();
+    assert!(msg.contains("max_storage_buffer_binding_size"), "{msg}");
+}

@@ -1,0 +1,81 @@
+//! Long runs under a wildly varying dt stay finite and bounded.
+
+mod common;
+
+use chiffon::{ClothBuilder, CpuSolver, GpuSolver, Integrator, Pinning, Solver, SolverParams};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// 10 000 frames: first alternating 1/120 s and 1/30 s (ratios 4 and 1/4), then random dts in
+/// between (every ratio within [1/4, 4]).
+fn swinging_dts() -> Vec<f64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(42);
+    (0..10_000)
+        .map(|k| {
+            if k < 5_000 {
+                if k % 2 == 0 { 1.0 / 120.0 } else { 1.0 / 30.0 }
+            } else {
+                rng.random_range(1.0 / 120.0..=1.0 / 30.0)
+            }
+        })
+        .collect()
+}
+
+fn scene(integrator: Integrator) -> (chiffon::Cloth, SolverParams) {
+    let cloth = ClothBuilder::grid(32, 32)
+        .pinning(Pinning::Corners)
+        .build()
+        .unwrap();
+    let params = SolverParams {
+        damping: 0.0,
+        integrator,
+        wind: glam::Vec3::new(0.0, 0.0, 2.0),
+        ..Default::default()
+    };
+    (cloth, params)
+}
+
+fn check(solver: &mut dyn Solver, dts: &[f64], label: &str) {
+    let cloth_size = solver.cloth().size();
+    for (k, chunk) in dts.chunks(500).enumerate() {
+        for &dt in chunk {
+            solver.step(dt).unwrap();
+        }
+        let positions = solver.positions().unwrap();
+        for (i, p) in positions.iter().enumerate() {
+            // Pinned at y = 1 m; a 1 m cloth can reach at most ~1.5 m from the pins, so 10
+            // cloth sizes is generous and only an explosion crosses it.
+            assert!(
+                p.is_finite(),
+                "{label}: particle {i} is {p} after {} frames",
+                (k + 1) * 500
+            );
+            assert!(
+                p.length() < 10.0 * cloth_size + 1.0,
+                "{label}: particle {i} escaped to {p} after {} frames",
+                (k + 1) * 500
+            );
+        }
+    }
+}
+
+#[test]
+fn ten_thousand_swinging_frames_stay_finite_on_the_cpu() {
+    let dts = swinging_dts();
+    for integrator in Integrator::ALL {
+        let (cloth, params) = scene(integrator);
+        let mut s = CpuSolver::new(&cloth, params).unwrap();
+        check(&mut s, &dts, &format!("cpu {integrator:?}"));
+    }
+}
+
+#[test]
+fn ten_thousand_swinging_frames_stay_finite_on_the_gpu() {
+    let Some(ctx) = common::gpu("ten_thousand_swinging_frames_stay_finite_on_the_gpu") else {
+        return;
+    };
+    let dts = swinging_dts();
+    let (cloth, params) = scene(Integrator::TimeCorrected);
+    let mut s = GpuSolver::new(&ctx, &cloth, params).unwrap();
+    check(&mut s, &dts, "gpu TimeCorrected");
+}
