@@ -120,3 +120,38 @@ where
 {
     x0 - v0 * h
 }
+
+/// Explicit (forward) Euler: position first, with the old velocity. Global error O(h).
+#[inline]
+pub fn explicit_euler_step<V, S>(x: V, v: V, a: V, h: S) -> (V, V)
+where
+    V: Copy + Add<Output = V> + Mul<S, Output = V>,
+    S: Copy,
+{
+    (x + v * h, v + a * h)
+}
+
+/// Semi-implicit (symplectic) Euler: velocity first, then position with the new velocity.
+#[inline]
+pub fn semi_implicit_euler_step<V, S>(x: V, v: V, a: V, h: S) -> (V, V)
+where
+    V: Copy + Add<Output = V> + Mul<S, Output = V>,
+    S: Copy,
+{
+    let v_next = v + a * h;
+    (x + v_next * h, v_next)
+}
+
+/// Velocity Verlet: `x += v h + a h²/2`, then `v += (a_old + a_new) h / 2` where `a_new` is the
+/// acceleration at the new position and time, given by `accel`. Returns (x, v, a_new).
+#[inline]
+pub fn velocity_verlet_step<V, S>(x: V, v: V, a: V, h: S, accel: impl Fn(V) -> V) -> (V, V, V)
+where
+    V: Copy + Add<Output = V> + Mul<S, Output = V>,
+    S: Copy + Mul<Output = S> + From<f32>,
+{
+    let half = S::from(0.5);
+    let x_next = x + v * h + a * (h * h * half);
+    let a_next = accel(x_next);
+    (x_next, v + (a + a_next) * (h * half), a_next)
+}

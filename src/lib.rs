@@ -13,6 +13,7 @@
 //! - [`gpu`]: the device context (the one place that touches wgpu's device) and [`GpuSolver`];
 //! - [`cpu`]: [`CpuSolver`], the reference.
 
+pub mod bench;
 pub mod cloth;
 pub mod coloring;
 pub mod conformance;
@@ -24,7 +25,9 @@ pub mod frame;
 pub mod gpu;
 pub mod integrator;
 pub mod params;
+pub mod plot;
 pub mod solver;
+pub mod study;
 
 pub use cloth::{Cloth, ClothBuilder, Constraint, ConstraintKind, Layout, Pinning};
 pub use cpu::CpuSolver;

@@ -2,7 +2,7 @@
 
 use glam::Vec3;
 
-use crate::cloth::Cloth;
+use crate::cloth::{Cloth, ConstraintKind};
 use crate::error::{ChiffonError, Result};
 use crate::params::SolverParams;
 
@@ -24,6 +24,48 @@ pub trait Solver {
     fn cloth(&self) -> &Cloth;
     /// Human-readable name of what runs the kernels (the adapter, or the CPU).
     fn backend_name(&self) -> String;
+    /// Moves particle `index` to `position` (m) at rest, with inverse mass `inverse_mass`
+    /// (0 holds it there: how the demo grabs and drags).
+    fn set_particle(&mut self, index: usize, position: Vec3, inverse_mass: f32) -> Result<()>;
+    /// Changes only the inverse mass of particle `index` (0 pins it where it is).
+    fn set_inverse_mass(&mut self, index: usize, inverse_mass: f32) -> Result<()>;
+    /// Sets the stiffness, in (0, 1], of every constraint of `kind`.
+    fn set_stiffness(&mut self, kind: ConstraintKind, stiffness: f32) -> Result<()>;
+}
+
+/// Checks a particle edit: index in range, finite position, non-negative finite inverse mass.
+pub(crate) fn check_particle_edit(
+    cloth: &Cloth,
+    index: usize,
+    position: Vec3,
+    inverse_mass: f32,
+) -> Result<()> {
+    if index >= cloth.particle_count() {
+        return Err(ChiffonError::InvalidParameter {
+            name: "particle index",
+            reason: format!(
+                "{index} is out of range (the cloth has {})",
+                cloth.particle_count()
+            ),
+        });
+    }
+    crate::error::check_finite3("particle position", position)?;
+    crate::error::check_at_least("inverse mass", inverse_mass as f64, 0.0)
+}
+
+/// Sets the stiffness of every constraint of `kind` in `cloth` after checking it.
+pub(crate) fn apply_stiffness(
+    cloth: &mut Cloth,
+    kind: ConstraintKind,
+    stiffness: f32,
+) -> Result<()> {
+    crate::error::check_range("stiffness", stiffness as f64, 1e-6, 1.0)?;
+    for (c, k) in cloth.constraints.iter_mut().zip(&cloth.kinds) {
+        if *k == kind {
+            c.stiffness = stiffness;
+        }
+    }
+    Ok(())
 }
 
 /// Returns an error naming the first particle with a non-finite position.

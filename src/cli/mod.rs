@@ -43,6 +43,27 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Headless benchmark of the standard scene (same code as `cargo bench`).
+    Bench {
+        #[command(flatten)]
+        args: chiffon::bench::BenchArgs,
+    },
+    /// Integrator study: point-mass problems with known solutions, and cloth frame-rate
+    /// independence. Writes tables and plots into --out.
+    Study {
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// Print the results as JSON on stdout.
+        #[arg(long)]
+        json: bool,
+        /// Seed of the random dt sequences.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Solver of the cloth experiment (the GPU falls back to the CPU when there is none).
+        #[arg(long, value_enum, default_value_t = Backend::Gpu)]
+        cloth_backend: Backend,
+    },
     /// Run a scene on both backends and report how far the GPU is from the CPU reference.
     #[command(allow_negative_numbers = true)]
     Conform {
@@ -66,6 +87,16 @@ enum Backend {
 pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Info => info(),
+        Command::Study {
+            out,
+            json,
+            seed,
+            cloth_backend,
+        } => study(&out, json, seed, cloth_backend),
+        Command::Bench { args } => {
+            chiffon::bench::run_and_report(&args)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Simulate {
             scene,
             backend,
@@ -116,6 +147,35 @@ fn info() -> Result<ExitCode> {
     let bytes = l.max_storage_buffer_binding_size.min(l.max_buffer_size);
     let side = ((bytes / (6 * 16)) as f64).sqrt().floor() as u64;
     println!("largest square grid (all constraint kinds): about {side} x {side}");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn study(out: &std::path::Path, as_json: bool, seed: u64, backend: Backend) -> Result<ExitCode> {
+    use chiffon::study::cloth::ClothBackend;
+    let ctx = match backend {
+        Backend::Cpu => None,
+        Backend::Gpu => match GpuContext::new() {
+            Ok(ctx) => Some(ctx),
+            Err(e) => {
+                eprintln!("chiffon: warning: {e}; running the cloth experiment on the CPU");
+                None
+            }
+        },
+    };
+    let cloth_backend = ctx.as_ref().map_or(ClothBackend::Cpu, ClothBackend::Gpu);
+    let report = chiffon::study::run(seed, &cloth_backend)?;
+    let files = chiffon::study::write_outputs(&report, out, seed)?;
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", chiffon::study::markdown(&report));
+        println!(
+            "\nwrote {} files to {}: {}",
+            files.len(),
+            out.display(),
+            files.join(", ")
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 

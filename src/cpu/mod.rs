@@ -5,10 +5,11 @@ pub mod kernels;
 use glam::{Vec3, Vec4};
 
 use crate::cloth::Cloth;
+use crate::cloth::ConstraintKind;
 use crate::error::Result;
 use crate::frame::{ColorRange, StepClock, start_previous_positions};
 use crate::params::SolverParams;
-use crate::solver::Solver;
+use crate::solver::{Solver, apply_stiffness, check_particle_edit};
 
 /// Steps a [`Cloth`] on the CPU; the reference the GPU is tested against.
 pub struct CpuSolver {
@@ -21,9 +22,11 @@ pub struct CpuSolver {
 }
 
 impl CpuSolver {
-    /// Creates a solver at the cloth's initial state.
+    /// Creates a solver at the cloth's initial state. Checks the cloth's coloring, which the
+    /// parallel `solve_color` relies on.
     pub fn new(cloth: &Cloth, params: SolverParams) -> Result<Self> {
         params.validate()?;
+        cloth.validate_coloring()?;
         let positions = initial_positions(cloth);
         Ok(Self {
             previous: positions.clone(),
@@ -106,5 +109,28 @@ impl Solver for CpuSolver {
 
     fn backend_name(&self) -> String {
         "cpu reference".into()
+    }
+
+    fn set_particle(&mut self, index: usize, position: Vec3, inverse_mass: f32) -> Result<()> {
+        check_particle_edit(&self.cloth, index, position, inverse_mass)?;
+        self.positions[index] = position.extend(inverse_mass);
+        self.previous[index] = position.extend(0.0);
+        Ok(())
+    }
+
+    fn set_inverse_mass(&mut self, index: usize, inverse_mass: f32) -> Result<()> {
+        let p = self
+            .positions
+            .get(index)
+            .copied()
+            .unwrap_or_default()
+            .truncate();
+        check_particle_edit(&self.cloth, index, p, inverse_mass)?;
+        self.positions[index].w = inverse_mass;
+        Ok(())
+    }
+
+    fn set_stiffness(&mut self, kind: ConstraintKind, stiffness: f32) -> Result<()> {
+        apply_stiffness(&mut self.cloth, kind, stiffness)
     }
 }

@@ -7,14 +7,16 @@ use glam::{Vec3, Vec4};
 use super::context::{GpuContext, read_mapped};
 use super::shaders::{self, ShaderFile};
 use crate::cloth::Cloth;
+use crate::cloth::ConstraintKind;
 use crate::cpu::initial_positions;
 use crate::error::{ChiffonError, Result};
 use crate::frame::{ColorRange, FramePlan, StepClock, StepParams, start_previous_positions};
 use crate::params::SolverParams;
-use crate::solver::Solver;
+use crate::solver::{Solver, apply_stiffness, check_particle_edit};
 
-/// Threads per workgroup of every solver kernel (the `WORKGROUP_SIZE` override).
-pub const DEFAULT_WORKGROUP_SIZE: u32 = 64;
+/// Threads per workgroup of every solver kernel (the `WORKGROUP_SIZE` override). 128 measured
+/// ~8 % faster than 64 on lavapipe at 256² and is a whole number of warps/waves on every GPU.
+pub const DEFAULT_WORKGROUP_SIZE: u32 = 128;
 
 const VEC4_BYTES: u64 = 16;
 
@@ -43,8 +45,8 @@ pub struct GpuSolver {
     color_bind_group: wgpu::BindGroup,
     color_sizes: Vec<u32>,
     readback: OnceLock<wgpu::Buffer>,
-    // Kept alive for the bind groups.
-    _constraints: wgpu::Buffer,
+    constraints: wgpu::Buffer,
+    // Kept alive for the bind group.
     _color_uniform: wgpu::Buffer,
 }
 
@@ -268,7 +270,7 @@ impl GpuSolver {
             particle_bind_group,
             color_bind_group,
             readback: OnceLock::new(),
-            _constraints: constraints,
+            constraints,
             _color_uniform: color_uniform,
         };
         solver.reset()?;
@@ -279,6 +281,20 @@ impl GpuSolver {
     /// may bind it as a vertex or storage buffer instead of copying positions.
     pub fn position_buffer(&self) -> &wgpu::Buffer {
         &self.positions
+    }
+
+    /// The device this solver runs on.
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    /// Bytes of GPU memory the solver's buffers hold (readback staging excluded).
+    pub fn gpu_bytes(&self) -> u64 {
+        self.positions.size()
+            + self.previous.size()
+            + self.constraints.size()
+            + self.step_uniform.size()
+            + self._color_uniform.size()
     }
 
     /// Compute dispatches one frame records under the current parameters.
@@ -448,5 +464,36 @@ impl Solver for GpuSolver {
 
     fn backend_name(&self) -> String {
         self.adapter_name.clone()
+    }
+
+    fn set_particle(&mut self, index: usize, position: Vec3, inverse_mass: f32) -> Result<()> {
+        check_particle_edit(&self.cloth, index, position, inverse_mass)?;
+        let offset = index as u64 * VEC4_BYTES;
+        let p = position.extend(inverse_mass);
+        let prev = position.extend(0.0);
+        self.queue
+            .write_buffer(&self.positions, offset, bytemuck::bytes_of(&p));
+        self.queue
+            .write_buffer(&self.previous, offset, bytemuck::bytes_of(&prev));
+        Ok(())
+    }
+
+    fn set_inverse_mass(&mut self, index: usize, inverse_mass: f32) -> Result<()> {
+        check_particle_edit(&self.cloth, index, Vec3::ZERO, inverse_mass)?;
+        // Only the w component: the position stays wherever the GPU has it.
+        let offset = index as u64 * VEC4_BYTES + 12;
+        self.queue
+            .write_buffer(&self.positions, offset, bytemuck::bytes_of(&inverse_mass));
+        Ok(())
+    }
+
+    fn set_stiffness(&mut self, kind: ConstraintKind, stiffness: f32) -> Result<()> {
+        apply_stiffness(&mut self.cloth, kind, stiffness)?;
+        self.queue.write_buffer(
+            &self.constraints,
+            0,
+            bytemuck::cast_slice(&self.cloth.constraints),
+        );
+        Ok(())
     }
 }

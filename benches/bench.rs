@@ -1,0 +1,18 @@
+//! `cargo bench` runs the same benchmark as `chiffon bench`; flags go after `--`
+//! (e.g. `cargo bench -- --sizes 128,256 --json out.json`).
+
+use clap::Parser;
+
+#[derive(Parser)]
+#[command(name = "bench", about = "chiffon's headless compute benchmark")]
+struct Cli {
+    #[command(flatten)]
+    args: chiffon::bench::BenchArgs,
+}
+
+fn main() -> anyhow::Result<()> {
+    // cargo passes `--bench` to harness-less benches; it is not one of ours.
+    let cli = Cli::parse_from(std::env::args().filter(|a| a != "--bench"));
+    chiffon::bench::run_and_report(&cli.args)?;
+    Ok(())
+}

@@ -1,0 +1,122 @@
+//! The benchmark keeps working: quick mode runs both backends and writes complete records.
+
+mod common;
+
+use std::process::Command;
+
+const FIELDS: &[&str] = &[
+    "backend",
+    "adapter",
+    "n",
+    "particles",
+    "constraints",
+    "colors",
+    "dispatches_per_frame",
+    "iterations",
+    "substeps",
+    "ms_per_frame_median",
+    "ms_per_frame_p90",
+    "gpu_ms_per_frame",
+    "constraint_solves_per_s",
+    "gbps",
+    "mean_y",
+    "stretch_mean",
+    "stretch_max",
+];
+
+#[test]
+fn quick_bench_writes_complete_json_and_plot() {
+    let backend = if common::gpu("quick_bench_writes_complete_json_and_plot").is_some() {
+        "both"
+    } else {
+        "cpu"
+    };
+    let dir = std::env::temp_dir().join(format!("chiffon-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (json, plot) = (dir.join("out.json"), dir.join("out.svg"));
+    let out = Command::new(env!("CARGO_BIN_EXE_chiffon"))
+        .args([
+            "bench",
+            "--quick",
+            "--backend",
+            backend,
+            "--peak-gbps",
+            "100",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .arg("--plot")
+        .arg(&plot)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("Msolves/s"), "no table:\n{stdout}");
+
+    let records: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let expected = if backend == "both" { 4 } else { 2 };
+    assert_eq!(records.len(), expected, "{records:?}");
+    for r in &records {
+        for f in FIELDS {
+            assert!(r.get(f).is_some(), "record lacks {f}: {r}");
+        }
+        let ms = r["ms_per_frame_median"].as_f64().unwrap();
+        assert!(ms > 0.0 && ms.is_finite(), "{r}");
+        assert!(r["constraint_solves_per_s"].as_f64().unwrap() > 0.0, "{r}");
+        assert_eq!(r["colors"], 12, "{r}");
+        assert_eq!(r["dispatches_per_frame"], 122, "{r}");
+        let stretch = r["stretch_max"].as_f64().unwrap();
+        assert!(stretch >= 1.0 && stretch.is_finite(), "{r}");
+        assert!(r["peak_percent"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    // Both backends simulate the same scene, so they must end in the same shape.
+    if backend == "both" {
+        let y = |b: &str, n: u64| {
+            records
+                .iter()
+                .find(|r| r["backend"] == b && r["n"] == n)
+                .unwrap()["mean_y"]
+                .as_f64()
+                .unwrap()
+        };
+        assert!((y("gpu", 32) - y("cpu", 32)).abs() < 1e-3);
+    }
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(
+        svg.contains("<svg") && svg.contains("particles"),
+        "plot has no axes"
+    );
+}
+
+#[test]
+fn bad_bench_flags_are_rejected() {
+    for args in [
+        &["bench", "--sizes", "1", "--backend", "cpu"][..],
+        &["bench", "--frames", "0", "--backend", "cpu"][..],
+        &["bench", "--peak-gbps", "-5", "--backend", "cpu"][..],
+        &[
+            "bench",
+            "--backend",
+            "cpu",
+            "--no-structural",
+            "--no-shear",
+            "--no-bend",
+        ][..],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_chiffon"))
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        assert!(
+            stderr.contains("chiffon: error:") && !stderr.contains("panicked"),
+            "{stderr}"
+        );
+    }
+}
