@@ -56,6 +56,10 @@ pub enum ChiffonError {
     #[error("simulation diverged: particle {particle} has a non-finite position after step {step}")]
     Diverged { particle: usize, step: u64 },
 
+    /// The demo could not open or use its window.
+    #[error("window: {0}")]
+    Window(String),
+
     /// Reading or writing a file failed.
     #[error("{path}: {source}")]
     Io {

@@ -18,6 +18,7 @@ pub mod cloth;
 pub mod coloring;
 pub mod conformance;
 pub mod cpu;
+pub mod demo;
 pub mod dt;
 pub mod error;
 pub mod export;

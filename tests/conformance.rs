@@ -221,3 +221,106 @@ fn a_grid_too_large_for_the_device_is_a_clear_error() {
     let msg = err.to_string();
     assert!(msg.contains("max_storage_buffer_binding_size"), "{msg}");
 }
+
+#[test]
+fn normals_kernel_matches_its_cpu_twin() {
+    let Some(ctx) = common::gpu("normals_kernel_matches_its_cpu_twin") else {
+        return;
+    };
+    use chiffon::cpu::kernels::{Grid, compute_normals};
+    use chiffon::demo::render::Renderer;
+    let cloth = ClothBuilder::grid(37, 23)
+        .layout(Layout::Flat { height: 0.4 })
+        .build()
+        .unwrap();
+    let params = SolverParams {
+        sphere: Some(Sphere {
+            center: Vec3::new(0.0, 0.1, 0.0),
+            radius: 0.25,
+        }),
+        ..Default::default()
+    };
+    let mut gpu = GpuSolver::new(&ctx, &cloth, params).unwrap();
+    for _ in 0..30 {
+        gpu.step(1.0 / 60.0).unwrap();
+    }
+    let renderer = Renderer::new(&ctx.device, wgpu::TextureFormat::Rgba8UnormSrgb, 1);
+    let mesh = renderer.cloth_mesh(&ctx.device, &cloth, gpu.position_buffer());
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    renderer.compute_normals(&mut encoder, &mesh);
+    ctx.queue.submit([encoder.finish()]);
+    let bytes = ctx.read_buffer(mesh.normals()).unwrap();
+    let gpu_normals: &[glam::Vec4] = bytemuck::cast_slice(&bytes);
+
+    let positions = gpu.raw_positions().unwrap();
+    let mut cpu_normals = vec![glam::Vec4::ZERO; positions.len()];
+    let grid = Grid {
+        columns: cloth.columns,
+        rows: cloth.rows,
+        pad: [0; 2],
+    };
+    compute_normals(&grid, &positions, &mut cpu_normals);
+    let mut worst = 0.0f32;
+    for (g, c) in gpu_normals.iter().zip(&cpu_normals) {
+        assert!((c.truncate().length() - 1.0).abs() < 1e-4, "not unit: {c}");
+        worst = worst.max((*g - *c).length());
+    }
+    // Unit vectors from the same positions: only rounding separates them.
+    assert!(worst < 1e-4, "normals differ by {worst}");
+    // The draped cloth is not flat, so the test compares real normals.
+    assert!(cpu_normals.iter().any(|n| n.y < 0.9));
+}
+
+#[test]
+fn particle_and_stiffness_edits_match() {
+    let Some(ctx) = common::gpu("particle_and_stiffness_edits_match") else {
+        return;
+    };
+    let cloth = ClothBuilder::grid(20, 20).build().unwrap();
+    let mut gpu = GpuSolver::new(&ctx, &cloth, SolverParams::default()).unwrap();
+    let mut cpu = CpuSolver::new(&cloth, SolverParams::default()).unwrap();
+    let solvers: [&mut dyn Solver; 2] = [&mut gpu, &mut cpu];
+    let mut results = Vec::new();
+    for s in solvers {
+        for k in 0..40 {
+            if k == 10 {
+                // Grab the middle of the bottom row and hold it out in front.
+                s.set_particle(390, Vec3::new(0.0, 0.5, 0.4), 0.0).unwrap();
+                s.set_stiffness(chiffon::ConstraintKind::Bend, 0.3).unwrap();
+            }
+            if k == 25 {
+                // Release it, and unpin a corner.
+                s.set_inverse_mass(390, 2000.0).unwrap();
+                s.set_inverse_mass(0, 2000.0).unwrap();
+            }
+            s.step(1.0 / 60.0).unwrap();
+        }
+        results.push(s.positions().unwrap());
+        assert!(
+            s.set_particle(10_000, Vec3::ZERO, 0.0).is_err(),
+            "out-of-range index accepted"
+        );
+        assert!(
+            s.set_inverse_mass(3, f32::NAN).is_err(),
+            "NaN inverse mass accepted"
+        );
+        assert!(
+            s.set_stiffness(chiffon::ConstraintKind::Shear, 1.5)
+                .is_err(),
+            "stiffness > 1 accepted"
+        );
+    }
+    // The corner fell once unpinned.
+    assert!(
+        results[1][0].y < 0.9,
+        "corner still pinned: {}",
+        results[1][0]
+    );
+    assert_close(
+        "edits",
+        &results[0],
+        &results[1],
+        &cloth,
+        LONG_RUN_TOLERANCE,
+    );
+}

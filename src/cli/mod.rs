@@ -23,12 +23,28 @@ pub use scene::SceneArgs;
     about = "GPU compute cloth solver (wgpu + WGSL)"
 )]
 pub struct Cli {
+    /// Without a subcommand, chiffon opens the demo.
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Open the windowed demo (the default when no subcommand is given).
+    Demo {
+        /// Cloth resolution N (N×N); default 256, or 64 on a CPU adapter.
+        #[arg(long)]
+        grid: Option<u32>,
+        /// Run --frames frames of the default scene, write this PNG, and exit.
+        #[arg(long)]
+        screenshot: Option<PathBuf>,
+        /// Frames before the screenshot.
+        #[arg(long, default_value_t = 120)]
+        frames: u32,
+        /// Window and screenshot size, WIDTHxHEIGHT.
+        #[arg(long, default_value = "1280x720", value_parser = scene::parse_size)]
+        size: (u32, u32),
+    },
     /// Print the adapter (name, backend, device type) and the limits that bound cloth size.
     Info,
     /// Run a scene and write the final positions (.csv or .obj).
@@ -85,7 +101,26 @@ enum Backend {
 }
 
 pub fn run(cli: Cli) -> Result<ExitCode> {
-    match cli.command {
+    match cli.command.unwrap_or(Command::Demo {
+        grid: None,
+        screenshot: None,
+        frames: 120,
+        size: (1280, 720),
+    }) {
+        Command::Demo {
+            grid,
+            screenshot,
+            frames,
+            size,
+        } => {
+            chiffon::demo::run(chiffon::demo::DemoOptions {
+                grid,
+                screenshot,
+                frames,
+                size,
+            })?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Info => info(),
         Command::Study {
             out,

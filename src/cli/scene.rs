@@ -82,6 +82,11 @@ fn parse_grid(s: &str) -> Result<(u32, u32), String> {
     Ok((n(c)?, n(r)?))
 }
 
+/// Parses WIDTHxHEIGHT in pixels.
+pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    parse_grid(s).map_err(|_| format!("{s:?} is not WIDTHxHEIGHT (e.g. 1280x720)"))
+}
+
 fn parse_integrator(s: &str) -> Result<Integrator, String> {
     s.parse()
 }

@@ -129,3 +129,37 @@ pub fn collide(params: &StepParams, positions: &mut [Vec4], previous: &mut [Vec4
         }
     });
 }
+
+/// Uniform block of `compute_normals` (`Grid` in `shaders/normals.wgsl`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Grid {
+    /// Particles per row.
+    pub columns: u32,
+    /// Rows.
+    pub rows: u32,
+    /// Padding to 16 bytes.
+    pub pad: [u32; 2],
+}
+
+/// Twin of `compute_normals` in `shaders/normals.wgsl`.
+pub fn compute_normals(grid: &Grid, positions: &[Vec4], normals: &mut [Vec4]) {
+    let (w, h) = (grid.columns as usize, grid.rows as usize);
+    let n = w * h;
+    normals[..n]
+        .par_iter_mut()
+        .enumerate()
+        .for_each(|(i, out)| {
+            let (c, r) = (i % w, i / w);
+            let left = r * w + if c == 0 { c } else { c - 1 };
+            let right = r * w + (c + 1).min(w - 1);
+            let up = if r == 0 { r } else { r - 1 } * w + c;
+            let down = (r + 1).min(h - 1) * w + c;
+            let du = positions[right].truncate() - positions[left].truncate();
+            let dv = positions[down].truncate() - positions[up].truncate();
+            let cross = dv.cross(du);
+            let len = cross.length();
+            let normal = if len > 1e-12 { cross / len } else { Vec3::Y };
+            *out = normal.extend(0.0);
+        });
+}

@@ -106,6 +106,21 @@ impl GpuContext {
     pub fn wait(&self) -> Result<()> {
         wait(&self.device)
     }
+
+    /// Copies `buffer` (which needs `COPY_SRC`) into a staging buffer and returns its bytes.
+    /// For tests and export; never inside a frame.
+    pub fn read_buffer(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>> {
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size: buffer.size(),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
+        self.queue.submit([encoder.finish()]);
+        read_mapped(&self.device, &staging)
+    }
 }
 
 /// Blocks until all submitted work on `device` is done.
@@ -114,6 +129,12 @@ pub(crate) fn wait(device: &wgpu::Device) -> Result<()> {
         .poll(wgpu::PollType::wait_indefinitely())
         .map(|_| ())
         .map_err(|e| ChiffonError::Readback(e.to_string()))
+}
+
+/// Checks for finished GPU work without blocking (runs map callbacks that are ready).
+pub(crate) fn poll(device: &wgpu::Device) {
+    // A failed non-blocking poll only means nothing was ready; the next frame polls again.
+    let _ = device.poll(wgpu::PollType::Poll);
 }
 
 /// Maps a `MAP_READ` buffer (after the copies into it were submitted), copies its bytes out and

@@ -52,5 +52,21 @@ pub const COLLIDE: ShaderFile = ShaderFile {
     text: include_str!("../../shaders/collide.wgsl"),
 };
 
+/// `compute_normals`: per-particle normals for drawing (CPU twin: `cpu::kernels::compute_normals`).
+pub const NORMALS: ShaderFile = ShaderFile {
+    file: "normals.wgsl",
+    entry_points: "compute_normals",
+    uses_common: true,
+    text: include_str!("../../shaders/normals.wgsl"),
+};
+
+/// The demo's vertex and fragment stages (cloth, ground, sphere).
+pub const RENDER: ShaderFile = ShaderFile {
+    file: "render.wgsl",
+    entry_points: "cloth_vs,cloth_fs,ground_vs,ground_fs,sphere_vs,sphere_fs",
+    uses_common: false,
+    text: include_str!("../../shaders/render.wgsl"),
+};
+
 /// Every WGSL file chiffon ships, except [`COMMON`] (which is validated on its own too).
-pub const ALL: &[ShaderFile] = &[INTEGRATE, SOLVE_COLOR, COLLIDE];
+pub const ALL: &[ShaderFile] = &[INTEGRATE, SOLVE_COLOR, COLLIDE, NORMALS, RENDER];

@@ -20,6 +20,17 @@ pub const DEFAULT_WORKGROUP_SIZE: u32 = 128;
 
 const VEC4_BYTES: u64 = 16;
 
+/// Workgroup grid (x, y) for `threads` threads in groups of `size`, split over y past the
+/// per-dimension limit `max_per_dim`; kernels rebuild the linear index with `thread_index`.
+pub fn workgroups(threads: u32, size: u32, max_per_dim: u32) -> (u32, u32) {
+    let groups = threads.div_ceil(size);
+    if groups <= max_per_dim {
+        (groups, 1)
+    } else {
+        (max_per_dim, groups.div_ceil(max_per_dim))
+    }
+}
+
 /// Steps a [`Cloth`] with the WGSL kernels. A frame is recorded into one command encoder and
 /// submitted once; nothing is read back inside [`Solver::step`].
 pub struct GpuSolver {

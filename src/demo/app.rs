@@ -1,0 +1,944 @@
+//! The windowed demo: winit 0.30 event loop, wgpu surface, egui controls, mouse interaction,
+//! and a screenshot mode for CI and the README.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use glam::{Vec2, Vec3};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use winit::application::ApplicationHandler;
+use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
+use winit::keyboard::{KeyCode, PhysicalKey};
+use winit::window::{Window, WindowId};
+
+use super::camera::{OrbitCamera, pick, ray_plane};
+use super::render::{ClothMesh, Renderer, SceneView, Targets};
+use crate::cloth::{ClothBuilder, ConstraintKind, Layout, Pinning};
+use crate::error::{ChiffonError, Result};
+use crate::gpu::context::{poll, read_mapped};
+use crate::gpu::{GpuContext, GpuSolver};
+use crate::integrator::Integrator;
+use crate::params::{SolverParams, Sphere};
+use crate::solver::Solver;
+
+/// How to run the demo.
+#[derive(Clone, Debug)]
+pub struct DemoOptions {
+    /// Grid resolution N (N×N); `None` picks by adapter (256 on a GPU, 64 on a CPU adapter).
+    pub grid: Option<u32>,
+    /// Write a PNG of the scene after `frames` frames, then exit.
+    pub screenshot: Option<PathBuf>,
+    /// Frames to run before the screenshot.
+    pub frames: u32,
+    /// Window (and screenshot) size in pixels.
+    pub size: (u32, u32),
+}
+
+impl Default for DemoOptions {
+    fn default() -> Self {
+        Self {
+            grid: None,
+            screenshot: None,
+            frames: 120,
+            size: (1280, 720),
+        }
+    }
+}
+
+/// Opens the window and runs until it is closed (or the screenshot is written).
+pub fn run(options: DemoOptions) -> Result<()> {
+    let (w, h) = options.size;
+    if !(64..=8192).contains(&w) || !(64..=8192).contains(&h) {
+        return Err(ChiffonError::InvalidParameter {
+            name: "--size",
+            reason: format!("{w}x{h} must be between 64x64 and 8192x8192"),
+        });
+    }
+    if options.frames == 0 {
+        return Err(ChiffonError::InvalidParameter {
+            name: "--frames",
+            reason: "must be at least 1".into(),
+        });
+    }
+    let event_loop = EventLoop::new().map_err(|e| {
+        ChiffonError::Window(format!(
+            "cannot open a window ({e}); without a display, run under Xvfb (xvfb-run -a chiffon demo ...)"
+        ))
+    })?;
+    event_loop.set_control_flow(ControlFlow::Poll);
+    let mut app = App {
+        options,
+        state: None,
+        result: Ok(()),
+    };
+    event_loop
+        .run_app(&mut app)
+        .map_err(|e| ChiffonError::Window(e.to_string()))?;
+    app.result
+}
+
+struct App {
+    options: DemoOptions,
+    state: Option<State>,
+    result: Result<()>,
+}
+
+impl ApplicationHandler for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.state.is_some() {
+            return;
+        }
+        match State::new(event_loop, &self.options) {
+            Ok(s) => self.state = Some(s),
+            Err(e) => {
+                self.result = Err(e);
+                event_loop.exit();
+            }
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _: WindowId, event: WindowEvent) {
+        let Some(state) = self.state.as_mut() else {
+            return;
+        };
+        let outcome = match event {
+            WindowEvent::CloseRequested => {
+                event_loop.exit();
+                Ok(false)
+            }
+            WindowEvent::RedrawRequested => state.frame(&self.options),
+            other => state.input(&other).map(|_| false),
+        };
+        match outcome {
+            Ok(true) => event_loop.exit(),
+            Ok(false) => {}
+            Err(e) => {
+                self.result = Err(e);
+                event_loop.exit();
+            }
+        }
+    }
+
+    fn about_to_wait(&mut self, _: &ActiveEventLoop) {
+        if let Some(s) = &self.state {
+            s.window.request_redraw();
+        }
+    }
+}
+
+/// A grabbed particle, dragged in the plane through the grab point facing the camera.
+struct Grab {
+    index: usize,
+    plane_point: Vec3,
+    plane_normal: Vec3,
+    inverse_mass: f32,
+}
+
+/// Everything the control panel edits.
+struct Settings {
+    grid: u32,
+    integrator: Integrator,
+    iterations: u32,
+    substeps: u32,
+    damping: f32,
+    stiffness: [f32; 3],
+    wind_on: bool,
+    wind_strength: f32,
+    wind_heading_deg: f32,
+    gravity: f32,
+    jitter: bool,
+    paused: bool,
+    step_once: bool,
+    sphere_on: bool,
+    sphere: Sphere,
+    ground_on: bool,
+    ground: f32,
+    corners_pinned: bool,
+}
+
+impl Settings {
+    fn params(&self) -> SolverParams {
+        let heading = self.wind_heading_deg.to_radians();
+        SolverParams {
+            gravity: Vec3::new(0.0, -self.gravity, 0.0),
+            wind: if self.wind_on {
+                Vec3::new(heading.sin(), 0.0, heading.cos()) * self.wind_strength
+            } else {
+                Vec3::ZERO
+            },
+            damping: self.damping,
+            iterations: self.iterations,
+            substeps: self.substeps,
+            integrator: self.integrator,
+            ground: self.ground_on.then_some(self.ground),
+            sphere: self.sphere_on.then_some(self.sphere),
+            friction: 0.5,
+        }
+    }
+}
+
+/// Non-blocking GPU timing of the solver's pass: timestamps are resolved into a buffer that is
+/// mapped asynchronously and read on a later frame.
+struct SolverTimer {
+    queries: wgpu::QuerySet,
+    resolve: wgpu::Buffer,
+    readback: wgpu::Buffer,
+    period_ns: f64,
+    pending: Option<Arc<AtomicBool>>,
+    last_ms: Option<f64>,
+}
+
+impl SolverTimer {
+    fn new(ctx: &GpuContext) -> Option<Self> {
+        ctx.has_timestamps().then(|| Self {
+            queries: ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("solver timestamps"),
+                ty: wgpu::QueryType::Timestamp,
+                count: 2,
+            }),
+            resolve: ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("solver timestamps resolve"),
+                size: 16,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }),
+            readback: ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("solver timestamps readback"),
+                size: 16,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            period_ns: ctx.queue.get_timestamp_period() as f64,
+            pending: None,
+            last_ms: None,
+        })
+    }
+
+    /// Collects a finished measurement, if any.
+    fn collect(&mut self) {
+        if let Some(flag) = &self.pending
+            && flag.load(Ordering::Acquire)
+        {
+            if let Ok(view) = self.readback.get_mapped_range(..) {
+                let ticks: &[u64] = bytemuck::cast_slice(&view);
+                self.last_ms =
+                    Some(ticks[1].saturating_sub(ticks[0]) as f64 * self.period_ns / 1e6);
+            }
+            self.readback.unmap();
+            self.pending = None;
+        }
+    }
+}
+
+struct Egui {
+    ctx: egui::Context,
+    state: egui_winit::State,
+    renderer: egui_wgpu::Renderer,
+}
+
+struct State {
+    window: Arc<Window>,
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+    ctx: GpuContext,
+    renderer: Renderer,
+    targets: Targets,
+    solver: GpuSolver,
+    mesh: ClothMesh,
+    free_inverse_mass: f32,
+    settings: Settings,
+    camera: OrbitCamera,
+    egui: Egui,
+    timer: Option<SolverTimer>,
+    cursor: Vec2,
+    orbiting: bool,
+    grab: Option<Grab>,
+    last_frame: Instant,
+    fps: f64,
+    frames: u32,
+    rng: ChaCha8Rng,
+    cpu_note: Option<String>,
+}
+
+/// The default scene: a cloth held by two corners, falling onto a sphere above the ground.
+fn default_settings(grid: u32) -> Settings {
+    Settings {
+        grid,
+        integrator: Integrator::TimeCorrected,
+        iterations: 10,
+        substeps: 2,
+        damping: 0.5,
+        stiffness: [1.0, 1.0, 0.6],
+        wind_on: false,
+        wind_strength: 3.0,
+        wind_heading_deg: 30.0,
+        gravity: 9.81,
+        jitter: false,
+        paused: false,
+        step_once: false,
+        sphere_on: true,
+        sphere: Sphere {
+            center: Vec3::new(0.0, 0.45, 0.1),
+            radius: 0.28,
+        },
+        ground_on: true,
+        ground: 0.0,
+        corners_pinned: true,
+    }
+}
+
+fn build_solver(ctx: &GpuContext, s: &Settings) -> Result<(GpuSolver, f32)> {
+    let cloth = ClothBuilder::grid(s.grid, s.grid)
+        .layout(Layout::Flat { height: 1.0 })
+        .pinning(if s.corners_pinned {
+            Pinning::Corners
+        } else {
+            Pinning::None
+        })
+        .constraint(ConstraintKind::Structural, Some(s.stiffness[0]))
+        .constraint(ConstraintKind::Shear, Some(s.stiffness[1]))
+        .constraint(ConstraintKind::Bend, Some(s.stiffness[2]))
+        .build()?;
+    let free = cloth.particle_count() as f32 / 0.2;
+    Ok((GpuSolver::new(ctx, &cloth, s.params())?, free))
+}
+
+impl State {
+    fn new(event_loop: &ActiveEventLoop, options: &DemoOptions) -> Result<Self> {
+        let attributes = Window::default_attributes()
+            .with_title("chiffon")
+            .with_inner_size(winit::dpi::PhysicalSize::new(
+                options.size.0,
+                options.size.1,
+            ));
+        let window = Arc::new(
+            event_loop
+                .create_window(attributes)
+                .map_err(|e| ChiffonError::Window(e.to_string()))?,
+        );
+        let instance = GpuContext::create_instance();
+        let surface = instance
+            .create_surface(window.clone())
+            .map_err(|e| ChiffonError::Window(format!("cannot create a surface: {e}")))?;
+        let ctx = GpuContext::with_instance(instance, Some(&surface))?;
+        let size = window.inner_size();
+        let mut config = surface
+            .get_default_config(&ctx.adapter, size.width.max(1), size.height.max(1))
+            .ok_or_else(|| {
+                ChiffonError::Window("the adapter cannot present to this window".into())
+            })?;
+        // An sRGB target so the shaders' linear colors come out right.
+        config.format = config.format.add_srgb_suffix();
+        config.present_mode = wgpu::PresentMode::AutoVsync;
+        if size.width > 0 && size.height > 0 {
+            surface.configure(&ctx.device, &config);
+        }
+        let samples = if ctx
+            .adapter
+            .get_texture_format_features(config.format)
+            .flags
+            .sample_count_supported(4)
+        {
+            4
+        } else {
+            1
+        };
+        let renderer = Renderer::new(&ctx.device, config.format, samples);
+        let targets = Targets::new(
+            &ctx.device,
+            config.format,
+            (config.width, config.height),
+            samples,
+        );
+
+        let on_cpu = ctx.info().device_type == wgpu::DeviceType::Cpu;
+        let grid = options.grid.unwrap_or(if on_cpu { 64 } else { 256 });
+        let cpu_note = (on_cpu && options.grid.is_none()).then(|| {
+            "CPU adapter: 64x64 by default to stay interactive (raise it in the panel)".to_string()
+        });
+        let settings = default_settings(grid);
+        let (solver, free_inverse_mass) = build_solver(&ctx, &settings)?;
+        let mesh = renderer.cloth_mesh(&ctx.device, solver.cloth(), solver.position_buffer());
+
+        let egui_ctx = egui::Context::default();
+        let egui_state = egui_winit::State::new(
+            egui_ctx.clone(),
+            egui::ViewportId::ROOT,
+            &window,
+            Some(window.scale_factor() as f32),
+            None,
+            Some(ctx.limits().max_texture_dimension_2d as usize),
+        );
+        let egui_renderer =
+            egui_wgpu::Renderer::new(&ctx.device, config.format, Default::default());
+        let timer = SolverTimer::new(&ctx);
+
+        Ok(Self {
+            window,
+            surface,
+            config,
+            renderer,
+            targets,
+            solver,
+            mesh,
+            free_inverse_mass,
+            settings,
+            camera: OrbitCamera::default(),
+            egui: Egui {
+                ctx: egui_ctx,
+                state: egui_state,
+                renderer: egui_renderer,
+            },
+            timer,
+            cursor: Vec2::ZERO,
+            orbiting: false,
+            grab: None,
+            last_frame: Instant::now(),
+            fps: 0.0,
+            frames: 0,
+            rng: ChaCha8Rng::seed_from_u64(1),
+            cpu_note,
+            ctx,
+        })
+    }
+
+    fn viewport(&self) -> Vec2 {
+        Vec2::new(
+            self.config.width.max(1) as f32,
+            self.config.height.max(1) as f32,
+        )
+    }
+
+    /// Handles a window event other than close and redraw.
+    fn input(&mut self, event: &WindowEvent) -> Result<()> {
+        let consumed = self
+            .egui
+            .state
+            .on_window_event(&self.window, event)
+            .consumed;
+        match event {
+            // Zero while minimized: keep the old surface and draw nothing until restored.
+            WindowEvent::Resized(size) if size.width > 0 && size.height > 0 => {
+                self.config.width = size.width;
+                self.config.height = size.height;
+                self.surface.configure(&self.ctx.device, &self.config);
+                self.targets = Targets::new(
+                    &self.ctx.device,
+                    self.config.format,
+                    (size.width, size.height),
+                    self.renderer.samples(),
+                );
+            }
+            WindowEvent::CursorMoved { position, .. } => {
+                let p = Vec2::new(position.x as f32, position.y as f32);
+                if self.orbiting {
+                    self.camera.orbit(p - self.cursor);
+                }
+                self.cursor = p;
+            }
+            WindowEvent::MouseWheel { delta, .. } if !consumed => {
+                let steps = match delta {
+                    MouseScrollDelta::LineDelta(_, y) => *y,
+                    MouseScrollDelta::PixelDelta(p) => p.y as f32 / 40.0,
+                };
+                self.camera.zoom(steps);
+            }
+            WindowEvent::MouseInput { state, button, .. } => match (state, button) {
+                (ElementState::Pressed, MouseButton::Left) if !consumed => {
+                    self.orbiting = !self.try_grab()?;
+                }
+                (ElementState::Pressed, MouseButton::Right) if !consumed => self.orbiting = true,
+                (ElementState::Released, _) => {
+                    self.orbiting = false;
+                    if let Some(g) = self.grab.take() {
+                        self.solver.set_inverse_mass(g.index, g.inverse_mass)?;
+                    }
+                }
+                _ => {}
+            },
+            WindowEvent::KeyboardInput { event, .. } if !consumed && event.state.is_pressed() => {
+                let PhysicalKey::Code(key) = event.physical_key else {
+                    return Ok(());
+                };
+                let s = &mut self.settings;
+                match key {
+                    KeyCode::Space => s.paused = !s.paused,
+                    KeyCode::KeyN => s.step_once = true,
+                    KeyCode::KeyR => self.reset()?,
+                    KeyCode::KeyW => s.wind_on = !s.wind_on,
+                    KeyCode::KeyP => self.toggle_corners()?,
+                    KeyCode::ArrowLeft => s.sphere.center.x -= 0.05,
+                    KeyCode::ArrowRight => s.sphere.center.x += 0.05,
+                    KeyCode::ArrowUp => s.sphere.center.z -= 0.05,
+                    KeyCode::ArrowDown => s.sphere.center.z += 0.05,
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Picks the particle under the cursor (a readback, on click only) and holds it.
+    fn try_grab(&mut self) -> Result<bool> {
+        let positions = self.solver.positions()?;
+        let ray = self.camera.ray(self.cursor, self.viewport());
+        let radius = 2.5 * self.solver.cloth().spacing.max(0.004);
+        let Some((index, t)) = pick(&ray, &positions, radius) else {
+            return Ok(false);
+        };
+        let point = ray.at(t);
+        let inverse_mass = self.solver.raw_positions()?[index].w;
+        self.grab = Some(Grab {
+            index,
+            plane_point: point,
+            plane_normal: self.camera.forward(),
+            inverse_mass,
+        });
+        self.solver.set_particle(index, positions[index], 0.0)?;
+        Ok(true)
+    }
+
+    fn reset(&mut self) -> Result<()> {
+        self.grab = None;
+        self.solver.reset()?;
+        self.settings.corners_pinned = true;
+        Ok(())
+    }
+
+    fn toggle_corners(&mut self) -> Result<()> {
+        self.settings.corners_pinned = !self.settings.corners_pinned;
+        let w = if self.settings.corners_pinned {
+            0.0
+        } else {
+            self.free_inverse_mass
+        };
+        let columns = self.solver.cloth().columns as usize;
+        for corner in [0, columns - 1] {
+            self.solver.set_inverse_mass(corner, w)?;
+        }
+        Ok(())
+    }
+
+    fn rebuild(&mut self) -> Result<()> {
+        self.grab = None;
+        self.settings.corners_pinned = true;
+        let (solver, free) = build_solver(&self.ctx, &self.settings)?;
+        self.mesh =
+            self.renderer
+                .cloth_mesh(&self.ctx.device, solver.cloth(), solver.position_buffer());
+        self.solver = solver;
+        self.free_inverse_mass = free;
+        Ok(())
+    }
+
+    /// Advances the simulation by one frame (unless paused).
+    fn simulate(&mut self, wall_dt: f64, fixed_dt: Option<f64>) -> Result<()> {
+        if self.settings.paused && !self.settings.step_once {
+            return Ok(());
+        }
+        self.settings.step_once = false;
+        let dt = match fixed_dt {
+            Some(dt) => dt,
+            // Jitter: a random frame time, to show what each integrator does with it.
+            None if self.settings.jitter => 1.0 / self.rng.random_range(30.0..=144.0),
+            // The measured frame time, clamped so a stall does not become a huge step.
+            None => wall_dt.clamp(1.0 / 240.0, 1.0 / 30.0),
+        };
+        if let Some(g) = &self.grab {
+            let ray = self.camera.ray(self.cursor, self.viewport());
+            if let Some(p) = ray_plane(&ray, g.plane_point, g.plane_normal) {
+                self.solver.set_particle(g.index, p, 0.0)?;
+            }
+        }
+        self.solver.set_params(self.settings.params())?;
+        let timer = self.timer.as_mut().filter(|t| t.pending.is_none());
+        let writes = timer.as_ref().map(|t| wgpu::ComputePassTimestampWrites {
+            query_set: &t.queries,
+            beginning_of_pass_write_index: Some(0),
+            end_of_pass_write_index: Some(1),
+        });
+        let mut encoder = self.solver.step_with_timestamps(dt, writes)?;
+        if let Some(t) = timer {
+            encoder.resolve_query_set(&t.queries, 0..2, &t.resolve, 0);
+            encoder.copy_buffer_to_buffer(&t.resolve, 0, &t.readback, 0, 16);
+            self.solver.submit(encoder);
+            let done = Arc::new(AtomicBool::new(false));
+            let flag = done.clone();
+            t.readback.map_async(wgpu::MapMode::Read, .., move |r| {
+                flag.store(r.is_ok(), Ordering::Release);
+            });
+            t.pending = Some(done);
+        } else {
+            self.solver.submit(encoder);
+        }
+        Ok(())
+    }
+
+    /// One frame: simulate, draw, present. Returns true when the demo should exit.
+    fn frame(&mut self, options: &DemoOptions) -> Result<bool> {
+        let now = Instant::now();
+        let wall_dt = now.duration_since(self.last_frame).as_secs_f64();
+        self.last_frame = now;
+        if wall_dt > 0.0 {
+            self.fps = 0.9 * self.fps + 0.1 / wall_dt;
+        }
+        // Screenshots use a fixed 60 fps step so the picture does not depend on machine speed.
+        let fixed = options.screenshot.as_ref().map(|_| 1.0 / 60.0);
+        self.simulate(wall_dt, fixed)?;
+        poll(&self.ctx.device);
+        if let Some(t) = &mut self.timer {
+            t.collect();
+        }
+        self.frames += 1;
+
+        if let Some(path) = &options.screenshot
+            && self.frames >= options.frames
+        {
+            self.save_screenshot(path, options.size)?;
+            return Ok(true);
+        }
+        if self.config.width == 0
+            || self.config.height == 0
+            || self.window.is_minimized() == Some(true)
+        {
+            return Ok(false);
+        }
+        let texture = match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(t)
+            | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
+            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
+                // Reconfigure and try again next frame.
+                self.surface.configure(&self.ctx.device, &self.config);
+                return Ok(false);
+            }
+            _ => return Ok(false),
+        };
+        let view = texture.texture.create_view(&Default::default());
+        let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+        let scene = self.scene_view(self.viewport());
+        self.renderer.draw(
+            &self.ctx.queue,
+            &mut encoder,
+            &self.targets,
+            &view,
+            &self.mesh,
+            self.solver.position_buffer(),
+            &scene,
+        );
+        self.draw_ui(&mut encoder, &view)?;
+        self.ctx.queue.submit([encoder.finish()]);
+        self.window.pre_present_notify();
+        self.ctx.queue.present(texture);
+        Ok(false)
+    }
+
+    fn scene_view(&self, viewport: Vec2) -> SceneView {
+        let s = &self.settings;
+        SceneView {
+            view_proj: self.camera.view_projection(viewport.x / viewport.y),
+            eye: self.camera.eye(),
+            sphere: s.sphere_on.then_some((s.sphere.center, s.sphere.radius)),
+            ground: s.ground_on.then_some(s.ground),
+        }
+    }
+
+    /// Builds the control panel and draws it over the scene.
+    fn draw_ui(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        view: &wgpu::TextureView,
+    ) -> Result<()> {
+        let raw = self.egui.state.take_egui_input(&self.window);
+        let mut actions = UiActions::default();
+        let hud = Hud {
+            fps: self.fps,
+            solver_ms: self.timer.as_ref().and_then(|t| t.last_ms),
+            particles: self.solver.cloth().particle_count(),
+            constraints: self.solver.cloth().constraint_count(),
+            colors: self.solver.cloth().colors.len(),
+            adapter: self.solver.backend_name(),
+            note: self.cpu_note.clone(),
+        };
+        let settings = &mut self.settings;
+        let output = self.egui.ctx.run_pass(raw, |ctx| {
+            controls(ctx, settings, &hud, &mut actions);
+        });
+        self.egui
+            .state
+            .handle_platform_output(&self.window, output.platform_output);
+        if actions.rebuild {
+            self.rebuild()?;
+        }
+        if actions.reset {
+            self.reset()?;
+        }
+        if actions.toggle_corners {
+            self.settings.corners_pinned = !self.settings.corners_pinned;
+            self.toggle_corners()?;
+        }
+        for (k, kind) in ConstraintKind::ALL.iter().enumerate() {
+            if actions.stiffness_changed[k] {
+                self.solver
+                    .set_stiffness(*kind, self.settings.stiffness[k])?;
+            }
+        }
+
+        let screen = egui_wgpu::ScreenDescriptor {
+            size_in_pixels: [self.config.width, self.config.height],
+            pixels_per_point: output.pixels_per_point,
+        };
+        let jobs = self
+            .egui
+            .ctx
+            .tessellate(output.shapes, output.pixels_per_point);
+        for (id, deltas) in &output.textures_delta.set {
+            for delta in deltas {
+                self.egui
+                    .renderer
+                    .update_texture(&self.ctx.device, &self.ctx.queue, *id, delta);
+            }
+        }
+        let extra = self.egui.renderer.update_buffers(
+            &self.ctx.device,
+            &self.ctx.queue,
+            encoder,
+            &jobs,
+            &screen,
+        );
+        if !extra.is_empty() {
+            self.ctx.queue.submit(extra);
+        }
+        {
+            let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("egui"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Load,
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: None,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            self.egui
+                .renderer
+                .render(&mut pass.forget_lifetime(), &jobs, &screen);
+        }
+        for id in &output.textures_delta.free {
+            self.egui.renderer.free_texture(id);
+        }
+        Ok(())
+    }
+
+    /// Draws the scene into an offscreen texture of `size` and writes it as PNG.
+    fn save_screenshot(&mut self, path: &std::path::Path, size: (u32, u32)) -> Result<()> {
+        let device = &self.ctx.device;
+        let format = self.config.format;
+        let texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("screenshot"),
+            size: wgpu::Extent3d {
+                width: size.0,
+                height: size.1,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let view = texture.create_view(&Default::default());
+        let targets = Targets::new(device, format, size, self.renderer.samples());
+        // Rows of a texture copy must be 256-byte aligned.
+        let row = (size.0 * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+        let readback = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("screenshot readback"),
+            size: row as u64 * size.1 as u64,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = device.create_command_encoder(&Default::default());
+        let scene = self.scene_view(Vec2::new(size.0 as f32, size.1 as f32));
+        self.renderer.draw(
+            &self.ctx.queue,
+            &mut encoder,
+            &targets,
+            &view,
+            &self.mesh,
+            self.solver.position_buffer(),
+            &scene,
+        );
+        encoder.copy_texture_to_buffer(
+            texture.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer: &readback,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(row),
+                    rows_per_image: Some(size.1),
+                },
+            },
+            wgpu::Extent3d {
+                width: size.0,
+                height: size.1,
+                depth_or_array_layers: 1,
+            },
+        );
+        self.ctx.queue.submit([encoder.finish()]);
+        let bytes = read_mapped(device, &readback)?;
+        let bgra = matches!(
+            format,
+            wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb
+        );
+        let mut rgba = Vec::with_capacity((size.0 * size.1 * 4) as usize);
+        for y in 0..size.1 as usize {
+            for px in bytes[y * row as usize..][..size.0 as usize * 4].chunks_exact(4) {
+                if bgra {
+                    rgba.extend_from_slice(&[px[2], px[1], px[0], 255]);
+                } else {
+                    rgba.extend_from_slice(&[px[0], px[1], px[2], 255]);
+                }
+            }
+        }
+        image::save_buffer(path, &rgba, size.0, size.1, image::ColorType::Rgba8).map_err(|e| {
+            ChiffonError::Io {
+                path: path.display().to_string(),
+                source: std::io::Error::other(e),
+            }
+        })?;
+        println!(
+            "wrote {} ({}x{}, frame {}, {}x{} cloth on {})",
+            path.display(),
+            size.0,
+            size.1,
+            self.frames,
+            self.settings.grid,
+            self.settings.grid,
+            self.solver.backend_name()
+        );
+        Ok(())
+    }
+}
+
+/// What the panel asked for this frame, applied after the UI pass.
+#[derive(Default)]
+struct UiActions {
+    rebuild: bool,
+    reset: bool,
+    toggle_corners: bool,
+    stiffness_changed: [bool; 3],
+}
+
+struct Hud {
+    fps: f64,
+    solver_ms: Option<f64>,
+    particles: usize,
+    constraints: usize,
+    colors: usize,
+    adapter: String,
+    note: Option<String>,
+}
+
+fn controls(ctx: &egui::Context, s: &mut Settings, hud: &Hud, actions: &mut UiActions) {
+    egui::Window::new("chiffon")
+        .default_pos([12.0, 12.0])
+        .default_width(280.0)
+        .show(ctx, |ui| {
+            ui.label(format!("{:.0} fps", hud.fps));
+            ui.label(match hud.solver_ms {
+                Some(ms) => format!("solver: {ms:.2} ms/frame (GPU timestamps)"),
+                None => "solver: no GPU timestamps on this adapter".into(),
+            });
+            ui.label(format!(
+                "{} particles, {} constraints, {} colors",
+                hud.particles, hud.constraints, hud.colors
+            ));
+            ui.label(format!("adapter: {}", hud.adapter));
+            if let Some(note) = &hud.note {
+                ui.colored_label(egui::Color32::from_rgb(230, 180, 80), note);
+            }
+            ui.separator();
+            ui.horizontal(|ui| {
+                if ui.button(if s.paused { "Run" } else { "Pause" }).clicked() {
+                    s.paused = !s.paused;
+                }
+                if ui.button("Step").clicked() {
+                    s.step_once = true;
+                }
+                if ui.button("Reset").clicked() {
+                    actions.reset = true;
+                }
+                if ui
+                    .button(if s.corners_pinned {
+                        "Unpin corners"
+                    } else {
+                        "Pin corners"
+                    })
+                    .clicked()
+                {
+                    actions.toggle_corners = true;
+                }
+            });
+            egui::ComboBox::from_label("resolution")
+                .selected_text(format!("{0}x{0}", s.grid))
+                .show_ui(ui, |ui| {
+                    for n in [32, 64, 128, 256, 512, 1024] {
+                        if ui
+                            .selectable_value(&mut s.grid, n, format!("{n}x{n}"))
+                            .changed()
+                        {
+                            actions.rebuild = true;
+                        }
+                    }
+                });
+            egui::ComboBox::from_label("integrator")
+                .selected_text(match s.integrator {
+                    Integrator::Verlet => "Verlet",
+                    Integrator::TimeCorrected => "time-corrected",
+                    Integrator::TimeCorrectedExact => "exact",
+                })
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut s.integrator, Integrator::Verlet, "Verlet");
+                    ui.selectable_value(
+                        &mut s.integrator,
+                        Integrator::TimeCorrected,
+                        "time-corrected",
+                    );
+                    ui.selectable_value(&mut s.integrator, Integrator::TimeCorrectedExact, "exact");
+                });
+            ui.checkbox(&mut s.jitter, "frame-time jitter (random dt, 30-144 fps)");
+            ui.add(egui::Slider::new(&mut s.iterations, 1..=100).text("iterations"));
+            ui.add(egui::Slider::new(&mut s.substeps, 1..=16).text("substeps"));
+            ui.add(egui::Slider::new(&mut s.damping, 0.0..=5.0).text("damping (1/s)"));
+            for (k, name) in ["structural", "shear", "bend"].iter().enumerate() {
+                let r = ui.add(egui::Slider::new(&mut s.stiffness[k], 0.05..=1.0).text(*name));
+                actions.stiffness_changed[k] |= r.changed();
+            }
+            ui.add(egui::Slider::new(&mut s.gravity, 0.0..=30.0).text("gravity (m/s²)"));
+            ui.checkbox(&mut s.wind_on, "wind (W)");
+            ui.add(egui::Slider::new(&mut s.wind_strength, 0.0..=20.0).text("wind (m/s²)"));
+            ui.add(
+                egui::Slider::new(&mut s.wind_heading_deg, -180.0..=180.0).text("wind heading (°)"),
+            );
+            ui.checkbox(&mut s.sphere_on, "sphere (arrow keys move it)");
+            ui.add(egui::Slider::new(&mut s.sphere.center.x, -1.0..=1.0).text("sphere x"));
+            ui.add(egui::Slider::new(&mut s.sphere.center.y, -0.5..=1.5).text("sphere y"));
+            ui.add(egui::Slider::new(&mut s.sphere.center.z, -1.0..=1.0).text("sphere z"));
+            ui.add(egui::Slider::new(&mut s.sphere.radius, 0.05..=0.6).text("sphere radius"));
+            ui.checkbox(&mut s.ground_on, "ground");
+            ui.separator();
+            ui.small("drag cloth: grab  ·  drag elsewhere / right-drag: orbit  ·  wheel: zoom");
+            ui.small("Space pause · N step · R reset · W wind · P pin corners");
+        });
+}

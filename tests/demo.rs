@@ -1,0 +1,152 @@
+//! The demo's screenshot mode, run in a real window under Xvfb with the real renderer.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn xvfb_run_available() -> bool {
+    Command::new("xvfb-run").arg("--help").output().is_ok()
+}
+
+/// Runs `chiffon demo ARGS` under `xvfb-run`, or returns `None` (loudly) where that cannot work.
+fn demo(test: &str, args: &[&str]) -> Option<Output> {
+    common::gpu(test)?;
+    if !xvfb_run_available() {
+        if std::env::var("CHIFFON_REQUIRE_GPU").is_ok_and(|v| v == "1") {
+            panic!("{test}: xvfb-run is missing (apt-get install xvfb)");
+        }
+        eprintln!("\n!!!!!!!! SKIPPED {test}: xvfb-run not found (apt-get install xvfb)\n");
+        return None;
+    }
+    Some(
+        Command::new("xvfb-run")
+            .args(["-a", "-s", "-screen 0 1600x1000x24"])
+            .arg(env!("CARGO_BIN_EXE_chiffon"))
+            .arg("demo")
+            .args(args)
+            .output()
+            .unwrap(),
+    )
+}
+
+fn screenshot(test: &str, dir: &Path, frames: u32) -> Option<image::RgbaImage> {
+    let path: PathBuf = dir.join(format!("frame{frames}.png"));
+    let frames = frames.to_string();
+    let out = demo(
+        test,
+        &[
+            "--screenshot",
+            path.to_str().unwrap(),
+            "--frames",
+            &frames,
+            "--size",
+            "640x360",
+        ],
+    )?;
+    assert!(
+        out.status.success(),
+        "demo failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(image::open(&path).unwrap().to_rgba8())
+}
+
+/// Pixels of the cloth's red checker squares: red well above green and blue.
+fn cloth_pixels(img: &image::RgbaImage) -> Vec<(u32, u32)> {
+    img.enumerate_pixels()
+        .filter(|(_, _, p)| p[0] as i32 > p[1] as i32 + 60 && p[0] as i32 > p[2] as i32 + 60)
+        .map(|(x, y, _)| (x, y))
+        .collect()
+}
+
+#[test]
+fn screenshot_shows_the_cloth_falling() {
+    let test = "screenshot_shows_the_cloth_falling";
+    let dir = std::env::temp_dir().join(format!("chiffon-demo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let Some(first) = screenshot(test, &dir, 1) else {
+        return;
+    };
+    let last = screenshot(test, &dir, 120).unwrap();
+    for img in [&first, &last] {
+        assert_eq!(img.dimensions(), (640, 360));
+    }
+    let total = (640 * 360) as f64;
+    // The cloth is in the picture.
+    let (red_first, red_last) = (cloth_pixels(&first), cloth_pixels(&last));
+    assert!(
+        red_first.len() as f64 > 0.01 * total,
+        "no cloth at frame 1: {} red pixels",
+        red_first.len()
+    );
+    assert!(
+        red_last.len() as f64 > 0.01 * total,
+        "no cloth at frame 120: {} red pixels",
+        red_last.len()
+    );
+    // Not a blank or uniform frame: a real fraction differs from the background color.
+    let bg = *last.get_pixel(2, 2);
+    let non_bg = last.pixels().filter(|p| **p != bg).count() as f64;
+    assert!(
+        non_bg > 0.2 * total,
+        "mostly background: {non_bg} of {total} pixels differ"
+    );
+    // The cloth moved: its pixels are not where they were at frame 1.
+    let moved = first
+        .pixels()
+        .zip(last.pixels())
+        .filter(|(a, b)| {
+            a.0.iter()
+                .zip(b.0.iter())
+                .any(|(x, y)| (*x as i32 - *y as i32).abs() > 24)
+        })
+        .count() as f64;
+    assert!(
+        moved > 0.02 * total,
+        "the cloth region barely changed: {moved} pixels"
+    );
+    let centroid = |px: &[(u32, u32)]| px.iter().map(|p| p.1 as f64).sum::<f64>() / px.len() as f64;
+    // It fell: its red squares sit lower in the image (y grows downwards).
+    assert!(centroid(&red_last) > centroid(&red_first) + 5.0);
+}
+
+#[test]
+fn demo_without_an_adapter_or_display_fails_clearly() {
+    let test = "demo_without_an_adapter_or_display_fails_clearly";
+    if common::gpu(test).is_none() {
+        return;
+    }
+    // No display at all: a clear error, not a panic.
+    let out = Command::new(env!("CARGO_BIN_EXE_chiffon"))
+        .args(["demo", "--screenshot", "/tmp/never.png"])
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("cannot open a window") && !stderr.contains("panicked"),
+        "{stderr}"
+    );
+
+    // A display but no matching adapter.
+    if !xvfb_run_available() {
+        return;
+    }
+    let out = Command::new("xvfb-run")
+        .args(["-a"])
+        .arg(env!("CARGO_BIN_EXE_chiffon"))
+        .args(["demo", "--screenshot", "/tmp/never.png"])
+        .env("WGPU_ADAPTER_NAME", "no-such-adapter")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("no-such-adapter") && !stderr.contains("panicked"),
+        "{stderr}"
+    );
+}
