@@ -18,7 +18,7 @@ use serde::Serialize;
 use crate::cloth::{Cloth, ClothBuilder, ConstraintKind, Layout, Pinning};
 use crate::cpu::CpuSolver;
 use crate::error::{ChiffonError, Result};
-use crate::gpu::context::read_mapped;
+use crate::gpu::timer::PassTimer;
 use crate::gpu::{GpuContext, GpuSolver};
 use crate::params::SolverParams;
 use crate::plot::{DrawResult, Figure};
@@ -210,43 +210,6 @@ impl Progress {
     }
 }
 
-/// GPU timestamps around each frame's compute pass.
-struct GpuTimer {
-    queries: wgpu::QuerySet,
-    resolve: wgpu::Buffer,
-    readback: wgpu::Buffer,
-    period_ns: f64,
-}
-
-impl GpuTimer {
-    fn new(ctx: &GpuContext) -> Option<Self> {
-        if !ctx.has_timestamps() {
-            return None;
-        }
-        let device = &ctx.device;
-        Some(Self {
-            queries: device.create_query_set(&wgpu::QuerySetDescriptor {
-                label: Some("frame timestamps"),
-                ty: wgpu::QueryType::Timestamp,
-                count: 2,
-            }),
-            resolve: device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("timestamp resolve"),
-                size: 16,
-                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            }),
-            readback: device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("timestamp readback"),
-                size: 16,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            }),
-            period_ns: ctx.queue.get_timestamp_period() as f64,
-        })
-    }
-}
-
 struct Timing {
     wall_ms: Vec<f64>,
     gpu_ms: Vec<f64>,
@@ -254,7 +217,7 @@ struct Timing {
 
 fn time_gpu(
     solver: &mut GpuSolver,
-    timer: Option<&GpuTimer>,
+    timer: Option<&PassTimer>,
     args: &BenchArgs,
     progress: &mut Progress,
 ) -> Result<Timing> {
@@ -265,15 +228,10 @@ fn time_gpu(
     let total = args.warmup + args.frames;
     for k in 0..total {
         let start = Instant::now();
-        let writes = timer.map(|t| wgpu::ComputePassTimestampWrites {
-            query_set: &t.queries,
-            beginning_of_pass_write_index: Some(0),
-            end_of_pass_write_index: Some(1),
-        });
-        let mut encoder = solver.step_with_timestamps(DT, writes)?;
+        let mut encoder =
+            solver.step_with_timestamps(DT, timer.map(PassTimer::timestamp_writes))?;
         if let Some(t) = timer {
-            encoder.resolve_query_set(&t.queries, 0..2, &t.resolve, 0);
-            encoder.copy_buffer_to_buffer(&t.resolve, 0, &t.readback, 0, 16);
+            t.resolve(&mut encoder);
         }
         solver.submit(encoder);
         // Wall time runs to the completed fence.
@@ -282,10 +240,7 @@ fn time_gpu(
         if k >= args.warmup {
             t.wall_ms.push(wall);
             if let Some(timer) = timer {
-                let bytes = read_mapped(solver.device(), &timer.readback)?;
-                let ticks: &[u64] = bytemuck::cast_slice(&bytes);
-                let ns = ticks[1].saturating_sub(ticks[0]) as f64 * timer.period_ns;
-                t.gpu_ms.push(ns / 1e6);
+                t.gpu_ms.push(timer.read_blocking(solver.device())?);
             }
         }
         progress.tick(k + 1, total);
@@ -405,7 +360,7 @@ pub fn run(args: &BenchArgs) -> Result<Vec<BenchRecord>> {
         None
     };
     let adapter = ctx.as_ref().map(GpuContext::describe).unwrap_or_default();
-    let timer = ctx.as_ref().and_then(GpuTimer::new);
+    let timer = ctx.as_ref().and_then(PassTimer::new);
     let cpu_name = format!("cpu reference ({})", cpu_description());
     let params = standard_params(&args);
     let mut out = Vec::new();

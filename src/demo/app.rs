@@ -3,7 +3,6 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use glam::{Vec2, Vec3};
@@ -20,6 +19,7 @@ use super::render::{ClothMesh, Renderer, SceneView, Targets};
 use crate::cloth::{ClothBuilder, ConstraintKind, Layout, Pinning};
 use crate::error::{ChiffonError, Result};
 use crate::gpu::context::{poll, read_mapped};
+use crate::gpu::timer::PassTimer;
 use crate::gpu::{GpuContext, GpuSolver};
 use crate::integrator::Integrator;
 use crate::params::{SolverParams, Sphere};
@@ -181,59 +181,6 @@ impl Settings {
     }
 }
 
-/// Non-blocking GPU timing of the solver's pass: timestamps are resolved into a buffer that is
-/// mapped asynchronously and read on a later frame.
-struct SolverTimer {
-    queries: wgpu::QuerySet,
-    resolve: wgpu::Buffer,
-    readback: wgpu::Buffer,
-    period_ns: f64,
-    pending: Option<Arc<AtomicBool>>,
-    last_ms: Option<f64>,
-}
-
-impl SolverTimer {
-    fn new(ctx: &GpuContext) -> Option<Self> {
-        ctx.has_timestamps().then(|| Self {
-            queries: ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
-                label: Some("solver timestamps"),
-                ty: wgpu::QueryType::Timestamp,
-                count: 2,
-            }),
-            resolve: ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("solver timestamps resolve"),
-                size: 16,
-                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            }),
-            readback: ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("solver timestamps readback"),
-                size: 16,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            }),
-            period_ns: ctx.queue.get_timestamp_period() as f64,
-            pending: None,
-            last_ms: None,
-        })
-    }
-
-    /// Collects a finished measurement, if any.
-    fn collect(&mut self) {
-        if let Some(flag) = &self.pending
-            && flag.load(Ordering::Acquire)
-        {
-            if let Ok(view) = self.readback.get_mapped_range(..) {
-                let ticks: &[u64] = bytemuck::cast_slice(&view);
-                self.last_ms =
-                    Some(ticks[1].saturating_sub(ticks[0]) as f64 * self.period_ns / 1e6);
-            }
-            self.readback.unmap();
-            self.pending = None;
-        }
-    }
-}
-
 struct Egui {
     ctx: egui::Context,
     state: egui_winit::State,
@@ -253,7 +200,8 @@ struct State {
     settings: Settings,
     camera: OrbitCamera,
     egui: Egui,
-    timer: Option<SolverTimer>,
+    timer: Option<PassTimer>,
+    solver_ms: Option<f64>,
     cursor: Vec2,
     orbiting: bool,
     grab: Option<Grab>,
@@ -375,7 +323,7 @@ impl State {
         );
         let egui_renderer =
             egui_wgpu::Renderer::new(&ctx.device, config.format, Default::default());
-        let timer = SolverTimer::new(&ctx);
+        let timer = PassTimer::new(&ctx);
 
         Ok(Self {
             window,
@@ -394,6 +342,7 @@ impl State {
                 renderer: egui_renderer,
             },
             timer,
+            solver_ms: None,
             cursor: Vec2::ZERO,
             orbiting: false,
             grab: None,
@@ -556,25 +505,16 @@ impl State {
             }
         }
         self.solver.set_params(self.settings.params())?;
-        let timer = self.timer.as_mut().filter(|t| t.pending.is_none());
-        let writes = timer.as_ref().map(|t| wgpu::ComputePassTimestampWrites {
-            query_set: &t.queries,
-            beginning_of_pass_write_index: Some(0),
-            end_of_pass_write_index: Some(1),
-        });
+        // Time this frame's pass unless the previous measurement is still being read.
+        let timer = self.timer.as_mut().filter(|t| t.is_idle());
+        let writes = timer.as_ref().map(|t| t.timestamp_writes());
         let mut encoder = self.solver.step_with_timestamps(dt, writes)?;
+        if let Some(t) = &timer {
+            t.resolve(&mut encoder);
+        }
+        self.solver.submit(encoder);
         if let Some(t) = timer {
-            encoder.resolve_query_set(&t.queries, 0..2, &t.resolve, 0);
-            encoder.copy_buffer_to_buffer(&t.resolve, 0, &t.readback, 0, 16);
-            self.solver.submit(encoder);
-            let done = Arc::new(AtomicBool::new(false));
-            let flag = done.clone();
-            t.readback.map_async(wgpu::MapMode::Read, .., move |r| {
-                flag.store(r.is_ok(), Ordering::Release);
-            });
-            t.pending = Some(done);
-        } else {
-            self.solver.submit(encoder);
+            t.request();
         }
         Ok(())
     }
@@ -591,8 +531,8 @@ impl State {
         let fixed = options.screenshot.as_ref().map(|_| 1.0 / 60.0);
         self.simulate(wall_dt, fixed)?;
         poll(&self.ctx.device);
-        if let Some(t) = &mut self.timer {
-            t.collect();
+        if let Some(ms) = self.timer.as_mut().and_then(PassTimer::collect) {
+            self.solver_ms = Some(ms);
         }
         self.frames += 1;
 
@@ -657,7 +597,7 @@ impl State {
         let mut actions = UiActions::default();
         let hud = Hud {
             fps: self.fps,
-            solver_ms: self.timer.as_ref().and_then(|t| t.last_ms),
+            solver_ms: self.solver_ms,
             particles: self.solver.cloth().particle_count(),
             constraints: self.solver.cloth().constraint_count(),
             colors: self.solver.cloth().colors.len(),

@@ -5,6 +5,7 @@ use glam::{Mat4, Vec3};
 use crate::cpu::kernels::Grid;
 use crate::gpu::shaders;
 use crate::gpu::solver::{DEFAULT_WORKGROUP_SIZE, workgroups};
+use crate::gpu::storage_entry;
 
 /// Depth buffer format.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
@@ -436,19 +437,6 @@ impl Renderer {
             pass.set_index_buffer(self.sphere_indices.slice(..), wgpu::IndexFormat::Uint32);
             pass.draw_indexed(0..self.sphere_index_count, 0, 0..1);
         }
-    }
-}
-
-fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
     }
 }
 

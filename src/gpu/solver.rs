@@ -6,6 +6,7 @@ use glam::{Vec3, Vec4};
 
 use super::context::{GpuContext, read_mapped};
 use super::shaders::{self, ShaderFile};
+use super::storage_entry;
 use crate::cloth::Cloth;
 use crate::cloth::ConstraintKind;
 use crate::cpu::initial_positions;
@@ -162,16 +163,6 @@ impl GpuSolver {
                 ty: wgpu::BufferBindingType::Uniform,
                 has_dynamic_offset: true,
                 min_binding_size: wgpu::BufferSize::new(size as u64),
-            },
-            count: None,
-        };
-        let storage_entry = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only },
-                has_dynamic_offset: false,
-                min_binding_size: None,
             },
             count: None,
         };
