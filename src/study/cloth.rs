@@ -48,24 +48,14 @@ impl FrameRate {
     /// Frame times covering exactly [`DURATION`]; a random frame that would cross a checkpoint
     /// is shortened to land on it.
     pub fn dts(&self) -> Vec<f64> {
-        let mut rng = match self {
-            FrameRate::Random { seed, .. } => Some(ChaCha8Rng::seed_from_u64(*seed)),
-            FrameRate::Fixed(_) => None,
-        };
-        let mut out = Vec::new();
-        let mut t = 0.0;
-        while DURATION - t > 1e-9 {
-            let dt = match (self, rng.as_mut()) {
-                (FrameRate::Random { min, max, .. }, Some(r)) => 1.0 / r.random_range(*min..=*max),
-                (FrameRate::Fixed(f), _) => 1.0 / f,
-                _ => unreachable!(),
-            };
-            let next_checkpoint = ((t + 1e-9) / CHECKPOINT).floor() * CHECKPOINT + CHECKPOINT;
-            let dt = dt.min(next_checkpoint - t);
-            out.push(dt);
-            t += dt;
-        }
-        out
+        let mut rng = ChaCha8Rng::seed_from_u64(match self {
+            FrameRate::Random { seed, .. } => *seed,
+            FrameRate::Fixed(_) => 0,
+        });
+        super::clipped_steps(DURATION, CHECKPOINT, || match self {
+            FrameRate::Random { min, max, .. } => 1.0 / rng.random_range(*min..=*max),
+            FrameRate::Fixed(f) => 1.0 / f,
+        })
     }
 }
 

@@ -32,21 +32,27 @@ pub enum DtMode {
     Random,
 }
 
-/// Steps covering exactly `duration` s: fixed at `dt`, or random in [0.5, 1.5] × `dt`.
-pub fn steps(mode: DtMode, dt: f64, duration: f64, seed: u64) -> Vec<f64> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+/// Steps drawn from `next` until `duration` (s) is covered, each shortened where it would cross
+/// a multiple of `boundary` (s), so runs land exactly on the boundaries and the end.
+pub fn clipped_steps(duration: f64, boundary: f64, mut next: impl FnMut() -> f64) -> Vec<f64> {
     let mut out = Vec::new();
     let mut t = 0.0;
-    while duration - t > 1e-12 {
-        let h = match mode {
-            DtMode::Fixed => dt,
-            DtMode::Random => dt * rng.random_range(0.5..=1.5),
-        };
-        let h = h.min(duration - t);
+    while duration - t > 1e-9 {
+        let next_boundary = (((t + 1e-9) / boundary).floor() + 1.0) * boundary;
+        let h = next().min(next_boundary.min(duration) - t);
         out.push(h);
         t += h;
     }
     out
+}
+
+/// Steps covering exactly `duration` s: fixed at `dt`, or random in [0.5, 1.5] × `dt`.
+pub fn steps(mode: DtMode, dt: f64, duration: f64, seed: u64) -> Vec<f64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    clipped_steps(duration, duration, || match mode {
+        DtMode::Fixed => dt,
+        DtMode::Random => dt * rng.random_range(0.5..=1.5),
+    })
 }
 
 /// One cell of the error table.
