@@ -22,11 +22,6 @@ pub struct Coloring {
 }
 
 impl Coloring {
-    /// Number of colors (= dispatches per iteration).
-    pub fn color_count(&self) -> usize {
-        self.ranges.len()
-    }
-
     /// Constraints per color, in solve order.
     pub fn sizes(&self) -> Vec<u32> {
         self.ranges.iter().map(|r| r.end - r.start).collect()

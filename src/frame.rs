@@ -77,7 +77,6 @@ pub struct FramePlan {
 #[derive(Clone, Debug, Default)]
 pub struct StepClock {
     previous_h: Option<f64>,
-    frames: u64,
 }
 
 impl StepClock {
@@ -97,7 +96,6 @@ impl StepClock {
         let first = params.integrator.coefficients(h, h_prev);
         let rest = params.integrator.coefficients(h, h);
         self.previous_h = Some(h);
-        self.frames += 1;
         let uniform = |c| step_params(params, c, h, particle_count as u32);
         Ok(FramePlan {
             h,
@@ -110,11 +108,6 @@ impl StepClock {
     /// Forgets the history: the next frame starts Verlet afresh.
     pub fn reset(&mut self) {
         *self = Self::default();
-    }
-
-    /// Frames planned since construction or reset.
-    pub fn frames(&self) -> u64 {
-        self.frames
     }
 }
 

@@ -210,6 +210,8 @@ struct State {
     frames: u32,
     rng: ChaCha8Rng,
     cpu_note: Option<String>,
+    /// Adapter description for the HUD, made once.
+    adapter_name: String,
 }
 
 /// The default scene: a cloth held by two corners, falling onto a sphere above the ground.
@@ -351,6 +353,7 @@ impl State {
             frames: 0,
             rng: ChaCha8Rng::seed_from_u64(1),
             cpu_note,
+            adapter_name: ctx.describe(),
             ctx,
         })
     }
@@ -601,8 +604,8 @@ impl State {
             particles: self.solver.cloth().particle_count(),
             constraints: self.solver.cloth().constraint_count(),
             colors: self.solver.cloth().colors.len(),
-            adapter: self.solver.backend_name(),
-            note: self.cpu_note.clone(),
+            adapter: &self.adapter_name,
+            note: self.cpu_note.as_deref(),
         };
         let settings = &mut self.settings;
         let output = self.egui.ctx.run_pass(raw, |ctx| {
@@ -780,14 +783,14 @@ struct UiActions {
     stiffness_changed: [bool; 3],
 }
 
-struct Hud {
+struct Hud<'a> {
     fps: f64,
     solver_ms: Option<f64>,
     particles: usize,
     constraints: usize,
     colors: usize,
-    adapter: String,
-    note: Option<String>,
+    adapter: &'a str,
+    note: Option<&'a str>,
 }
 
 fn controls(ctx: &egui::Context, s: &mut Settings, hud: &Hud, actions: &mut UiActions) {
@@ -805,7 +808,7 @@ fn controls(ctx: &egui::Context, s: &mut Settings, hud: &Hud, actions: &mut UiAc
                 hud.particles, hud.constraints, hud.colors
             ));
             ui.label(format!("adapter: {}", hud.adapter));
-            if let Some(note) = &hud.note {
+            if let Some(note) = hud.note {
                 ui.colored_label(egui::Color32::from_rgb(230, 180, 80), note);
             }
             ui.separator();

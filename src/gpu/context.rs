@@ -102,11 +102,6 @@ impl GpuContext {
         Ok(())
     }
 
-    /// Blocks until all submitted work is done.
-    pub fn wait(&self) -> Result<()> {
-        wait(&self.device)
-    }
-
     /// Copies `buffer` (which needs `COPY_SRC`) into a staging buffer and returns its bytes.
     /// For tests and export; never inside a frame.
     pub fn read_buffer(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>> {
