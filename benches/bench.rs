@@ -7,12 +7,12 @@ use clap::Parser;
 #[command(name = "bench", about = "chiffon's headless compute benchmark")]
 struct Cli {
     #[command(flatten)]
-    args: chiffon::bench::BenchArgs,
+    args: chiffon::cli::BenchArgs,
 }
 
 fn main() -> anyhow::Result<()> {
     // cargo passes `--bench` to harness-less benches; it is not one of ours.
     let cli = Cli::parse_from(std::env::args().filter(|a| a != "--bench"));
-    chiffon::bench::run_and_report(&cli.args)?;
+    cli.args.run()?;
     Ok(())
 }

@@ -1,5 +1,5 @@
 // Push particles out of the ground plane and the sphere by projection, one thread per particle
-// (CPU twin: src/cpu/kernels.rs `collide`). Friction and the no-bounce response edit the
+// (CPU twin: src/cpu/collide.rs). Friction and the no-bounce response edit the
 // previous position, i.e. the implied velocity, so the next integrate step sees them.
 
 @group(0) @binding(0) var<uniform> params: StepParams;

@@ -1,25 +1,28 @@
 // Declarations shared by the solver kernels. The host prepends this file to each kernel
-// (src/gpu/shaders.rs); the CPU twins of these structs live in src/frame.rs and src/cloth.rs.
+// (src/gpu/shaders.rs); their Rust twins are listed in src/config.rs (GPU_STRUCTS), and tests/shaders.rs
+// checks with naga that sizes and offsets agree.
 
-// Threads per workgroup; the host may override it (the benchmark measures several sizes).
-override WORKGROUP_SIZE: u32 = 64u;
+// Threads per workgroup. The host always sets it (src/gpu/kernels.rs), to
+// config::DEFAULT_WORKGROUP_SIZE (128) unless the benchmark asks for another size.
+override WORKGROUP_SIZE: u32 = 128u;
 
-// Per-substep parameters of `integrate` and `collide` (Rust: frame::StepParams).
+// Per-substep parameters of `start`, `integrate` and `collide` (Rust: config::StepParams).
 struct StepParams {
-    accel: vec4<f32>,      // xyz: gravity + wind (m/s²)
-    sphere: vec4<f32>,     // xyz: centre (m), w: radius (m); 0 = no sphere
-    ratio: f32,            // dt_i / dt_{i-1}
-    damping: f32,          // exp(-c h): velocity kept this substep
-    accel_scale: f32,      // h² (or h (h + h_prev) / 2 for the exact form), s²
-    ground_y: f32,         // ground height (m)
-    ground_on: u32,        // 1 when the ground plane exists
-    friction: f32,         // tangential motion removed on contact, [0, 1]
+    accel: vec4<f32>,          // xyz: gravity + wind (m/s²)
+    start_velocity: vec4<f32>, // xyz: initial velocity of free particles (m/s), for `start`
+    sphere: vec4<f32>,         // xyz: centre (m), w: radius (m); 0 = no sphere
+    ratio: f32,                // h / h_prev
+    damping: f32,              // exp(-c h): velocity kept this substep
+    accel_scale: f32,          // h² (or h (h + h_prev) / 2 for the exact form), s²
+    h: f32,                    // substep length (s)
+    ground_y: f32,             // ground height (m)
+    ground_on: u32,            // 1 when the ground plane exists
+    friction: f32,             // tangential motion removed on contact, [0, 1]
     particle_count: u32,
-    pad: u32,
 }
 
 // The slice of the color-sorted constraint buffer one `solve_color` dispatch covers
-// (Rust: frame::ColorRange).
+// (Rust: config::ColorRange).
 struct ColorRange {
     start: u32,
     count: u32,
@@ -33,6 +36,14 @@ struct Constraint {
     j: u32,
     rest: f32,        // m
     stiffness: f32,   // (0, 1]
+}
+
+// The grid of `compute_normals` (Rust: config::Grid).
+struct Grid {
+    columns: u32,
+    rows: u32,
+    pad0: u32,
+    pad1: u32,
 }
 
 // Linear thread index. Large dispatches are split over y, because one dimension holds at most

@@ -1,4 +1,4 @@
-// Time-corrected Verlet, one thread per particle (CPU twin: src/cpu/kernels.rs `integrate`).
+// Time-corrected Verlet, one thread per particle (CPU twin: src/cpu/integrate.rs).
 //   x_next = x + (x - x_prev) * (ratio * damping) + accel * accel_scale
 // The host folds the integrator choice into `ratio` and `accel_scale` (src/integrator.rs).
 

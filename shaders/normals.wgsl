@@ -1,13 +1,6 @@
 // Per-particle normals of a grid cloth from central differences, for drawing
-// (CPU twin: src/cpu/kernels.rs `compute_normals`). One thread per particle; reads neighbours
+// (CPU twin: src/cpu/normals.rs). One thread per particle; reads neighbours
 // only, so no atomics are needed.
-
-struct Grid {
-    columns: u32,
-    rows: u32,
-    pad0: u32,
-    pad1: u32,
-}
 
 @group(0) @binding(0) var<uniform> grid: Grid;
 @group(0) @binding(1) var<storage, read> positions: array<vec4<f32>>;

@@ -1,5 +1,5 @@
 // Relax one color of distance constraints, one thread per constraint
-// (CPU twin: src/cpu/kernels.rs `solve_color`). Within a color no two constraints share a
+// (CPU twin: src/cpu/solve_color.rs). Within a color no two constraints share a
 // particle, so the read-modify-write of both ends needs no atomics.
 
 @group(0) @binding(0) var<uniform> color: ColorRange;

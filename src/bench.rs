@@ -11,103 +11,122 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use clap::{Args, ValueEnum};
 use plotters::prelude::*;
 use serde::Serialize;
 
-use crate::cloth::{Cloth, ClothBuilder, ConstraintKind, Layout, Pinning};
+use crate::cloth::Cloth;
+use crate::config::DEFAULT_WORKGROUP_SIZE;
 use crate::cpu::CpuSolver;
 use crate::error::{ChiffonError, Result};
-use crate::gpu::timer::PassTimer;
-use crate::gpu::{GpuContext, GpuSolver};
-use crate::params::SolverParams;
+use crate::gpu::{GpuContext, GpuSolver, StageTimer, StageTimes};
 use crate::plot::{DrawResult, Figure};
-use crate::solver::Solver;
+use crate::scenes::{STANDARD_DT, standard_cloth, standard_params};
+use crate::schedule::Stage;
+use crate::solver::{Backend, Solver};
 
 /// Bytes one constraint solve moves (two vec4 reads + two writes + the record).
 pub const BYTES_PER_SOLVE: u64 = 80;
 /// Bytes integrate (64) and collide (16) move per particle per substep.
 pub const BYTES_PER_PARTICLE_STEP: u64 = 80;
 
-/// Which solvers to run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
-pub enum BenchBackend {
-    Gpu,
-    Cpu,
-    Both,
+/// What to benchmark (the command line's `BenchArgs` in [`crate::cli`] fill it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenchConfig {
+    /// Grid sizes N (N×N particles). Default 64, 128, 256.
+    pub sizes: Vec<u32>,
+    /// Constraint iterations per substep. Default 10.
+    pub iterations: u32,
+    /// Substeps per frame. Default 1.
+    pub substeps: u32,
+    /// Timed frames per case. Default 60.
+    pub frames: usize,
+    /// Untimed frames before timing. Default 10.
+    pub warmup: usize,
+    /// Which solvers to run. Default both.
+    pub backends: Vec<Backend>,
+    /// Structural, shear and bend constraints on or off. Default all on.
+    pub kinds: [bool; 3],
+    /// The device's peak memory bandwidth (GB/s), to report achieved bandwidth as a percentage.
+    pub peak_gbps: Option<f64>,
+    /// Threads per workgroup of the solver kernels. Default [`DEFAULT_WORKGROUP_SIZE`].
+    pub workgroup_size: u32,
+    /// Smallest sizes and few frames: seconds in all (CI runs this).
+    pub quick: bool,
 }
 
-/// Benchmark options (the flags of `chiffon bench` and `cargo bench -- ...`).
-#[derive(Args, Debug, Clone)]
-pub struct BenchArgs {
-    /// Grid sizes N (N×N particles), comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "64,128,256")]
-    pub sizes: Vec<u32>,
-    /// Constraint iterations per substep.
-    #[arg(long, default_value_t = 10)]
-    pub iterations: u32,
-    /// Substeps per frame.
-    #[arg(long, default_value_t = 1)]
-    pub substeps: u32,
-    /// Timed frames per case.
-    #[arg(long, default_value_t = 60)]
-    pub frames: usize,
-    /// Untimed frames before timing.
-    #[arg(long, default_value_t = 10)]
-    pub warmup: usize,
-    /// Which solvers to run.
-    #[arg(long, value_enum, default_value_t = BenchBackend::Both)]
-    pub backend: BenchBackend,
-    /// Turn off structural constraints.
-    #[arg(long)]
-    pub no_structural: bool,
-    /// Turn off shear constraints.
-    #[arg(long)]
-    pub no_shear: bool,
-    /// Turn off bend constraints.
-    #[arg(long)]
-    pub no_bend: bool,
-    /// The device's peak memory bandwidth (GB/s), to report achieved bandwidth as a percentage.
-    #[arg(long, allow_negative_numbers = true)]
-    pub peak_gbps: Option<f64>,
-    /// Threads per workgroup of the solver kernels.
-    #[arg(long, default_value_t = crate::gpu::solver::DEFAULT_WORKGROUP_SIZE)]
-    pub workgroup_size: u32,
-    /// Write one JSON record per case to this file.
-    #[arg(long)]
+impl Default for BenchConfig {
+    fn default() -> Self {
+        Self {
+            sizes: vec![64, 128, 256],
+            iterations: 10,
+            substeps: 1,
+            frames: 60,
+            warmup: 10,
+            backends: Backend::ALL.to_vec(),
+            kinds: [true; 3],
+            peak_gbps: None,
+            workgroup_size: DEFAULT_WORKGROUP_SIZE,
+            quick: false,
+        }
+    }
+}
+
+/// Where the command line wants the results written, beside the table on stdout.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BenchOutputs {
+    /// One JSON record per case.
     pub json: Option<PathBuf>,
-    /// Plot ms/frame and constraint solves/s against particles (log-log) to .svg or .png.
-    #[arg(long)]
+    /// ms/frame and constraint solves/s against particles (log-log), .svg or .png.
     pub plot: Option<PathBuf>,
-    /// Smallest sizes and few frames: seconds in all (CI runs this).
-    #[arg(long)]
-    pub quick: bool,
 }
 
 /// One measured (or skipped) case.
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchRecord {
+    /// Backend name (`gpu` or `cpu`).
     pub backend: String,
+    /// What ran it: the adapter, or the CPU model.
     pub adapter: String,
+    /// Grid side N (N×N particles).
     pub n: u32,
+    /// Particles.
     pub particles: usize,
+    /// Constraints.
     pub constraints: usize,
+    /// Colors of the constraints.
     pub colors: usize,
+    /// Dispatches (GPU) or kernel calls (CPU) per frame, from the frame schedule.
     pub dispatches_per_frame: u64,
+    /// Constraint iterations per substep.
     pub iterations: u32,
+    /// Substeps per frame.
     pub substeps: u32,
+    /// Timed frames.
     pub frames: usize,
+    /// Median wall time per frame to a completed fence (ms).
     pub ms_per_frame_median: Option<f64>,
+    /// 90th percentile of the wall time per frame (ms).
     pub ms_per_frame_p90: Option<f64>,
-    /// GPU time between the frame pass's timestamps (null where not measured).
+    /// GPU time from the frame's first timestamp to its last (null where not measured).
     pub gpu_ms_per_frame: Option<f64>,
+    /// GPU time of each stage of the frame (ms, median over the timed frames), by
+    /// [`Stage::name`]; empty where not measured.
+    pub gpu_stage_ms: std::collections::BTreeMap<&'static str, f64>,
+    /// Constraint solves per second.
     pub constraint_solves_per_s: Option<f64>,
+    /// Bytes moved per frame by the design notes' model.
     pub bytes_per_frame: u64,
+    /// Achieved bandwidth by that model (GB/s).
     pub gbps: Option<f64>,
+    /// Achieved bandwidth as a percentage of `--peak-gbps`.
     pub peak_percent: Option<f64>,
+    /// GPU memory per particle (bytes).
     pub gpu_bytes_per_particle: Option<f64>,
+    /// Mean height of the final state (m).
     pub mean_y: Option<f64>,
+    /// Mean structural edge length over rest length, final state.
     pub stretch_mean: Option<f64>,
+    /// Largest structural edge length over rest length, final state.
     pub stretch_max: Option<f64>,
     /// CPU reference median / this backend's median, on the same case.
     pub speedup_vs_cpu: Option<f64>,
@@ -115,7 +134,7 @@ pub struct BenchRecord {
     pub skipped: Option<String>,
 }
 
-impl BenchArgs {
+impl BenchConfig {
     fn effective(&self) -> Self {
         let mut a = self.clone();
         if a.quick {
@@ -137,7 +156,10 @@ impl BenchArgs {
         if self.frames == 0 {
             return bad("--frames", "must be at least 1".into());
         }
-        if self.no_structural && self.no_shear && self.no_bend {
+        if self.backends.is_empty() {
+            return bad("--backend", "at least one backend must run".into());
+        }
+        if self.kinds == [false; 3] {
             return bad("constraint kinds", "at least one kind must stay on".into());
         }
         if let Some(p) = self.peak_gbps
@@ -148,31 +170,6 @@ impl BenchArgs {
         Ok(())
     }
 }
-
-/// The standard scene's cloth at N×N.
-pub fn standard_cloth(n: u32, args: &BenchArgs) -> Result<Cloth> {
-    let on = |off: bool| (!off).then_some(1.0);
-    ClothBuilder::grid(n, n)
-        .spacing(1.0 / (n - 1) as f32)
-        .total_mass(0.2)
-        .layout(Layout::Flat { height: 0.0 })
-        .pinning(Pinning::Corners)
-        .constraint(ConstraintKind::Structural, on(args.no_structural))
-        .constraint(ConstraintKind::Shear, on(args.no_shear))
-        .constraint(ConstraintKind::Bend, on(args.no_bend))
-        .build()
-}
-
-/// The standard scene's parameters.
-pub fn standard_params(args: &BenchArgs) -> SolverParams {
-    SolverParams {
-        iterations: args.iterations,
-        substeps: args.substeps,
-        ..SolverParams::default()
-    }
-}
-
-const DT: f64 = 1.0 / 60.0;
 
 fn percentile(sorted_ms: &[f64], p: f64) -> f64 {
     let k = ((sorted_ms.len() - 1) as f64 * p).round() as usize;
@@ -212,35 +209,31 @@ impl Progress {
 
 struct Timing {
     wall_ms: Vec<f64>,
-    gpu_ms: Vec<f64>,
+    gpu: Vec<StageTimes>,
 }
 
 fn time_gpu(
     solver: &mut GpuSolver,
-    timer: Option<&PassTimer>,
-    args: &BenchArgs,
+    mut timer: Option<&mut StageTimer>,
+    cfg: &BenchConfig,
     progress: &mut Progress,
 ) -> Result<Timing> {
     let mut t = Timing {
-        wall_ms: Vec::with_capacity(args.frames),
-        gpu_ms: Vec::with_capacity(args.frames),
+        wall_ms: Vec::with_capacity(cfg.frames),
+        gpu: Vec::with_capacity(cfg.frames),
     };
-    let total = args.warmup + args.frames;
+    let total = cfg.warmup + cfg.frames;
     for k in 0..total {
         let start = Instant::now();
-        let mut encoder =
-            solver.step_with_timestamps(DT, timer.map(PassTimer::timestamp_writes))?;
-        if let Some(t) = timer {
-            t.resolve(&mut encoder);
-        }
+        let encoder = solver.step_timed(STANDARD_DT, timer.as_deref_mut())?;
         solver.submit(encoder);
         // Wall time runs to the completed fence.
         solver.wait()?;
         let wall = start.elapsed().as_secs_f64() * 1e3;
-        if k >= args.warmup {
+        if k >= cfg.warmup {
             t.wall_ms.push(wall);
-            if let Some(timer) = timer {
-                t.gpu_ms.push(timer.read_blocking(solver.device())?);
+            if let Some(timer) = timer.as_deref() {
+                t.gpu.push(timer.read_blocking(solver.device())?);
             }
         }
         progress.tick(k + 1, total);
@@ -248,38 +241,39 @@ fn time_gpu(
     Ok(t)
 }
 
-fn time_cpu(solver: &mut CpuSolver, args: &BenchArgs, progress: &mut Progress) -> Result<Timing> {
-    let mut wall_ms = Vec::with_capacity(args.frames);
-    let total = args.warmup + args.frames;
+fn time_cpu(solver: &mut CpuSolver, cfg: &BenchConfig, progress: &mut Progress) -> Result<Timing> {
+    let mut wall_ms = Vec::with_capacity(cfg.frames);
+    let total = cfg.warmup + cfg.frames;
     for k in 0..total {
         let start = Instant::now();
-        solver.step(DT)?;
-        if k >= args.warmup {
+        solver.step(STANDARD_DT)?;
+        if k >= cfg.warmup {
             wall_ms.push(start.elapsed().as_secs_f64() * 1e3);
         }
         progress.tick(k + 1, total);
     }
     Ok(Timing {
         wall_ms,
-        gpu_ms: Vec::new(),
+        gpu: Vec::new(),
     })
 }
 
-fn skipped(backend: &str, adapter: &str, n: u32, args: &BenchArgs, why: String) -> BenchRecord {
+fn skipped(backend: Backend, adapter: &str, n: u32, cfg: &BenchConfig, why: String) -> BenchRecord {
     BenchRecord {
-        backend: backend.into(),
+        backend: backend.name().into(),
         adapter: adapter.into(),
         n,
         particles: n as usize * n as usize,
         constraints: 0,
         colors: 0,
         dispatches_per_frame: 0,
-        iterations: args.iterations,
-        substeps: args.substeps,
+        iterations: cfg.iterations,
+        substeps: cfg.substeps,
         frames: 0,
         ms_per_frame_median: None,
         ms_per_frame_p90: None,
         gpu_ms_per_frame: None,
+        gpu_stage_ms: Default::default(),
         constraint_solves_per_s: None,
         bytes_per_frame: 0,
         gbps: None,
@@ -293,52 +287,75 @@ fn skipped(backend: &str, adapter: &str, n: u32, args: &BenchArgs, why: String) 
     }
 }
 
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    percentile(&v, 0.5)
+}
+
+/// One measured case. `dispatches` comes from the frame schedule both solvers run.
 fn record(
-    backend: &str,
+    backend: Backend,
     adapter: &str,
     cloth: &Cloth,
-    args: &BenchArgs,
+    cfg: &BenchConfig,
     timing: &Timing,
     dispatches: u64,
     positions: &[glam::Vec3],
 ) -> BenchRecord {
     let mut ms = timing.wall_ms.clone();
     ms.sort_by(f64::total_cmp);
-    let median = percentile(&ms, 0.5);
-    let gpu_ms = (!timing.gpu_ms.is_empty()).then(|| {
-        let mut g = timing.gpu_ms.clone();
-        g.sort_by(f64::total_cmp);
-        percentile(&g, 0.5)
-    });
+    let median_ms = percentile(&ms, 0.5);
+    let gpu_ms =
+        (!timing.gpu.is_empty()).then(|| median(timing.gpu.iter().map(|t| t.total_ms).collect()));
+    let gpu_stage_ms = if timing.gpu.is_empty() {
+        Default::default()
+    } else {
+        Stage::ALL
+            .into_iter()
+            .filter(|s| {
+                timing
+                    .gpu
+                    .iter()
+                    .any(|t| t.stages.iter().any(|x| x.0 == *s))
+            })
+            .map(|s| {
+                (
+                    s.name(),
+                    median(timing.gpu.iter().map(|t| t.stage(s)).collect()),
+                )
+            })
+            .collect()
+    };
     // Bandwidth and throughput use the device's own time where there is one.
-    let best_ms = gpu_ms.filter(|&g| g > 0.0).unwrap_or(median);
+    let best_ms = gpu_ms.filter(|&g| g > 0.0).unwrap_or(median_ms);
     let (m, n) = (
         cloth.constraint_count() as u64,
         cloth.particle_count() as u64,
     );
-    let s = args.substeps as u64;
-    let solves = s * args.iterations as u64 * m;
+    let s = cfg.substeps as u64;
+    let solves = s * cfg.iterations as u64 * m;
     let bytes = solves * BYTES_PER_SOLVE + s * n * BYTES_PER_PARTICLE_STEP;
     let gbps = bytes as f64 / (best_ms * 1e-3) / 1e9;
     let (mean_y, stretch_mean, stretch_max) = quality(cloth, positions);
     BenchRecord {
-        backend: backend.into(),
+        backend: backend.name().into(),
         adapter: adapter.into(),
-        n: cloth.columns,
+        n: cloth.grid().map_or(0, |g| g.columns),
         particles: n as usize,
         constraints: m as usize,
-        colors: cloth.colors.len(),
+        colors: cloth.colors().len(),
         dispatches_per_frame: dispatches,
-        iterations: args.iterations,
-        substeps: args.substeps,
+        iterations: cfg.iterations,
+        substeps: cfg.substeps,
         frames: ms.len(),
-        ms_per_frame_median: Some(median),
+        ms_per_frame_median: Some(median_ms),
         ms_per_frame_p90: Some(percentile(&ms, 0.9)),
         gpu_ms_per_frame: gpu_ms,
+        gpu_stage_ms,
         constraint_solves_per_s: Some(solves as f64 / (best_ms * 1e-3)),
         bytes_per_frame: bytes,
         gbps: Some(gbps),
-        peak_percent: args.peak_gbps.map(|p| 100.0 * gbps / p),
+        peak_percent: cfg.peak_gbps.map(|p| 100.0 * gbps / p),
         gpu_bytes_per_particle: None,
         mean_y: Some(mean_y),
         stretch_mean: Some(stretch_mean),
@@ -349,32 +366,34 @@ fn record(
 }
 
 /// Runs every case and returns the records (GPU and CPU per size, as asked).
-pub fn run(args: &BenchArgs) -> Result<Vec<BenchRecord>> {
-    let args = args.effective();
-    args.validate()?;
-    let want_gpu = args.backend != BenchBackend::Cpu;
-    let want_cpu = args.backend != BenchBackend::Gpu;
+pub fn run(cfg: &BenchConfig) -> Result<Vec<BenchRecord>> {
+    let cfg = cfg.effective();
+    cfg.validate()?;
+    let want_gpu = cfg.backends.contains(&Backend::Gpu);
+    let want_cpu = cfg.backends.contains(&Backend::Cpu);
     let ctx = if want_gpu {
         Some(GpuContext::new()?)
     } else {
         None
     };
     let adapter = ctx.as_ref().map(GpuContext::describe).unwrap_or_default();
-    let timer = ctx.as_ref().and_then(PassTimer::new);
     let cpu_name = format!("cpu reference ({})", cpu_description());
-    let params = standard_params(&args);
+    let params = standard_params(cfg.iterations, cfg.substeps);
     let mut out = Vec::new();
 
     // All GPU cases run before any CPU case: the CPU reference's worker threads would otherwise
     // compete with a CPU-based driver such as lavapipe and distort its timings.
     let mut clothes = Vec::new();
-    for &n in &args.sizes {
-        match standard_cloth(n, &args) {
+    for &n in &cfg.sizes {
+        match standard_cloth(n, cfg.kinds) {
             Ok(c) => clothes.push((n, Some(c))),
             Err(e) => {
-                for (want, name, a) in [(want_gpu, "gpu", &adapter), (want_cpu, "cpu", &cpu_name)] {
+                for (want, backend, a) in [
+                    (want_gpu, Backend::Gpu, &adapter),
+                    (want_cpu, Backend::Cpu, &cpu_name),
+                ] {
                     if want {
-                        out.push(skipped(name, a, n, &args, e.to_string()));
+                        out.push(skipped(backend, a, n, &cfg, e.to_string()));
                     }
                 }
                 clothes.push((n, None));
@@ -385,25 +404,33 @@ pub fn run(args: &BenchArgs) -> Result<Vec<BenchRecord>> {
         for (n, cloth) in &clothes {
             let Some(cloth) = cloth else { continue };
             let solver =
-                GpuSolver::with_workgroup_size(ctx, cloth, params.clone(), args.workgroup_size);
+                GpuSolver::with_workgroup_size(ctx, cloth, params.clone(), cfg.workgroup_size);
             let mut solver = match solver {
                 Ok(s) => s,
                 Err(e @ ChiffonError::ExceedsDeviceLimit { .. }) => {
-                    out.push(skipped("gpu", &adapter, *n, &args, e.to_string()));
+                    out.push(skipped(Backend::Gpu, &adapter, *n, &cfg, e.to_string()));
                     continue;
                 }
                 Err(e) => return Err(e),
             };
+            // The first frame also runs the start stage.
+            let mut timer = StageTimer::new(ctx, solver.schedule().stages() + 1);
             let mut progress = Progress {
                 label: format!("gpu {n}x{n}"),
                 last: Instant::now(),
             };
-            let timing = time_gpu(&mut solver, timer.as_ref(), &args, &mut progress)?;
+            let timing = time_gpu(&mut solver, timer.as_mut(), &cfg, &mut progress)?;
             progress.finish();
             let positions = solver.positions()?;
             let dispatches = solver.dispatches_per_frame();
             let mut r = record(
-                "gpu", &adapter, cloth, &args, &timing, dispatches, &positions,
+                Backend::Gpu,
+                &adapter,
+                cloth,
+                &cfg,
+                &timing,
+                dispatches,
+                &positions,
             );
             r.gpu_bytes_per_particle =
                 Some(solver.gpu_bytes() as f64 / cloth.particle_count() as f64);
@@ -418,16 +445,21 @@ pub fn run(args: &BenchArgs) -> Result<Vec<BenchRecord>> {
                 last: Instant::now(),
             };
             let mut solver = CpuSolver::new(cloth, params.clone())?;
-            let timing = time_cpu(&mut solver, &args, &mut progress)?;
+            let timing = time_cpu(&mut solver, &cfg, &mut progress)?;
             progress.finish();
-            // The CPU runs the same kernel sequence; "dispatches" are its kernel calls.
-            let calls =
-                args.substeps as u64 * (2 + args.iterations as u64 * cloth.colors.len() as u64);
+            // The CPU runs the same schedule; "dispatches" are its kernel calls.
+            let calls = crate::schedule::FrameSchedule {
+                starting: false,
+                substeps: cfg.substeps,
+                iterations: cfg.iterations,
+                colors: cloth.colors().len() as u32,
+            }
+            .dispatches();
             let r = record(
-                "cpu",
+                Backend::Cpu,
                 &cpu_name,
                 cloth,
-                &args,
+                &cfg,
                 &timing,
                 calls,
                 &solver.positions()?,
@@ -516,6 +548,25 @@ pub fn table(records: &[BenchRecord]) -> String {
             r.speedup_vs_cpu.map_or("-".into(), |x| format!("{x:.2}x")),
         ));
     }
+    // GPU time per stage of the frame schedule, where the adapter has timestamps.
+    for r in records.iter().filter(|r| !r.gpu_stage_ms.is_empty()) {
+        let stages: Vec<String> = Stage::ALL
+            .iter()
+            .filter_map(|st| {
+                Some(format!(
+                    "{} {:.3}",
+                    st.name(),
+                    r.gpu_stage_ms.get(st.name())?
+                ))
+            })
+            .collect();
+        s.push_str(&format!(
+            "{:<4} {:>5}  gpu ms per stage: {}\n",
+            r.backend,
+            r.n,
+            stages.join(", ")
+        ));
+    }
     s
 }
 
@@ -602,18 +653,18 @@ impl Figure for BenchPlot<'_> {
 }
 
 /// Runs the benchmark as the command line asks: header, progress, table, JSON and plot.
-pub fn run_and_report(args: &BenchArgs) -> Result<Vec<BenchRecord>> {
+pub fn run_and_report(cfg: &BenchConfig, outputs: &BenchOutputs) -> Result<Vec<BenchRecord>> {
     println!(
         "chiffon bench: standard scene (N×N over 1 m², flat, corners pinned, 60 fps, {} substep(s) × {} iterations)",
-        args.substeps, args.iterations
+        cfg.substeps, cfg.iterations
     );
     println!("cpu: {}", cpu_description());
-    let records = run(args)?;
+    let records = run(cfg)?;
     if let Some(r) = records.iter().find(|r| r.backend == "gpu") {
         println!("gpu: {}", r.adapter);
     }
     print!("{}", table(&records));
-    if let Some(path) = &args.json {
+    if let Some(path) = &outputs.json {
         let text = serde_json::to_string_pretty(&records).expect("records serialize");
         std::fs::write(path, text).map_err(|e| ChiffonError::Io {
             path: path.display().to_string(),
@@ -621,7 +672,7 @@ pub fn run_and_report(args: &BenchArgs) -> Result<Vec<BenchRecord>> {
         })?;
         println!("wrote {}", path.display());
     }
-    if let Some(path) = &args.plot {
+    if let Some(path) = &outputs.plot {
         crate::plot::save(path, (1200, 500), &BenchPlot(&records))?;
         println!("wrote {}", path.display());
     }

@@ -1,9 +1,8 @@
 //! Describing a cloth: particles, constraints (already colored) and triangles for drawing.
 
 use glam::Vec3;
-use serde::{Deserialize, Serialize};
 
-use crate::coloring::{Coloring, color_constraints};
+use crate::coloring::ColoredConstraints;
 use crate::error::{ChiffonError, Result, check_at_least, check_finite3, check_range};
 
 /// One distance constraint as both the GPU and the CPU store it (16 bytes).
@@ -21,7 +20,8 @@ pub struct Constraint {
 }
 
 /// The three kinds of grid constraint.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ConstraintKind {
     /// Between horizontal and vertical neighbours (rest = spacing).
     Structural,
@@ -41,16 +41,24 @@ impl ConstraintKind {
 }
 
 /// How the grid is placed in the world.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Layout {
     /// In the x-y plane, centred on x = 0, top row at `top` (m), rows going down (−y), z = 0.
-    Hanging { top: f32 },
+    Hanging {
+        /// Height of the top row (m).
+        top: f32,
+    },
     /// In the x-z plane at height `height` (m), centred on the origin; rows go along +z.
-    Flat { height: f32 },
+    Flat {
+        /// Height of the sheet (m).
+        height: f32,
+    },
 }
 
 /// Which particles never move (inverse mass 0).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Pinning {
     /// Nothing pinned.
     None,
@@ -212,32 +220,21 @@ impl ClothBuilder {
             .map(|&p| if p { 0.0 } else { w_free })
             .collect();
 
-        let (constraints, kinds) = grid_constraints(w, h, spacing, self.stiffness);
-        let pairs: Vec<[u32; 2]> = constraints.iter().map(|c| [c.i, c.j]).collect();
-        let coloring = color_constraints(&pairs, n);
-        debug_assert!(
-            coloring.validate(&pairs, n).is_ok(),
-            "invalid grid coloring"
-        );
-        let constraints = coloring
-            .order
-            .iter()
-            .map(|&k| constraints[k as usize])
-            .collect();
-        let kinds = coloring.order.iter().map(|&k| kinds[k as usize]).collect();
-
-        Ok(Cloth {
-            columns: w,
-            rows: h,
-            spacing,
-            positions,
-            inverse_mass,
-            velocity: self.velocity,
-            constraints,
-            kinds,
-            colors: coloring.ranges,
-            triangles: grid_triangles(w, h),
-        })
+        let constraints = grid_constraints(w, h, spacing, self.stiffness);
+        Cloth::build(
+            ClothDesc {
+                positions,
+                inverse_mass,
+                velocity: self.velocity,
+                constraints,
+                triangles: grid_triangles(w, h),
+            },
+            Some(GridShape {
+                columns: w,
+                rows: h,
+                spacing,
+            }),
+        )
     }
 }
 
@@ -256,10 +253,9 @@ fn grid_constraints(
     h: u32,
     s: f32,
     stiffness: [Option<f32>; 3],
-) -> (Vec<Constraint>, Vec<ConstraintKind>) {
+) -> Vec<(Constraint, ConstraintKind)> {
     let idx = |c: u32, r: u32| r * w + c;
     let mut out = Vec::new();
-    let mut kinds = Vec::new();
     let mut add = |kind: ConstraintKind, offsets: &[(u32, u32, bool)], rest: f32| {
         let Some(k) = stiffness[kind as usize] else {
             return;
@@ -273,13 +269,13 @@ fn grid_constraints(
                     } else {
                         (idx(c, r), idx(c + dc, r + dr))
                     };
-                    out.push(Constraint {
+                    let c = Constraint {
                         i,
                         j,
                         rest,
                         stiffness: k,
-                    });
-                    kinds.push(kind);
+                    };
+                    out.push((c, kind));
                 }
             }
         }
@@ -299,7 +295,7 @@ fn grid_constraints(
         &[(2, 0, false), (0, 2, false)],
         2.0 * s,
     );
-    (out, kinds)
+    out
 }
 
 /// Two triangles per grid cell, counter-clockwise seen from +z (hanging) / −y (flat).
@@ -316,66 +312,206 @@ fn grid_triangles(w: u32, h: u32) -> Vec<[u32; 3]> {
     t
 }
 
-/// A built cloth: initial state plus topology. Both solvers are made from it.
-#[derive(Clone, Debug)]
-pub struct Cloth {
+/// The shape of a grid cloth, for grid-only consumers (the demo's normals and texture).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GridShape {
     /// Particles per row.
     pub columns: u32,
     /// Rows of particles.
     pub rows: u32,
     /// Rest distance between neighbours (m).
     pub spacing: f32,
-    /// Initial positions (m), row-major.
+}
+
+/// Everything a cloth is made of, in any order: [`Cloth::new`] checks it, colors the
+/// constraints and sorts them by color. Ropes and other non-grid shapes are built this way.
+#[derive(Clone, Debug, Default)]
+pub struct ClothDesc {
+    /// Initial positions (m).
     pub positions: Vec<Vec3>,
-    /// Inverse masses (1/kg); 0 = pinned.
+    /// Inverse masses (1/kg), one per particle; 0 pins a particle.
     pub inverse_mass: Vec<f32>,
-    /// Initial velocity of unpinned particles (m/s).
+    /// Initial velocity of every free particle (m/s).
     pub velocity: Vec3,
-    /// Constraints sorted by color.
-    pub constraints: Vec<Constraint>,
-    /// The kind of each constraint, parallel to `constraints`.
-    pub kinds: Vec<ConstraintKind>,
-    /// One contiguous range of `constraints` per color, in solve order.
-    pub colors: Vec<std::ops::Range<u32>>,
-    /// Triangles for drawing and export (row-major particle indices).
+    /// Distance constraints (rest length in m, stiffness in (0, 1]) and their kinds.
+    pub constraints: Vec<(Constraint, ConstraintKind)>,
+    /// Triangles for drawing and export (may be empty, e.g. for a rope).
     pub triangles: Vec<[u32; 3]>,
 }
 
+/// A built cloth: initial state plus topology, checked and colored. Both solvers are made from
+/// it; every way to make one validates it, so an invalid cloth cannot reach a solver.
+#[derive(Clone, Debug)]
+pub struct Cloth {
+    positions: Vec<Vec3>,
+    inverse_mass: Vec<f32>,
+    velocity: Vec3,
+    constraints: ColoredConstraints,
+    kinds: Vec<ConstraintKind>,
+    triangles: Vec<[u32; 3]>,
+    grid: Option<GridShape>,
+}
+
 impl Cloth {
+    /// Checks `desc` (finite positions and velocity, non-negative finite inverse masses,
+    /// indices in range, finite non-negative rest lengths, stiffness in (0, 1]), colors its
+    /// constraints and sorts them by color.
+    pub fn new(desc: ClothDesc) -> Result<Self> {
+        Self::build(desc, None)
+    }
+
+    fn build(desc: ClothDesc, grid: Option<GridShape>) -> Result<Self> {
+        let n = desc.positions.len();
+        let bad = |msg: String| Err(ChiffonError::InvalidCloth(msg));
+        if n == 0 {
+            return bad("a cloth needs at least one particle".into());
+        }
+        if n as u64 > MAX_PARTICLES {
+            return bad(format!(
+                "{n} particles is more than the {MAX_PARTICLES} chiffon supports"
+            ));
+        }
+        if desc.inverse_mass.len() != n {
+            return bad(format!(
+                "{} inverse masses for {n} particles",
+                desc.inverse_mass.len()
+            ));
+        }
+        if let Some(p) = desc.positions.iter().position(|p| !p.is_finite()) {
+            return bad(format!("particle {p} has a non-finite position"));
+        }
+        if let Some(p) = desc
+            .inverse_mass
+            .iter()
+            .position(|w| !(w.is_finite() && *w >= 0.0))
+        {
+            return bad(format!(
+                "particle {p} has inverse mass {}; it must be finite and at least 0",
+                desc.inverse_mass[p]
+            ));
+        }
+        check_finite3("initial velocity", desc.velocity)?;
+        for (k, (c, _)) in desc.constraints.iter().enumerate() {
+            if !(c.rest.is_finite() && c.rest >= 0.0) {
+                return bad(format!("constraint {k} has rest length {}", c.rest));
+            }
+            if !(c.stiffness > 0.0 && c.stiffness <= 1.0) {
+                return bad(format!(
+                    "constraint {k} has stiffness {}; it must be in (0, 1]",
+                    c.stiffness
+                ));
+            }
+        }
+        if let Some(t) = desc
+            .triangles
+            .iter()
+            .find(|t| t.iter().any(|&v| v as usize >= n))
+        {
+            return bad(format!("triangle {t:?} names a particle beyond {n}"));
+        }
+        let list: Vec<Constraint> = desc.constraints.iter().map(|(c, _)| *c).collect();
+        let (constraints, order) = ColoredConstraints::new(&list, n)?;
+        let kinds = order
+            .iter()
+            .map(|&k| desc.constraints[k as usize].1)
+            .collect();
+        Ok(Cloth {
+            positions: desc.positions,
+            inverse_mass: desc.inverse_mass,
+            velocity: desc.velocity,
+            constraints,
+            kinds,
+            triangles: desc.triangles,
+            grid,
+        })
+    }
+
     /// Number of particles.
     pub fn particle_count(&self) -> usize {
         self.positions.len()
     }
 
+    /// Initial positions (m).
+    pub fn positions(&self) -> &[Vec3] {
+        &self.positions
+    }
+
+    /// Inverse masses (1/kg); 0 = pinned.
+    pub fn inverse_masses(&self) -> &[f32] {
+        &self.inverse_mass
+    }
+
+    /// Initial velocity of free particles (m/s).
+    pub fn velocity(&self) -> Vec3 {
+        self.velocity
+    }
+
+    /// The grid's shape, for a cloth made by [`ClothBuilder::grid`].
+    pub fn grid(&self) -> Option<GridShape> {
+        self.grid
+    }
+
+    /// Triangles for drawing and export.
+    pub fn triangles(&self) -> &[[u32; 3]] {
+        &self.triangles
+    }
+
+    /// The constraints, sorted by color.
+    pub fn constraints(&self) -> &[Constraint] {
+        self.constraints.constraints()
+    }
+
+    /// The constraints with their checked coloring.
+    pub fn colored(&self) -> &ColoredConstraints {
+        &self.constraints
+    }
+
+    /// The kind of each constraint, parallel to [`Self::constraints`].
+    pub fn kinds(&self) -> &[ConstraintKind] {
+        &self.kinds
+    }
+
+    /// One contiguous range of [`Self::constraints`] per color, in solve order.
+    pub fn colors(&self) -> &[std::ops::Range<u32>] {
+        self.constraints.colors()
+    }
+
     /// Number of constraints.
     pub fn constraint_count(&self) -> usize {
-        self.constraints.len()
+        self.constraints.constraints().len()
     }
 
     /// Constraints per color.
     pub fn color_sizes(&self) -> Vec<u32> {
-        self.colors.iter().map(|r| r.end - r.start).collect()
+        self.constraints.color_sizes()
     }
 
     /// Largest extent of the cloth at rest (m); tolerances scale with it.
     pub fn size(&self) -> f32 {
-        self.spacing * (self.columns.max(self.rows) - 1) as f32
-    }
-
-    /// Checks the stored coloring (see [`Coloring::validate`]); constraints are already sorted,
-    /// so the order is the identity.
-    pub fn validate_coloring(&self) -> Result<()> {
-        let pairs: Vec<[u32; 2]> = self.constraints.iter().map(|c| [c.i, c.j]).collect();
-        Coloring {
-            order: (0..pairs.len() as u32).collect(),
-            ranges: self.colors.clone(),
+        if let Some(g) = self.grid {
+            return g.spacing * (g.columns.max(g.rows) - 1) as f32;
         }
-        .validate(&pairs, self.particle_count())
+        let (lo, hi) = self.positions.iter().fold(
+            (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+            |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+        );
+        (hi - lo).max_element()
     }
 
-    /// Indices of structural constraints (for stretch statistics).
+    /// Sets the stiffness, in (0, 1], of every constraint of `kind`.
+    pub fn set_stiffness(&mut self, kind: ConstraintKind, stiffness: f32) -> Result<()> {
+        check_range("stiffness", stiffness as f64, 1e-6, 1.0)?;
+        for (s, k) in self.constraints.stiffness_mut().zip(&self.kinds) {
+            if *k == kind {
+                *s = stiffness;
+            }
+        }
+        Ok(())
+    }
+
+    /// Structural constraints (for stretch statistics).
     pub fn structural_constraints(&self) -> impl Iterator<Item = &Constraint> {
-        self.constraints
+        self.constraints()
             .iter()
             .zip(&self.kinds)
             .filter(|(_, k)| **k == ConstraintKind::Structural)

@@ -9,7 +9,108 @@
 
 use std::ops::Range;
 
+use crate::cloth::Constraint;
+use crate::config::ColorRange;
 use crate::error::{ChiffonError, Result};
+
+/// Constraints sorted by color, with a coloring that has been checked: the only form in which
+/// constraints reach a solver. Its invariant (every index below `particle_count`, no particle
+/// twice within a color) is what makes the parallel `solve_color` race-free on both backends.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ColoredConstraints {
+    constraints: Vec<Constraint>,
+    colors: Vec<Range<u32>>,
+    particle_count: usize,
+}
+
+impl ColoredConstraints {
+    /// Colors `constraints` (in any order) over `particle_count` particles, balances the colors
+    /// and sorts by color. Returns them with `order`: `order[k]` is the input index of the
+    /// constraint stored at `k`.
+    pub fn new(constraints: &[Constraint], particle_count: usize) -> Result<(Self, Vec<u32>)> {
+        let pairs: Vec<[u32; 2]> = constraints.iter().map(|c| [c.i, c.j]).collect();
+        // The greedy coloring indexes per-particle masks: check indices before it runs.
+        for (k, &[i, j]) in pairs.iter().enumerate() {
+            if i as usize >= particle_count || j as usize >= particle_count || i == j {
+                return Err(ChiffonError::InvalidCloth(format!(
+                    "constraint {k} joins particles {i} and {j}, but there are {particle_count} \
+                     particles and its two ends must differ"
+                )));
+            }
+        }
+        let coloring = color_constraints(&pairs, particle_count);
+        coloring.validate(&pairs, particle_count)?;
+        let sorted = coloring
+            .order
+            .iter()
+            .map(|&k| constraints[k as usize])
+            .collect();
+        Ok((
+            Self {
+                constraints: sorted,
+                colors: coloring.ranges,
+                particle_count,
+            },
+            coloring.order,
+        ))
+    }
+
+    /// Takes constraints already sorted by color, with one range per color, after checking the
+    /// coloring ([`Coloring::validate`]).
+    pub fn from_sorted(
+        constraints: Vec<Constraint>,
+        colors: Vec<Range<u32>>,
+        particle_count: usize,
+    ) -> Result<Self> {
+        let pairs: Vec<[u32; 2]> = constraints.iter().map(|c| [c.i, c.j]).collect();
+        Coloring {
+            order: (0..pairs.len() as u32).collect(),
+            ranges: colors.clone(),
+        }
+        .validate(&pairs, particle_count)?;
+        Ok(Self {
+            constraints,
+            colors,
+            particle_count,
+        })
+    }
+
+    /// The constraints, sorted by color.
+    pub fn constraints(&self) -> &[Constraint] {
+        &self.constraints
+    }
+
+    /// One range of [`Self::constraints`] per color, in solve order.
+    pub fn colors(&self) -> &[Range<u32>] {
+        &self.colors
+    }
+
+    /// Constraints per color, in solve order.
+    pub fn color_sizes(&self) -> Vec<u32> {
+        self.colors.iter().map(|r| r.end - r.start).collect()
+    }
+
+    /// The particle count the indices were checked against.
+    pub fn particle_count(&self) -> usize {
+        self.particle_count
+    }
+
+    /// The constraints of `range` when it is exactly one of the colors, else `None`.
+    pub fn color(&self, range: &ColorRange) -> Option<&[Constraint]> {
+        let r = range.start..range.start + range.count;
+        self.colors
+            .binary_search_by_key(&r.start, |c| c.start)
+            .ok()
+            .filter(|&c| self.colors[c] == r)
+            .map(|_| &self.constraints[range.range()])
+    }
+
+    /// The stiffness of every constraint, for editing in place (the only mutable access: the
+    /// particle indices, and so the coloring, cannot change).
+    pub(crate) fn stiffness_mut(&mut self) -> impl Iterator<Item = &mut f32> {
+        self.constraints.iter_mut().map(|c| &mut c.stiffness)
+    }
+}
 
 /// A coloring of a constraint list: a permutation that sorts constraints by color, and the
 /// contiguous range each color occupies in that sorted order.

@@ -5,7 +5,6 @@
 //! many frames. Tolerances are therefore relative to the cloth's size.
 
 use glam::Vec3;
-use serde::Serialize;
 
 /// Tolerance of one integrate step, relative to the cloth size: a handful of f32 ulps of a
 /// position of order one cloth size.
@@ -19,7 +18,8 @@ pub const ONE_FRAME_TOLERANCE: f32 = 1.0e-5;
 pub const LONG_RUN_TOLERANCE: f32 = 5.0e-3;
 
 /// How far apart two position sets are.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Deviation {
     /// Largest distance between corresponding particles (m).
     pub max_m: f32,

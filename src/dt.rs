@@ -12,15 +12,24 @@ use crate::params::validate_dt;
 #[derive(Clone, Debug, PartialEq)]
 pub enum DtSpec {
     /// `fixed:FPS`: every frame lasts 1/FPS s.
-    Fixed { fps: f64 },
+    Fixed {
+        /// Frames per second.
+        fps: f64,
+    },
     /// `random:MIN:MAX:SEED`: each frame's fps is drawn uniformly in [MIN, MAX].
     Random {
+        /// Lowest frame rate.
         min_fps: f64,
+        /// Highest frame rate.
         max_fps: f64,
+        /// Seed of the generator.
         seed: u64,
     },
     /// `file:PATH`: one dt in seconds per line (blank lines and `#` comments ignored).
-    File { path: PathBuf },
+    File {
+        /// The file.
+        path: PathBuf,
+    },
 }
 
 fn bad(msg: impl Into<String>) -> ChiffonError {

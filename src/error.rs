@@ -1,4 +1,4 @@
-//! The one error type of the library. Binaries wrap it with `anyhow`.
+//! The one error type of the library. The command line wraps it with `anyhow`.
 
 use thiserror::Error;
 
@@ -7,7 +7,12 @@ use thiserror::Error;
 pub enum ChiffonError {
     /// A number given by the caller is NaN, negative, zero where it must not be, or absurd.
     #[error("invalid {name}: {reason}")]
-    InvalidParameter { name: &'static str, reason: String },
+    InvalidParameter {
+        /// The parameter, as the caller knows it.
+        name: &'static str,
+        /// What is wrong with its value.
+        reason: String,
+    },
 
     /// The cloth description cannot be built (e.g. a 0-column grid or an out-of-range pin).
     #[error("invalid cloth: {0}")]
@@ -30,7 +35,12 @@ pub enum ChiffonError {
 
     /// `WGPU_ADAPTER_NAME` was set but no adapter's name contains it.
     #[error("no adapter name contains WGPU_ADAPTER_NAME={wanted:?}; available: {available}")]
-    AdapterNotFound { wanted: String, available: String },
+    AdapterNotFound {
+        /// The value of `WGPU_ADAPTER_NAME`.
+        wanted: String,
+        /// The adapters there are.
+        available: String,
+    },
 
     /// The adapter refused to open a device.
     #[error("could not open a device on the adapter: {0}")]
@@ -42,9 +52,13 @@ pub enum ChiffonError {
          use a smaller grid"
     )]
     ExceedsDeviceLimit {
+        /// The buffer.
         what: &'static str,
+        /// Bytes it needs.
         bytes: u64,
+        /// Bytes the device allows.
         limit: u64,
+        /// The wgpu limit that says so.
         limit_name: &'static str,
     },
 
@@ -54,7 +68,12 @@ pub enum ChiffonError {
 
     /// The simulation produced a non-finite position (reported, never silently propagated).
     #[error("simulation diverged: particle {particle} has a non-finite position after step {step}")]
-    Diverged { particle: usize, step: u64 },
+    Diverged {
+        /// The first particle found non-finite.
+        particle: usize,
+        /// The step (frame) after which it was found.
+        step: u64,
+    },
 
     /// The demo could not open or use its window.
     #[error("window: {0}")]
@@ -63,7 +82,9 @@ pub enum ChiffonError {
     /// Reading or writing a file failed.
     #[error("{path}: {source}")]
     Io {
+        /// The file.
         path: String,
+        /// What the operating system said.
         #[source]
         source: std::io::Error,
     },

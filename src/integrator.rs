@@ -10,10 +10,14 @@
 
 use std::ops::{Add, Mul, Sub};
 
-use serde::{Deserialize, Serialize};
-
-/// Which position-Verlet variant advances the particles.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// Which position-Verlet variant advances the particles. Its one spelling everywhere (command
+/// line, JSON, tables, the demo) is [`Integrator::name`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "&'static str", try_from = "String")
+)]
 pub enum Integrator {
     /// Plain position (Störmer) Verlet: `x + (x - x_prev) + a h²`. Ignores dt changes, so it is
     /// only right for a constant step.
@@ -34,8 +38,8 @@ impl Integrator {
         Integrator::TimeCorrectedExact,
     ];
 
-    /// The short name the command line uses (`verlet`, `tcv`, `tcv-exact`).
-    pub fn cli_name(self) -> &'static str {
+    /// Its name: `verlet`, `tcv` or `tcv-exact`.
+    pub fn name(self) -> &'static str {
         match self {
             Integrator::Verlet => "verlet",
             Integrator::TimeCorrected => "tcv",
@@ -67,8 +71,27 @@ impl std::str::FromStr for Integrator {
     fn from_str(s: &str) -> Result<Self, String> {
         Integrator::ALL
             .into_iter()
-            .find(|i| i.cli_name() == s)
+            .find(|i| i.name() == s)
             .ok_or_else(|| format!("unknown integrator {s:?} (expected verlet, tcv or tcv-exact)"))
+    }
+}
+
+impl std::fmt::Display for Integrator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl From<Integrator> for &'static str {
+    fn from(i: Integrator) -> Self {
+        i.name()
+    }
+}
+
+impl TryFrom<String> for Integrator {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
     }
 }
 

@@ -4,36 +4,68 @@
 //! integration and graph-colored distance constraints, solved in parallel one color at a time.
 //! A CPU reference runs the same kernels in plain Rust, and the tests hold the GPU to it.
 //!
+//! ```no_run
+//! use chiffon::{ClothBuilder, GpuContext, GpuSolver, Pinning, Solver, SolverParams};
+//! # fn main() -> chiffon::Result<()> {
+//! let cloth = ClothBuilder::grid(128, 128).pinning(Pinning::Corners).build()?;
+//! let ctx = GpuContext::new()?;
+//! let mut solver = GpuSolver::new(&ctx, &cloth, SolverParams::default())?;
+//! solver.step(1.0 / 60.0)?;
+//! let positions = solver.positions()?;
+//! # Ok(()) }
+//! ```
+//!
 //! Where things are:
+//! - [`cloth`]: [`Cloth`] (validated, colored) and [`ClothBuilder`] for grids;
+//! - [`coloring`]: greedy + balanced graph coloring, and [`coloring::ColoredConstraints`], the
+//!   only form in which constraints reach a solver;
 //! - [`integrator`]: the Verlet formulas (shared by the CPU kernel and the integrator study);
-//! - [`coloring`]: greedy + balanced graph coloring of constraints;
-//! - [`cloth`]: [`ClothBuilder`] for grids;
-//! - [`frame`]: the per-frame plan (dt ratio) and the uniform layout both twins read;
-//! - `shaders/*.wgsl` and [`cpu::kernels`]: each GPU kernel and its CPU twin;
-//! - [`gpu`]: the device context (the one place that touches wgpu's device) and [`GpuSolver`];
-//! - [`cpu`]: [`CpuSolver`], the reference.
+//! - [`schedule`]: one frame described once (dt ratio, uniform block, Verlet start, the
+//!   sequence of passes) and executed by both solvers;
+//! - [`config`]: the structs shared with WGSL, workgroup grids and buffer sizes;
+//! - `shaders/NAME.wgsl` and `src/cpu/NAME.rs`: each GPU kernel and its CPU twin;
+//! - [`gpu`]: the device context (the one place that touches wgpu's device), kernels,
+//!   [`GpuSolver`] and the per-stage timer; [`cpu`]: [`CpuSolver`], the reference;
+//! - [`scenes`]: the scenes the benchmark, the study and the demo share.
+//!
+//! Features: `tools` (default) adds the command line, the benchmark and the study; `demo`
+//! (default) the windowed demo; `serde` derives serialization on the description types. With
+//! `default-features = false` the crate is the solver alone.
+#![warn(missing_docs)]
 
-pub mod bench;
 pub mod cloth;
 pub mod coloring;
+pub mod config;
 pub mod conformance;
 pub mod cpu;
-pub mod demo;
-pub mod dt;
 pub mod error;
 pub mod export;
-pub mod frame;
 pub mod gpu;
 pub mod integrator;
 pub mod params;
-pub mod plot;
+pub mod scenes;
+pub mod schedule;
 pub mod solver;
+
+#[cfg(feature = "tools")]
+pub mod bench;
+#[cfg(feature = "tools")]
+pub mod cli;
+#[cfg(feature = "demo")]
+pub mod demo;
+#[cfg(feature = "tools")]
+pub mod dt;
+#[cfg(feature = "tools")]
+pub mod plot;
+#[cfg(feature = "tools")]
 pub mod study;
 
-pub use cloth::{Cloth, ClothBuilder, Constraint, ConstraintKind, Layout, Pinning};
+pub use cloth::{
+    Cloth, ClothBuilder, ClothDesc, Constraint, ConstraintKind, GridShape, Layout, Pinning,
+};
 pub use cpu::CpuSolver;
 pub use error::{ChiffonError, Result};
 pub use gpu::{GpuContext, GpuSolver};
 pub use integrator::Integrator;
 pub use params::{SolverParams, Sphere};
-pub use solver::Solver;
+pub use solver::{Backend, Solver};

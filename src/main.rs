@@ -1,14 +1,12 @@
-//! The `chiffon` command line: info, simulate, conform.
-
-mod cli;
+//! The `chiffon` command line: demo, info, simulate, conform, bench, study.
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
-    match cli::run(args) {
+    let args = chiffon::cli::Cli::parse();
+    match chiffon::cli::run(args) {
         Ok(code) => code,
         Err(e) => {
             // One line naming the problem, with its causes.

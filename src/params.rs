@@ -1,13 +1,13 @@
 //! Solver parameters: everything that may change between frames without rebuilding the cloth.
 
 use glam::Vec3;
-use serde::{Deserialize, Serialize};
 
 use crate::error::{ChiffonError, Result, check_at_least, check_finite3, check_range};
 use crate::integrator::Integrator;
 
 /// A sphere collider.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Sphere {
     /// Centre (m).
     pub center: Vec3,
@@ -16,7 +16,8 @@ pub struct Sphere {
 }
 
 /// How the solver advances the cloth. Every field can change between frames.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct SolverParams {
     /// Gravity as an acceleration (m/s²). Default `(0, -9.81, 0)`.
     pub gravity: Vec3,

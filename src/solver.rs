@@ -6,6 +6,62 @@ use crate::cloth::{Cloth, ConstraintKind};
 use crate::error::{ChiffonError, Result};
 use crate::params::SolverParams;
 
+/// What runs the kernels. Its one spelling everywhere is [`Backend::name`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Backend {
+    /// The WGSL kernels on a wgpu adapter ([`crate::GpuSolver`]).
+    Gpu,
+    /// The CPU reference ([`crate::CpuSolver`]).
+    Cpu,
+}
+
+impl Backend {
+    /// Both, GPU first.
+    pub const ALL: [Backend; 2] = [Backend::Gpu, Backend::Cpu];
+
+    /// `gpu` or `cpu`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Gpu => "gpu",
+            Backend::Cpu => "cpu",
+        }
+    }
+
+    /// A solver of this backend for `cloth`; the GPU one needs `ctx`.
+    pub fn solver(
+        self,
+        ctx: Option<&crate::GpuContext>,
+        cloth: &Cloth,
+        params: SolverParams,
+    ) -> Result<Box<dyn Solver>> {
+        Ok(match (self, ctx) {
+            (Backend::Cpu, _) => Box::new(crate::CpuSolver::new(cloth, params)?),
+            (Backend::Gpu, Some(ctx)) => Box::new(crate::GpuSolver::new(ctx, cloth, params)?),
+            (Backend::Gpu, None) => {
+                return Err(ChiffonError::NoAdapter(
+                    "the GPU backend was asked for without a GPU context".into(),
+                ));
+            }
+        })
+    }
+}
+
+impl std::fmt::Display for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Backend {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        Backend::ALL
+            .into_iter()
+            .find(|b| b.name() == s)
+            .ok_or_else(|| format!("unknown backend {s:?} (expected gpu or cpu)"))
+    }
+}
+
 /// A cloth solver: the GPU one ([`crate::GpuSolver`]) or the CPU reference ([`crate::CpuSolver`]).
 pub trait Solver {
     /// Advances one frame of `dt` seconds (in `(0, 1]`). The dt ratio comes from the previous
@@ -51,21 +107,6 @@ pub(crate) fn check_particle_edit(
     }
     crate::error::check_finite3("particle position", position)?;
     crate::error::check_at_least("inverse mass", inverse_mass as f64, 0.0)
-}
-
-/// Sets the stiffness of every constraint of `kind` in `cloth` after checking it.
-pub(crate) fn apply_stiffness(
-    cloth: &mut Cloth,
-    kind: ConstraintKind,
-    stiffness: f32,
-) -> Result<()> {
-    crate::error::check_range("stiffness", stiffness as f64, 1e-6, 1.0)?;
-    for (c, k) in cloth.constraints.iter_mut().zip(&cloth.kinds) {
-        if *k == kind {
-            c.stiffness = stiffness;
-        }
-    }
-    Ok(())
 }
 
 /// Returns an error naming the first particle with a non-finite position.

@@ -1,8 +1,10 @@
 //! Graph coloring: valid on grids and random graphs, at most 16 colors on a full grid, and a
 //! broken coloring is caught.
 
-use chiffon::coloring::{Coloring, color_constraints};
-use chiffon::{ClothBuilder, ConstraintKind, Pinning};
+use chiffon::coloring::{ColoredConstraints, Coloring, color_constraints};
+use chiffon::config::ColorRange;
+use chiffon::{Cloth, ClothBuilder, ClothDesc, Constraint, ConstraintKind, Pinning};
+use glam::{Vec3, Vec4};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -35,13 +37,16 @@ fn grids_are_validly_colored_with_at_most_16_colors() {
                 .constraint(ConstraintKind::Bend, s[2])
                 .build()
                 .unwrap();
-            cloth
-                .validate_coloring()
-                .unwrap_or_else(|e| panic!("{w}x{h} {s:?}: {e}"));
+            ColoredConstraints::from_sorted(
+                cloth.constraints().to_vec(),
+                cloth.colors().to_vec(),
+                cloth.particle_count(),
+            )
+            .unwrap_or_else(|e| panic!("{w}x{h} {s:?}: {e}"));
             assert!(
-                cloth.colors.len() <= 16,
+                cloth.colors().len() <= 16,
                 "{w}x{h} {s:?}: {} colors",
-                cloth.colors.len()
+                cloth.colors().len()
             );
         }
     }
@@ -51,7 +56,7 @@ fn grids_are_validly_colored_with_at_most_16_colors() {
 fn full_grid_reaches_the_twelve_color_optimum() {
     // An interior particle touches 12 constraints, so 12 is the lower bound.
     let cloth = ClothBuilder::grid(64, 64).build().unwrap();
-    assert_eq!(cloth.colors.len(), 12, "sizes {:?}", cloth.color_sizes());
+    assert_eq!(cloth.colors().len(), 12, "sizes {:?}", cloth.color_sizes());
 }
 
 #[test]
@@ -105,11 +110,11 @@ fn balancing_dissolves_tiny_colors() {
 #[test]
 fn broken_colorings_are_detected() {
     let cloth = ClothBuilder::grid(8, 8).build().unwrap();
-    let pairs: Vec<[u32; 2]> = cloth.constraints.iter().map(|c| [c.i, c.j]).collect();
+    let pairs: Vec<[u32; 2]> = cloth.constraints().iter().map(|c| [c.i, c.j]).collect();
     let n = cloth.particle_count();
     let good = Coloring {
         order: (0..pairs.len() as u32).collect(),
-        ranges: cloth.colors.clone(),
+        ranges: cloth.colors().to_vec(),
     };
     good.validate(&pairs, n).unwrap();
 
@@ -147,4 +152,106 @@ fn broken_colorings_are_detected() {
     let mut overlap = good.clone();
     overlap.ranges[1].start -= 1;
     assert!(overlap.validate(&pairs, n).is_err(), "overlap not caught");
+}
+
+/// Regression: `cpu::solve_color` was a safe public function that aliased `&mut` through a raw
+/// pointer when handed an invalid coloring, and `GpuSolver` never checked its coloring. Now
+/// only a checked coloring can be built, and the kernel refuses any range that is not exactly
+/// one of its colors.
+#[test]
+fn solve_color_is_sound_with_an_invalid_coloring() {
+    let cloth = ClothBuilder::grid(8, 8).build().unwrap();
+    let n = cloth.particle_count();
+
+    // A coloring with two constraints of one particle in the same color cannot be built.
+    let mut sorted = cloth.constraints().to_vec();
+    let first = cloth.colors()[0].clone();
+    let shares =
+        |a: &Constraint, b: &Constraint| a.i == b.i || a.i == b.j || a.j == b.i || a.j == b.j;
+    let k1 = (first.end as usize..sorted.len())
+        .find(|&k| shares(&sorted[k], &sorted[first.start as usize]))
+        .unwrap();
+    sorted.swap(first.start as usize + 1, k1);
+    let err = ColoredConstraints::from_sorted(sorted, cloth.colors().to_vec(), n).unwrap_err();
+    assert!(err.to_string().contains("appears twice"), "{err}");
+
+    // Nor one naming a particle that does not exist, or joining a particle to itself.
+    let out_of_range = Constraint {
+        i: 0,
+        j: n as u32,
+        rest: 1.0,
+        stiffness: 1.0,
+    };
+    assert!(ColoredConstraints::new(&[out_of_range], n).is_err());
+    let to_itself = Constraint {
+        i: 3,
+        j: 3,
+        rest: 1.0,
+        stiffness: 1.0,
+    };
+    assert!(ColoredConstraints::new(&[to_itself], n).is_err());
+
+    // A range spanning two colors (so sharing particles) is refused, not raced on.
+    let two_colors = ColorRange::new(&(first.start..cloth.colors()[1].end));
+    let mut positions: Vec<Vec4> = cloth.positions().iter().map(|p| p.extend(1.0)).collect();
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        chiffon::cpu::solve_color(&two_colors, cloth.colored(), &mut positions)
+    }));
+    assert!(outcome.is_err(), "a range that is not one color was solved");
+
+    // Too few positions for the coloring is refused too.
+    let mut short = vec![Vec4::ZERO; n / 2];
+    let first_range = ColorRange::new(&first);
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        chiffon::cpu::solve_color(&first_range, cloth.colored(), &mut short)
+    }));
+    assert!(outcome.is_err(), "out-of-bounds positions were solved");
+
+    // The checked colors themselves are accepted.
+    for range in cloth.colors() {
+        chiffon::cpu::solve_color(&ColorRange::new(range), cloth.colored(), &mut positions);
+    }
+}
+
+#[test]
+fn every_way_to_make_a_cloth_validates_it() {
+    let rope = |inverse_mass: Vec<f32>, j: u32| ClothDesc {
+        positions: vec![Vec3::ZERO, Vec3::X, 2.0 * Vec3::X],
+        inverse_mass,
+        constraints: vec![
+            (
+                Constraint {
+                    i: 0,
+                    j: 1,
+                    rest: 1.0,
+                    stiffness: 1.0,
+                },
+                ConstraintKind::Structural,
+            ),
+            (
+                Constraint {
+                    i: 1,
+                    j,
+                    rest: 1.0,
+                    stiffness: 1.0,
+                },
+                ConstraintKind::Structural,
+            ),
+        ],
+        ..Default::default()
+    };
+    let ok = Cloth::new(rope(vec![0.0, 1.0, 1.0], 2)).unwrap();
+    assert_eq!(ok.colors().len(), 2, "the two links share particle 1");
+    for (desc, why) in [
+        (rope(vec![0.0, 1.0, 1.0], 3), "particles 1 and 3"),
+        (rope(vec![0.0, 1.0], 2), "inverse masses"),
+        (rope(vec![0.0, f32::NAN, 1.0], 2), "inverse mass"),
+        (rope(vec![0.0, -1.0, 1.0], 2), "inverse mass"),
+    ] {
+        let err = Cloth::new(desc).unwrap_err().to_string();
+        assert!(err.contains(why), "{why}: {err}");
+    }
+    let mut nan = rope(vec![0.0, 1.0, 1.0], 2);
+    nan.positions[1].y = f32::NAN;
+    assert!(Cloth::new(nan).is_err());
 }

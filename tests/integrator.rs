@@ -106,7 +106,7 @@ fn solver_projectile(integrator: Integrator, dts: &[f64]) -> f32 {
         solver.step(dt).unwrap();
         t += dt;
         let tf = t as f32;
-        for (p, p0) in solver.positions().unwrap().iter().zip(&cloth.positions) {
+        for (p, p0) in solver.positions().unwrap().iter().zip(cloth.positions()) {
             let expected = *p0 + v0 * tf + a * (0.5 * tf * tf);
             worst = worst.max(p.distance(expected));
         }

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 
+use chiffon::config::GPU_STRUCTS;
 use chiffon::gpu::shaders::{ALL, COMMON};
 
 fn validate(name: &str, source: &str) {
@@ -64,4 +65,88 @@ fn a_broken_shader_is_rejected() {
     )
     .validate(&module);
     assert!(result.is_err());
+}
+
+/// A WGSL struct as naga lays it out: name, size, and (field, offset) in order.
+type WgslLayout = (String, u32, Vec<(String, u32)>);
+
+/// Every struct of every WGSL file, as naga lays it out.
+fn wgsl_layouts() -> Vec<WgslLayout> {
+    let mut out = Vec::new();
+    for (name, source) in std::iter::once(("common.wgsl".to_string(), COMMON.to_string()))
+        .chain(ALL.iter().map(|f| (f.file.to_string(), f.text.to_string())))
+    {
+        // Parse each file with the common declarations so the types resolve.
+        let full = if name == "common.wgsl" || name == "render.wgsl" {
+            source
+        } else {
+            format!("{COMMON}\n{source}")
+        };
+        let module = naga::front::wgsl::parse_str(&full).unwrap();
+        for (_, ty) in module.types.iter() {
+            if let (Some(name), naga::TypeInner::Struct { members, span }) = (&ty.name, &ty.inner) {
+                let fields = members
+                    .iter()
+                    .map(|m| (m.name.clone().unwrap_or_default(), m.offset))
+                    .collect();
+                if !out.iter().any(|(n, _, _): &WgslLayout| n == name) {
+                    out.push((name.clone(), *span, fields));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn shared_structs_match_their_rust_twins() {
+    let wgsl = wgsl_layouts();
+    for twin in GPU_STRUCTS {
+        let (_, size, fields) = wgsl
+            .iter()
+            .find(|(n, _, _)| n == twin.name)
+            .unwrap_or_else(|| panic!("{} is in GPU_STRUCTS but in no WGSL file", twin.name));
+        let rust: Vec<(String, u32)> = twin
+            .fields
+            .iter()
+            .map(|(n, o)| (n.to_string(), *o as u32))
+            .collect();
+        assert_eq!(
+            &rust, fields,
+            "{}: Rust fields/offsets differ from the WGSL struct",
+            twin.name
+        );
+        assert_eq!(*size as usize, twin.size, "{}: size differs", twin.name);
+    }
+    // Every struct the solver kernels declare in common.wgsl has a Rust twin listed.
+    let common = naga::front::wgsl::parse_str(COMMON).unwrap();
+    for (_, ty) in common.types.iter() {
+        if let (Some(name), naga::TypeInner::Struct { .. }) = (&ty.name, &ty.inner) {
+            assert!(
+                GPU_STRUCTS.iter().any(|t| t.name == name),
+                "{name} in common.wgsl has no Rust twin in config::GPU_STRUCTS"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_field_added_on_one_side_is_caught() {
+    // The comparison above must be able to fail: add a field to the WGSL StepParams only.
+    let grown = COMMON.replace(
+        "    particle_count: u32,\n}",
+        "    particle_count: u32,\n    extra: f32,\n}",
+    );
+    assert_ne!(grown, COMMON, "the edit did not apply");
+    let module = naga::front::wgsl::parse_str(&grown).unwrap();
+    let (_, ty) = module
+        .types
+        .iter()
+        .find(|(_, t)| t.name.as_deref() == Some("StepParams"))
+        .unwrap();
+    let naga::TypeInner::Struct { members, .. } = &ty.inner else {
+        panic!("StepParams is not a struct");
+    };
+    let twin = GPU_STRUCTS.iter().find(|t| t.name == "StepParams").unwrap();
+    assert_ne!(members.len(), twin.fields.len());
 }

@@ -3,7 +3,7 @@
 mod common;
 
 use chiffon::Integrator;
-use chiffon::study::cloth::{self, ClothBackend, FrameRate};
+use chiffon::study::cloth::{self, FrameRate};
 use chiffon::study::point_mass::{Method, Problem, Start, integrate};
 use chiffon::study::{DURATION, DtMode, NOMINAL_DT, orders, steps};
 
@@ -108,15 +108,14 @@ fn cloth_time_corrected_forms_track_the_reference_better_at_random_fps() {
     else {
         return;
     };
-    let backend = ClothBackend::Gpu(&ctx);
-    let reference = cloth::reference(&backend).unwrap();
+    let reference = cloth::reference(Some(&ctx)).unwrap();
     let rate = FrameRate::Random {
         min: 30.0,
         max: 144.0,
         seed: 1,
     };
     let mean = |i| {
-        cloth::compare(&backend, i, rate, &reference)
+        cloth::compare(Some(&ctx), i, rate, &reference)
             .unwrap()
             .mean_distance_m
     };

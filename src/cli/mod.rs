@@ -1,5 +1,7 @@
-//! Subcommands of the `chiffon` binary. Errors are `anyhow` here, at the edge.
+//! The `chiffon` command line: its flags (clap) and subcommands. This is the edge of the
+//! library: errors are `anyhow` here, and clap types stay here, out of the library's structs.
 
+mod bench_args;
 mod scene;
 
 use std::path::PathBuf;
@@ -7,13 +9,15 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use chiffon::conformance::{LONG_RUN_TOLERANCE, deviation};
-use chiffon::export::write_positions;
-use chiffon::solver::check_finite;
-use chiffon::{CpuSolver, GpuContext, GpuSolver, Solver};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 use serde_json::json;
 
+use crate::conformance::{LONG_RUN_TOLERANCE, deviation};
+use crate::export::write_positions;
+use crate::solver::check_finite;
+use crate::{Backend, GpuContext, Solver};
+
+pub use bench_args::BenchArgs;
 pub use scene::SceneArgs;
 
 #[derive(Parser, Debug)]
@@ -22,6 +26,7 @@ pub use scene::SceneArgs;
     version,
     about = "GPU compute cloth solver (wgpu + WGSL)"
 )]
+/// The parsed command line.
 pub struct Cli {
     /// Without a subcommand, chiffon opens the demo.
     #[command(subcommand)]
@@ -53,7 +58,7 @@ enum Command {
         #[command(flatten)]
         scene: SceneArgs,
         /// Which solver runs the scene.
-        #[arg(long, value_enum, default_value_t = Backend::Gpu)]
+        #[arg(long, default_value = "gpu")]
         backend: Backend,
         /// Output file: .csv (x,y,z per line, row-major) or .obj (with faces).
         #[arg(long)]
@@ -62,7 +67,7 @@ enum Command {
     /// Headless benchmark of the standard scene (same code as `cargo bench`).
     Bench {
         #[command(flatten)]
-        args: chiffon::bench::BenchArgs,
+        args: BenchArgs,
     },
     /// Integrator study: point-mass problems with known solutions, and cloth frame-rate
     /// independence. Writes tables and plots into --out.
@@ -77,7 +82,7 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Solver of the cloth experiment (the GPU falls back to the CPU when there is none).
-        #[arg(long, value_enum, default_value_t = Backend::Gpu)]
+        #[arg(long, default_value = "gpu")]
         cloth_backend: Backend,
     },
     /// Run a scene on both backends and report how far the GPU is from the CPU reference.
@@ -94,12 +99,7 @@ enum Command {
     },
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Backend {
-    Gpu,
-    Cpu,
-}
-
+/// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command.unwrap_or(Command::Demo {
         grid: None,
@@ -113,12 +113,19 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             frames,
             size,
         } => {
-            chiffon::demo::run(chiffon::demo::DemoOptions {
+            #[cfg(feature = "demo")]
+            crate::demo::run(crate::demo::DemoOptions {
                 grid,
                 screenshot,
                 frames,
                 size,
             })?;
+            #[cfg(not(feature = "demo"))]
+            {
+                let _ = (grid, screenshot, frames, size);
+                anyhow::bail!("this chiffon was built without the `demo` feature");
+            }
+            #[cfg(feature = "demo")]
             Ok(ExitCode::SUCCESS)
         }
         Command::Info => info(),
@@ -129,7 +136,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             cloth_backend,
         } => study(&out, json, seed, cloth_backend),
         Command::Bench { args } => {
-            chiffon::bench::run_and_report(&args)?;
+            args.run()?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Simulate {
@@ -186,7 +193,6 @@ fn info() -> Result<ExitCode> {
 }
 
 fn study(out: &std::path::Path, as_json: bool, seed: u64, backend: Backend) -> Result<ExitCode> {
-    use chiffon::study::cloth::ClothBackend;
     let ctx = match backend {
         Backend::Cpu => None,
         Backend::Gpu => match GpuContext::new() {
@@ -197,13 +203,12 @@ fn study(out: &std::path::Path, as_json: bool, seed: u64, backend: Backend) -> R
             }
         },
     };
-    let cloth_backend = ctx.as_ref().map_or(ClothBackend::Cpu, ClothBackend::Gpu);
-    let report = chiffon::study::run(seed, &cloth_backend)?;
-    let files = chiffon::study::write_outputs(&report, out, seed)?;
+    let report = crate::study::run(seed, ctx.as_ref())?;
+    let files = crate::study::write_outputs(&report, out, seed)?;
     if as_json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", chiffon::study::markdown(&report));
+        print!("{}", crate::study::markdown(&report));
         println!(
             "\nwrote {} files to {}: {}",
             files.len(),
@@ -217,13 +222,11 @@ fn study(out: &std::path::Path, as_json: bool, seed: u64, backend: Backend) -> R
 fn make_solver(scene: &SceneArgs, backend: Backend) -> Result<Box<dyn Solver>> {
     let cloth = scene.cloth()?;
     let params = scene.params()?;
-    Ok(match backend {
-        Backend::Cpu => Box::new(CpuSolver::new(&cloth, params)?),
-        Backend::Gpu => {
-            let ctx = GpuContext::new()?;
-            Box::new(GpuSolver::new(&ctx, &cloth, params)?)
-        }
-    })
+    let ctx = match backend {
+        Backend::Gpu => Some(GpuContext::new()?),
+        Backend::Cpu => None,
+    };
+    Ok(backend.solver(ctx.as_ref(), &cloth, params)?)
 }
 
 /// Runs every frame of the scene and returns the final positions.
@@ -250,17 +253,17 @@ fn simulate(scene: &SceneArgs, backend: Backend, out: &std::path::Path) -> Resul
     let positions = run_frames(solver.as_mut(), &dts)?;
     let elapsed = start.elapsed();
     let cloth = solver.cloth();
-    write_positions(out, &positions, &cloth.triangles)
+    write_positions(out, &positions, cloth.triangles())
         .with_context(|| format!("writing {}", out.display()))?;
     println!(
         "simulated {} frames ({:.3} s of cloth time) of a {}x{} cloth ({} particles, {} constraints, {} colors) on {} in {:.2} s; wrote {}",
         dts.len(),
         dts.iter().sum::<f64>(),
-        cloth.columns,
-        cloth.rows,
+        cloth.grid().map_or(0, |g| g.columns),
+        cloth.grid().map_or(0, |g| g.rows),
         cloth.particle_count(),
         cloth.constraint_count(),
-        cloth.colors.len(),
+        cloth.colors().len(),
         solver.backend_name(),
         elapsed.as_secs_f64(),
         out.display()

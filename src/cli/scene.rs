@@ -1,12 +1,13 @@
 //! The scene flags shared by `simulate` and `conform`.
 
+use crate::dt::DtSpec;
+use crate::{ClothBuilder, Integrator, Layout, Pinning, SolverParams, Sphere};
 use anyhow::{Context, Result, anyhow, bail};
-use chiffon::dt::DtSpec;
-use chiffon::{ClothBuilder, Integrator, Layout, Pinning, SolverParams, Sphere};
 use clap::{Args, ValueEnum};
 use glam::Vec3;
 
 #[derive(Args, Debug, Clone)]
+/// The scene flags of `simulate` and `conform`.
 pub struct SceneArgs {
     /// Grid size as COLUMNSxROWS.
     #[arg(long, default_value = "64x64", value_parser = parse_grid)]
@@ -104,7 +105,8 @@ fn parse_vec3(s: &str) -> Result<Vec3, String> {
 }
 
 impl SceneArgs {
-    pub fn cloth(&self) -> Result<chiffon::Cloth> {
+    /// The cloth the flags describe.
+    pub fn cloth(&self) -> Result<crate::Cloth> {
         let (w, h) = self.grid;
         let mut b = ClothBuilder::grid(w, h)
             .layout(match self.layout {
@@ -122,6 +124,7 @@ impl SceneArgs {
         Ok(b.build()?)
     }
 
+    /// The solver parameters the flags describe (validated).
     pub fn params(&self) -> Result<SolverParams> {
         if !(self.gravity.is_finite() && self.gravity >= 0.0) {
             bail!(
@@ -168,6 +171,7 @@ impl SceneArgs {
         Ok(params)
     }
 
+    /// Every frame's dt (s).
     pub fn dts(&self) -> Result<Vec<f64>> {
         let spec: DtSpec = self.dt.parse()?;
         let frames = match (&spec, self.frames) {

@@ -1,15 +1,32 @@
-//! The CPU reference solver: the same frame as the GPU, kernel for kernel, in plain Rust.
+//! The CPU reference solver: the same frame schedule as the GPU, kernel for kernel, in plain
+//! Rust. Each file here is the twin of the WGSL file of the same name in `shaders/`: same entry
+//! point name, same bindings in the same order, same order of arithmetic. "One thread" of a
+//! kernel is one closure call; the loops run in parallel with rayon, race-free for the same
+//! reason the GPU is.
 
-pub mod kernels;
+mod collide;
+mod integrate;
+mod normals;
+mod solve_color;
+mod start;
+
+pub use collide::collide;
+pub use integrate::integrate;
+pub use normals::compute_normals;
+pub use solve_color::solve_color;
+pub use start::start;
 
 use glam::{Vec3, Vec4};
 
-use crate::cloth::Cloth;
-use crate::cloth::ConstraintKind;
+use crate::cloth::{Cloth, ConstraintKind};
+use crate::config::ColorRange;
 use crate::error::Result;
-use crate::frame::{ColorRange, StepClock, start_previous_positions};
 use crate::params::SolverParams;
-use crate::solver::{Solver, apply_stiffness, check_particle_edit};
+use crate::schedule::{Executor, FramePlan, FrameSchedule, Pass, Stage, StepClock};
+use crate::solver::{Solver, check_particle_edit};
+
+/// Particles (or constraints) per rayon task: below this, splitting costs more than it saves.
+const MIN_PER_TASK: usize = 2048;
 
 /// Steps a [`Cloth`] on the CPU; the reference the GPU is tested against.
 pub struct CpuSolver {
@@ -22,16 +39,14 @@ pub struct CpuSolver {
 }
 
 impl CpuSolver {
-    /// Creates a solver at the cloth's initial state. Checks the cloth's coloring, which the
-    /// parallel `solve_color` relies on.
+    /// Creates a solver at the cloth's initial state.
     pub fn new(cloth: &Cloth, params: SolverParams) -> Result<Self> {
         params.validate()?;
-        cloth.validate_coloring()?;
         let positions = initial_positions(cloth);
         Ok(Self {
             previous: positions.clone(),
             positions,
-            colors: cloth.colors.iter().map(ColorRange::new).collect(),
+            colors: cloth.colors().iter().map(ColorRange::new).collect(),
             cloth: cloth.clone(),
             params,
             clock: StepClock::default(),
@@ -47,38 +62,57 @@ impl CpuSolver {
 /// Packs positions with inverse masses into the kernels' vec4 layout.
 pub(crate) fn initial_positions(cloth: &Cloth) -> Vec<Vec4> {
     cloth
-        .positions
+        .positions()
         .iter()
-        .zip(&cloth.inverse_mass)
+        .zip(cloth.inverse_masses())
         .map(|(x, &w)| x.extend(w))
         .collect()
 }
 
+/// Runs the schedule's passes by calling the twins.
+struct CpuFrame<'a> {
+    plan: &'a FramePlan,
+    cloth: &'a Cloth,
+    colors: &'a [ColorRange],
+    positions: &'a mut [Vec4],
+    previous: &'a mut [Vec4],
+}
+
+impl Executor for CpuFrame<'_> {
+    fn stage(&mut self, _: Stage, passes: &mut dyn Iterator<Item = Pass>) {
+        for pass in passes {
+            match pass {
+                Pass::Start => start(&self.plan.first, self.positions, self.previous),
+                Pass::Integrate(slot) => {
+                    integrate(self.plan.slot(slot), self.positions, self.previous)
+                }
+                Pass::SolveColor(c) => solve_color(
+                    &self.colors[c as usize],
+                    self.cloth.colored(),
+                    self.positions,
+                ),
+                Pass::Collide(slot) => collide(self.plan.slot(slot), self.positions, self.previous),
+            }
+        }
+    }
+}
+
 impl Solver for CpuSolver {
     fn step(&mut self, dt: f64) -> Result<()> {
-        let plan = self
-            .clock
-            .plan(dt, &self.params, self.cloth.particle_count())?;
-        if plan.starting {
-            let accel = self.params.acceleration();
-            self.previous = start_previous_positions(
-                &self.positions,
-                self.cloth.velocity,
-                accel,
-                plan.h as f32,
-            );
-        }
-        // The same sequence the GPU records: integrate → iterations × colors → collide.
-        for s in 0..self.params.substeps {
-            let params = if s == 0 { &plan.first } else { &plan.rest };
-            kernels::integrate(params, &mut self.positions, &mut self.previous);
-            for _ in 0..self.params.iterations {
-                for color in &self.colors {
-                    kernels::solve_color(color, &self.cloth.constraints, &mut self.positions);
-                }
-            }
-            kernels::collide(params, &mut self.positions, &mut self.previous);
-        }
+        let plan = self.clock.plan(
+            dt,
+            &self.params,
+            self.cloth.particle_count(),
+            self.cloth.velocity(),
+        )?;
+        let schedule = FrameSchedule::new(&plan, &self.params, self.colors.len());
+        schedule.run(&mut CpuFrame {
+            plan: &plan,
+            cloth: &self.cloth,
+            colors: &self.colors,
+            positions: &mut self.positions,
+            previous: &mut self.previous,
+        });
         Ok(())
     }
 
@@ -119,18 +153,12 @@ impl Solver for CpuSolver {
     }
 
     fn set_inverse_mass(&mut self, index: usize, inverse_mass: f32) -> Result<()> {
-        let p = self
-            .positions
-            .get(index)
-            .copied()
-            .unwrap_or_default()
-            .truncate();
-        check_particle_edit(&self.cloth, index, p, inverse_mass)?;
+        check_particle_edit(&self.cloth, index, Vec3::ZERO, inverse_mass)?;
         self.positions[index].w = inverse_mass;
         Ok(())
     }
 
     fn set_stiffness(&mut self, kind: ConstraintKind, stiffness: f32) -> Result<()> {
-        apply_stiffness(&mut self.cloth, kind, stiffness)
+        self.cloth.set_stiffness(kind, stiffness)
     }
 }

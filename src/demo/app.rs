@@ -16,13 +16,14 @@ use winit::window::{Window, WindowId};
 
 use super::camera::{OrbitCamera, pick, ray_plane};
 use super::render::{ClothMesh, Renderer, SceneView, Targets};
-use crate::cloth::{ClothBuilder, ConstraintKind, Layout, Pinning};
+use crate::cloth::ConstraintKind;
 use crate::error::{ChiffonError, Result};
+use crate::gpu::StageTimer;
 use crate::gpu::context::{poll, read_mapped};
-use crate::gpu::timer::PassTimer;
 use crate::gpu::{GpuContext, GpuSolver};
 use crate::integrator::Integrator;
 use crate::params::{SolverParams, Sphere};
+use crate::scenes;
 use crate::solver::Solver;
 
 /// How to run the demo.
@@ -200,7 +201,7 @@ struct State {
     settings: Settings,
     camera: OrbitCamera,
     egui: Egui,
-    timer: Option<PassTimer>,
+    timer: Option<StageTimer>,
     solver_ms: Option<f64>,
     cursor: Vec2,
     orbiting: bool,
@@ -214,47 +215,71 @@ struct State {
     adapter_name: String,
 }
 
-/// The default scene: a cloth held by two corners, falling onto a sphere above the ground.
+/// The default scene ([`scenes::demo_cloth`], [`scenes::demo_params`]): a cloth held by two
+/// corners, falling onto a sphere above the ground.
 fn default_settings(grid: u32) -> Settings {
+    let p = scenes::demo_params();
     Settings {
         grid,
-        integrator: Integrator::TimeCorrected,
-        iterations: 10,
-        substeps: 2,
-        damping: 0.5,
-        stiffness: [1.0, 1.0, 0.6],
+        integrator: p.integrator,
+        iterations: p.iterations,
+        substeps: p.substeps,
+        damping: p.damping,
+        stiffness: scenes::DEMO_STIFFNESS,
         wind_on: false,
         wind_strength: 3.0,
         wind_heading_deg: 30.0,
-        gravity: 9.81,
+        gravity: -p.gravity.y,
         jitter: false,
         paused: false,
         step_once: false,
-        sphere_on: true,
-        sphere: Sphere {
-            center: Vec3::new(0.0, 0.45, 0.1),
-            radius: 0.28,
-        },
-        ground_on: true,
-        ground: 0.0,
+        sphere_on: p.sphere.is_some(),
+        sphere: p.sphere.unwrap_or(scenes::DEMO_SPHERE),
+        ground_on: p.ground.is_some(),
+        ground: p.ground.unwrap_or(0.0),
         corners_pinned: true,
     }
 }
 
 fn build_solver(ctx: &GpuContext, s: &Settings) -> Result<(GpuSolver, f32)> {
-    let cloth = ClothBuilder::grid(s.grid, s.grid)
-        .layout(Layout::Flat { height: 1.0 })
-        .pinning(if s.corners_pinned {
-            Pinning::Corners
-        } else {
-            Pinning::None
-        })
-        .constraint(ConstraintKind::Structural, Some(s.stiffness[0]))
-        .constraint(ConstraintKind::Shear, Some(s.stiffness[1]))
-        .constraint(ConstraintKind::Bend, Some(s.stiffness[2]))
-        .build()?;
-    let free = cloth.particle_count() as f32 / 0.2;
+    let cloth = scenes::demo_cloth(s.grid, s.stiffness, s.corners_pinned)?;
+    let free = free_inverse_mass(&cloth);
     Ok((GpuSolver::new(ctx, &cloth, s.params())?, free))
+}
+
+/// The inverse mass of the cloth's free particles (what an unpinned corner gets back).
+fn free_inverse_mass(cloth: &crate::Cloth) -> f32 {
+    cloth.inverse_masses().iter().copied().fold(0.0, f32::max)
+}
+
+/// Pins (inverse mass 0) or frees the two corners of the grid's first row.
+fn set_corners_pinned(solver: &mut dyn Solver, pinned: bool, free_inverse_mass: f32) -> Result<()> {
+    let columns = solver.cloth().grid().map_or(1, |g| g.columns) as usize;
+    let w = if pinned { 0.0 } else { free_inverse_mass };
+    for corner in [0, columns - 1] {
+        solver.set_inverse_mass(corner, w)?;
+    }
+    Ok(())
+}
+
+/// Applies what the panel asked for that needs no rebuild: the pin toggle and stiffness edits.
+/// Shared by the panel and (for the toggle) the P key, so both do the same thing once.
+fn apply_panel_actions(
+    actions: &UiActions,
+    settings: &mut Settings,
+    solver: &mut dyn Solver,
+    free_inverse_mass: f32,
+) -> Result<()> {
+    if actions.toggle_corners {
+        settings.corners_pinned = !settings.corners_pinned;
+        set_corners_pinned(solver, settings.corners_pinned, free_inverse_mass)?;
+    }
+    for (k, kind) in ConstraintKind::ALL.iter().enumerate() {
+        if actions.stiffness_changed[k] {
+            solver.set_stiffness(*kind, settings.stiffness[k])?;
+        }
+    }
+    Ok(())
 }
 
 impl State {
@@ -312,7 +337,7 @@ impl State {
         });
         let settings = default_settings(grid);
         let (solver, free_inverse_mass) = build_solver(&ctx, &settings)?;
-        let mesh = renderer.cloth_mesh(&ctx.device, solver.cloth(), solver.position_buffer());
+        let mesh = renderer.cloth_mesh(&ctx.device, solver.cloth(), solver.position_buffer())?;
 
         let egui_ctx = egui::Context::default();
         let egui_state = egui_winit::State::new(
@@ -325,7 +350,9 @@ impl State {
         );
         let egui_renderer =
             egui_wgpu::Renderer::new(&ctx.device, config.format, Default::default());
-        let timer = PassTimer::new(&ctx);
+        // Room for a frame of the most substeps the panel allows, plus the start stage.
+        let max_passes = 1 + 3 * crate::params::MAX_SUBSTEPS;
+        let timer = StageTimer::new(&ctx, max_passes);
 
         Ok(Self {
             window,
@@ -439,7 +466,8 @@ impl State {
     fn try_grab(&mut self) -> Result<bool> {
         let positions = self.solver.positions()?;
         let ray = self.camera.ray(self.cursor, self.viewport());
-        let radius = 2.5 * self.solver.cloth().spacing.max(0.004);
+        let spacing = self.solver.cloth().grid().map_or(0.0, |g| g.spacing);
+        let radius = 2.5 * spacing.max(0.004);
         let Some((index, t)) = pick(&ray, &positions, radius) else {
             return Ok(false);
         };
@@ -463,17 +491,16 @@ impl State {
     }
 
     fn toggle_corners(&mut self) -> Result<()> {
-        self.settings.corners_pinned = !self.settings.corners_pinned;
-        let w = if self.settings.corners_pinned {
-            0.0
-        } else {
-            self.free_inverse_mass
+        let actions = UiActions {
+            toggle_corners: true,
+            ..Default::default()
         };
-        let columns = self.solver.cloth().columns as usize;
-        for corner in [0, columns - 1] {
-            self.solver.set_inverse_mass(corner, w)?;
-        }
-        Ok(())
+        apply_panel_actions(
+            &actions,
+            &mut self.settings,
+            &mut self.solver,
+            self.free_inverse_mass,
+        )
     }
 
     fn rebuild(&mut self) -> Result<()> {
@@ -482,7 +509,7 @@ impl State {
         let (solver, free) = build_solver(&self.ctx, &self.settings)?;
         self.mesh =
             self.renderer
-                .cloth_mesh(&self.ctx.device, solver.cloth(), solver.position_buffer());
+                .cloth_mesh(&self.ctx.device, solver.cloth(), solver.position_buffer())?;
         self.solver = solver;
         self.free_inverse_mass = free;
         Ok(())
@@ -508,15 +535,12 @@ impl State {
             }
         }
         self.solver.set_params(self.settings.params())?;
-        // Time this frame's pass unless the previous measurement is still being read.
+        // Time this frame's stages unless the previous measurement is still being read.
         let timer = self.timer.as_mut().filter(|t| t.is_idle());
-        let writes = timer.as_ref().map(|t| t.timestamp_writes());
-        let mut encoder = self.solver.step_with_timestamps(dt, writes)?;
-        if let Some(t) = &timer {
-            t.resolve(&mut encoder);
-        }
+        let timed = timer.is_some();
+        let encoder = self.solver.step_timed(dt, timer)?;
         self.solver.submit(encoder);
-        if let Some(t) = timer {
+        if let Some(t) = self.timer.as_mut().filter(|_| timed) {
             t.request();
         }
         Ok(())
@@ -534,8 +558,8 @@ impl State {
         let fixed = options.screenshot.as_ref().map(|_| 1.0 / 60.0);
         self.simulate(wall_dt, fixed)?;
         poll(&self.ctx.device);
-        if let Some(ms) = self.timer.as_mut().and_then(PassTimer::collect) {
-            self.solver_ms = Some(ms);
+        if let Some(times) = self.timer.as_mut().and_then(StageTimer::collect) {
+            self.solver_ms = Some(times.total_ms);
         }
         self.frames += 1;
 
@@ -603,7 +627,7 @@ impl State {
             solver_ms: self.solver_ms,
             particles: self.solver.cloth().particle_count(),
             constraints: self.solver.cloth().constraint_count(),
-            colors: self.solver.cloth().colors.len(),
+            colors: self.solver.cloth().colors().len(),
             adapter: &self.adapter_name,
             note: self.cpu_note.as_deref(),
         };
@@ -620,16 +644,12 @@ impl State {
         if actions.reset {
             self.reset()?;
         }
-        if actions.toggle_corners {
-            self.settings.corners_pinned = !self.settings.corners_pinned;
-            self.toggle_corners()?;
-        }
-        for (k, kind) in ConstraintKind::ALL.iter().enumerate() {
-            if actions.stiffness_changed[k] {
-                self.solver
-                    .set_stiffness(*kind, self.settings.stiffness[k])?;
-            }
-        }
+        apply_panel_actions(
+            &actions,
+            &mut self.settings,
+            &mut self.solver,
+            self.free_inverse_mass,
+        )?;
 
         let screen = egui_wgpu::ScreenDescriptor {
             size_in_pixels: [self.config.width, self.config.height],
@@ -739,7 +759,7 @@ impl State {
             },
         );
         self.ctx.queue.submit([encoder.finish()]);
-        let bytes = read_mapped(device, &readback)?;
+        let bytes: Vec<u8> = read_mapped(device, &readback)?;
         let bgra = matches!(
             format,
             wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Bgra8UnormSrgb
@@ -775,7 +795,7 @@ impl State {
 }
 
 /// What the panel asked for this frame, applied after the UI pass.
-#[derive(Default)]
+#[derive(Default, Debug)]
 struct UiActions {
     rebuild: bool,
     reset: bool,
@@ -846,19 +866,11 @@ fn controls(ctx: &egui::Context, s: &mut Settings, hud: &Hud, actions: &mut UiAc
                     }
                 });
             egui::ComboBox::from_label("integrator")
-                .selected_text(match s.integrator {
-                    Integrator::Verlet => "Verlet",
-                    Integrator::TimeCorrected => "time-corrected",
-                    Integrator::TimeCorrectedExact => "exact",
-                })
+                .selected_text(s.integrator.name())
                 .show_ui(ui, |ui| {
-                    ui.selectable_value(&mut s.integrator, Integrator::Verlet, "Verlet");
-                    ui.selectable_value(
-                        &mut s.integrator,
-                        Integrator::TimeCorrected,
-                        "time-corrected",
-                    );
-                    ui.selectable_value(&mut s.integrator, Integrator::TimeCorrectedExact, "exact");
+                    for integrator in Integrator::ALL {
+                        ui.selectable_value(&mut s.integrator, integrator, integrator.name());
+                    }
                 });
             ui.checkbox(&mut s.jitter, "frame-time jitter (random dt, 30-144 fps)");
             ui.add(egui::Slider::new(&mut s.iterations, 1..=100).text("iterations"));
@@ -884,4 +896,40 @@ fn controls(ctx: &egui::Context, s: &mut Settings, hud: &Hud, actions: &mut UiAc
             ui.small("drag cloth: grab  ·  drag elsewhere / right-drag: orbit  ·  wheel: zoom");
             ui.small("Space pause · N step · R reset · W wind · P pin corners");
         });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::CpuSolver;
+
+    /// Regression: the panel's Pin/Unpin corners button flipped the state twice, so it did
+    /// nothing (the P key worked).
+    #[test]
+    fn pin_button_toggles_the_corners_once() {
+        let mut settings = default_settings(8);
+        let cloth = scenes::demo_cloth(8, settings.stiffness, true).unwrap();
+        let free = free_inverse_mass(&cloth);
+        let mut solver = CpuSolver::new(&cloth, settings.params()).unwrap();
+        let corner_w = |s: &CpuSolver| [s.raw_positions()[0].w, s.raw_positions()[7].w];
+        assert_eq!(corner_w(&solver), [0.0, 0.0], "the corners start pinned");
+        let button = UiActions {
+            toggle_corners: true,
+            ..Default::default()
+        };
+        apply_panel_actions(&button, &mut settings, &mut solver, free).unwrap();
+        assert!(!settings.corners_pinned);
+        assert_eq!(
+            corner_w(&solver),
+            [free, free],
+            "one click frees the corners"
+        );
+        apply_panel_actions(&button, &mut settings, &mut solver, free).unwrap();
+        assert!(settings.corners_pinned);
+        assert_eq!(
+            corner_w(&solver),
+            [0.0, 0.0],
+            "a second click pins them again"
+        );
+    }
 }

@@ -34,7 +34,9 @@ impl Default for OrbitCamera {
 /// A ray from `origin` along the unit vector `dir`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Ray {
+    /// Start (m).
     pub origin: Vec3,
+    /// Unit direction.
     pub dir: Vec3,
 }
 

@@ -2,10 +2,11 @@
 
 use glam::{Mat4, Vec3};
 
-use crate::cpu::kernels::Grid;
+use crate::config::DEFAULT_WORKGROUP_SIZE;
+use crate::config::Grid;
+use crate::error::{ChiffonError, Result};
+use crate::gpu::kernels::{Binding, Kernel, bind_group, bind_group_layout};
 use crate::gpu::shaders;
-use crate::gpu::solver::{DEFAULT_WORKGROUP_SIZE, workgroups};
-use crate::gpu::storage_entry;
 
 /// Depth buffer format.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
@@ -21,17 +22,25 @@ pub const BACKGROUND: wgpu::Color = wgpu::Color {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct SceneUniform {
+    /// Projection × view.
     pub view_proj: [[f32; 4]; 4],
+    /// xyz: camera position (m).
     pub eye: [f32; 4],
+    /// xyz: unit vector towards the light.
     pub light_dir: [f32; 4],
+    /// xyz: centre (m), w: radius (m).
     pub sphere: [f32; 4],
+    /// x: height (m).
     pub ground: [f32; 4],
+    /// x: columns, y: rows of the cloth.
     pub grid: [u32; 4],
 }
 
 /// What to draw this frame besides the cloth.
 pub struct SceneView {
+    /// Projection × view.
     pub view_proj: Mat4,
+    /// Camera position (m).
     pub eye: Vec3,
     /// Centre and radius of the sphere, if shown.
     pub sphere: Option<(Vec3, f32)>,
@@ -100,7 +109,6 @@ impl ClothMesh {
 /// Pipelines and shared buffers of the demo's renderer.
 pub struct Renderer {
     samples: u32,
-    max_groups_per_dim: u32,
     scene_buffer: wgpu::Buffer,
     scene_bind_group: wgpu::BindGroup,
     cloth: wgpu::RenderPipeline,
@@ -109,7 +117,7 @@ pub struct Renderer {
     sphere_vertices: wgpu::Buffer,
     sphere_indices: wgpu::Buffer,
     sphere_index_count: u32,
-    normals: wgpu::ComputePipeline,
+    normals: Kernel,
     normals_layout: wgpu::BindGroupLayout,
 }
 
@@ -234,48 +242,28 @@ impl Renderer {
         );
 
         // The normals kernel: grid uniform, positions (read), normals (write).
-        let normals_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("normals layout"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
+        let normals_layout = bind_group_layout(
+            device,
+            "compute_normals",
+            &[
+                Binding::Uniform {
+                    size: size_of::<Grid>() as u64,
+                    dynamic: false,
                 },
-                storage_entry(1, true),
-                storage_entry(2, false),
+                Binding::StorageRead,
+                Binding::StorageReadWrite,
             ],
-        });
-        let normals_module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(shaders::NORMALS.file),
-            source: wgpu::ShaderSource::Wgsl(shaders::NORMALS.source().into()),
-        });
-        let normals_pipeline_layout =
-            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("normals"),
-                bind_group_layouts: &[Some(&normals_layout)],
-                immediate_size: 0,
-            });
-        let normals = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("compute_normals"),
-            layout: Some(&normals_pipeline_layout),
-            module: &normals_module,
-            entry_point: Some("compute_normals"),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants: &[("WORKGROUP_SIZE", DEFAULT_WORKGROUP_SIZE as f64)],
-                ..Default::default()
-            },
-            cache: None,
-        });
+        );
+        let normals = Kernel::new(
+            device,
+            shaders::NORMALS,
+            "compute_normals",
+            &normals_layout,
+            DEFAULT_WORKGROUP_SIZE,
+        );
 
         Self {
             samples,
-            max_groups_per_dim: device.limits().max_compute_workgroups_per_dimension,
             scene_buffer,
             scene_bind_group,
             cloth,
@@ -294,19 +282,23 @@ impl Renderer {
         self.samples
     }
 
-    /// GPU data for drawing `cloth`, whose positions live in `positions`.
+    /// GPU data for drawing `cloth` (a grid), whose positions live in `positions`.
     pub fn cloth_mesh(
         &self,
         device: &wgpu::Device,
         cloth: &crate::Cloth,
         positions: &wgpu::Buffer,
-    ) -> ClothMesh {
+    ) -> Result<ClothMesh> {
+        let shape = cloth
+            .grid()
+            .ok_or_else(|| ChiffonError::InvalidCloth("the demo draws grid cloths only".into()))?;
         let grid = Grid {
-            columns: cloth.columns,
-            rows: cloth.rows,
-            pad: [0; 2],
+            columns: shape.columns,
+            rows: shape.rows,
+            pad0: 0,
+            pad1: 0,
         };
-        let indices: Vec<u32> = cloth.triangles.iter().flatten().copied().collect();
+        let indices: Vec<u32> = cloth.triangles().iter().flatten().copied().collect();
         let index_buffer = buffer_init(
             device,
             "cloth indices",
@@ -327,31 +319,19 @@ impl Renderer {
             bytemuck::bytes_of(&grid),
             wgpu::BufferUsages::UNIFORM,
         );
-        let normals_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("normals bindings"),
-            layout: &self.normals_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: grid_buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: positions.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: normals.as_entire_binding(),
-                },
-            ],
-        });
-        ClothMesh {
+        let normals_bind_group = bind_group(
+            device,
+            "compute_normals",
+            &self.normals_layout,
+            &[(&grid_buffer, None), (positions, None), (&normals, None)],
+        );
+        Ok(ClothMesh {
             index_buffer,
             index_count: indices.len() as u32,
             normals,
             normals_bind_group,
             grid,
-        }
+        })
     }
 
     /// Records the normals kernel: per-particle normals from the current positions.
@@ -360,11 +340,10 @@ impl Renderer {
             label: Some("normals"),
             timestamp_writes: None,
         });
-        pass.set_pipeline(&self.normals);
+        pass.set_pipeline(&self.normals.pipeline);
         pass.set_bind_group(0, &mesh.normals_bind_group, &[]);
-        let n = mesh.grid.columns * mesh.grid.rows;
-        let (x, y) = workgroups(n, DEFAULT_WORKGROUP_SIZE, self.max_groups_per_dim);
-        pass.dispatch_workgroups(x, y, 1);
+        self.normals
+            .dispatch(&mut pass, mesh.grid.columns * mesh.grid.rows);
     }
 
     /// Records normals, then the scene, into `encoder`, drawing onto `target` (resolving MSAA).

@@ -102,9 +102,9 @@ impl GpuContext {
         Ok(())
     }
 
-    /// Copies `buffer` (which needs `COPY_SRC`) into a staging buffer and returns its bytes.
-    /// For tests and export; never inside a frame.
-    pub fn read_buffer(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>> {
+    /// Copies `buffer` (which needs `COPY_SRC`) into a staging buffer and returns its contents
+    /// as `T`s. For tests and export; never inside a frame.
+    pub fn read_buffer<T: bytemuck::Pod>(&self, buffer: &wgpu::Buffer) -> Result<Vec<T>> {
         let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("readback"),
             size: buffer.size(),
@@ -119,7 +119,7 @@ impl GpuContext {
 }
 
 /// Blocks until all submitted work on `device` is done.
-pub(crate) fn wait(device: &wgpu::Device) -> Result<()> {
+pub fn wait(device: &wgpu::Device) -> Result<()> {
     device
         .poll(wgpu::PollType::wait_indefinitely())
         .map(|_| ())
@@ -127,14 +127,17 @@ pub(crate) fn wait(device: &wgpu::Device) -> Result<()> {
 }
 
 /// Checks for finished GPU work without blocking (runs map callbacks that are ready).
-pub(crate) fn poll(device: &wgpu::Device) {
+pub fn poll(device: &wgpu::Device) {
     // A failed non-blocking poll only means nothing was ready; the next frame polls again.
     let _ = device.poll(wgpu::PollType::Poll);
 }
 
-/// Maps a `MAP_READ` buffer (after the copies into it were submitted), copies its bytes out and
-/// unmaps it.
-pub(crate) fn read_mapped(device: &wgpu::Device, buffer: &wgpu::Buffer) -> Result<Vec<u8>> {
+/// Maps a `MAP_READ` buffer (after the copies into it were submitted), copies its contents out
+/// as `T`s and unmaps it.
+pub(crate) fn read_mapped<T: bytemuck::Pod>(
+    device: &wgpu::Device,
+    buffer: &wgpu::Buffer,
+) -> Result<Vec<T>> {
     let (tx, rx) = mpsc::channel();
     buffer.map_async(wgpu::MapMode::Read, .., move |r| {
         let _ = tx.send(r);
@@ -143,12 +146,21 @@ pub(crate) fn read_mapped(device: &wgpu::Device, buffer: &wgpu::Buffer) -> Resul
     rx.recv()
         .map_err(|e| ChiffonError::Readback(e.to_string()))?
         .map_err(|e| ChiffonError::Readback(e.to_string()))?;
-    let bytes = buffer
-        .get_mapped_range(..)
-        .map_err(|e| ChiffonError::Readback(e.to_string()))?
-        .to_vec();
+    let values = pod_from_bytes(
+        &buffer
+            .get_mapped_range(..)
+            .map_err(|e| ChiffonError::Readback(e.to_string()))?,
+    );
     buffer.unmap();
-    Ok(bytes)
+    Ok(values)
+}
+
+/// Copies `bytes` into a vector of `T`. Unlike a cast of the byte slice, this does not need the
+/// bytes to be aligned for `T` (a `Vec<u8>` is only promised 1-byte alignment); a trailing
+/// partial element is an error of the caller and is dropped.
+pub fn pod_from_bytes<T: bytemuck::Pod>(bytes: &[u8]) -> Vec<T> {
+    let whole = bytes.len() - bytes.len() % size_of::<T>();
+    bytemuck::pod_collect_to_vec(&bytes[..whole])
 }
 
 async fn select_adapter(
@@ -182,4 +194,30 @@ async fn select_adapter(
         })
         .await
         .map_err(|e| ChiffonError::NoAdapter(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pod_from_bytes;
+
+    /// Regression: readback cast a `Vec<u8>` to `&[Vec4]` with `bytemuck::cast_slice`, which
+    /// needs 16-byte alignment that the allocator does not promise for bytes.
+    #[test]
+    fn readback_does_not_assume_the_bytes_are_aligned() {
+        let values = [glam::Vec4::new(1.0, 2.0, 3.0, 4.0), glam::Vec4::splat(-0.5)];
+        // Start one or two bytes in, whichever is misaligned for Vec4 and u64 here.
+        let mut bytes = vec![0u8; 2];
+        let k = if (bytes.as_ptr() as usize + 1).is_multiple_of(16) {
+            2
+        } else {
+            1
+        };
+        bytes.truncate(k);
+        bytes.extend_from_slice(bytemuck::cast_slice(&values));
+        let misaligned = &bytes[k..];
+        assert!(bytemuck::try_cast_slice::<u8, glam::Vec4>(misaligned).is_err());
+        assert_eq!(pod_from_bytes::<glam::Vec4>(misaligned), values);
+        let ticks: Vec<u64> = pod_from_bytes(&misaligned[..16]);
+        assert_eq!(ticks.len(), 2);
+    }
 }

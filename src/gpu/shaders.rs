@@ -4,7 +4,7 @@
 /// Declarations prepended to every solver kernel (`shaders/common.wgsl`).
 pub const COMMON: &str = include_str!("../../shaders/common.wgsl");
 
-/// One WGSL file and the entry point it defines.
+/// One WGSL file and the entry points it defines.
 #[derive(Clone, Copy, Debug)]
 pub struct ShaderFile {
     /// File name inside `shaders/`.
@@ -28,7 +28,15 @@ impl ShaderFile {
     }
 }
 
-/// `integrate`: time-corrected Verlet (CPU twin: `cpu::kernels::integrate`).
+/// `start`: Verlet's x₋₁ from the current state (CPU twin: `src/cpu/start.rs`).
+pub const START: ShaderFile = ShaderFile {
+    file: "start.wgsl",
+    entry_points: "start",
+    uses_common: true,
+    text: include_str!("../../shaders/start.wgsl"),
+};
+
+/// `integrate`: time-corrected Verlet (CPU twin: `src/cpu/integrate.rs`).
 pub const INTEGRATE: ShaderFile = ShaderFile {
     file: "integrate.wgsl",
     entry_points: "integrate",
@@ -36,7 +44,7 @@ pub const INTEGRATE: ShaderFile = ShaderFile {
     text: include_str!("../../shaders/integrate.wgsl"),
 };
 
-/// `solve_color`: one color of distance constraints (CPU twin: `cpu::kernels::solve_color`).
+/// `solve_color`: one color of distance constraints (CPU twin: `src/cpu/solve_color.rs`).
 pub const SOLVE_COLOR: ShaderFile = ShaderFile {
     file: "solve_color.wgsl",
     entry_points: "solve_color",
@@ -44,7 +52,7 @@ pub const SOLVE_COLOR: ShaderFile = ShaderFile {
     text: include_str!("../../shaders/solve_color.wgsl"),
 };
 
-/// `collide`: ground and sphere by projection (CPU twin: `cpu::kernels::collide`).
+/// `collide`: ground and sphere by projection (CPU twin: `src/cpu/collide.rs`).
 pub const COLLIDE: ShaderFile = ShaderFile {
     file: "collide.wgsl",
     entry_points: "collide",
@@ -52,7 +60,7 @@ pub const COLLIDE: ShaderFile = ShaderFile {
     text: include_str!("../../shaders/collide.wgsl"),
 };
 
-/// `compute_normals`: per-particle normals for drawing (CPU twin: `cpu::kernels::compute_normals`).
+/// `compute_normals`: per-particle normals for drawing (CPU twin: `src/cpu/normals.rs`).
 pub const NORMALS: ShaderFile = ShaderFile {
     file: "normals.wgsl",
     entry_points: "compute_normals",
@@ -69,4 +77,4 @@ pub const RENDER: ShaderFile = ShaderFile {
 };
 
 /// Every WGSL file chiffon ships, except [`COMMON`] (which is validated on its own too).
-pub const ALL: &[ShaderFile] = &[INTEGRATE, SOLVE_COLOR, COLLIDE, NORMALS, RENDER];
+pub const ALL: &[ShaderFile] = &[START, INTEGRATE, SOLVE_COLOR, COLLIDE, NORMALS, RENDER];

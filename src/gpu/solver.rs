@@ -1,39 +1,33 @@
-//! The GPU solver: the cloth in storage buffers, one compute pass per frame.
+//! The GPU solver: the cloth in storage buffers, the frame schedule recorded as one compute
+//! pass per stage into one command encoder, submitted once per frame.
 
 use std::sync::OnceLock;
 
 use glam::{Vec3, Vec4};
 
 use super::context::{GpuContext, read_mapped};
-use super::shaders::{self, ShaderFile};
-use super::storage_entry;
-use crate::cloth::Cloth;
-use crate::cloth::ConstraintKind;
+use super::kernels::{Binding, Kernel, bind_group, bind_group_layout, check_workgroup_size};
+use super::shaders;
+use super::timer::StageTimer;
+use crate::cloth::{Cloth, ConstraintKind};
+use crate::config::{BufferSizes, ColorRange, DEFAULT_WORKGROUP_SIZE, StepParams, VEC4_BYTES};
 use crate::cpu::initial_positions;
-use crate::error::{ChiffonError, Result};
-use crate::frame::{ColorRange, FramePlan, StepClock, StepParams, start_previous_positions};
+use crate::error::Result;
 use crate::params::SolverParams;
-use crate::solver::{Solver, apply_stiffness, check_particle_edit};
+use crate::schedule::{Executor, FramePlan, FrameSchedule, Pass, Slot, Stage, StepClock};
+use crate::solver::{Solver, check_particle_edit};
 
-/// Threads per workgroup of every solver kernel (the `WORKGROUP_SIZE` override). 128 measured
-/// ~8 % faster than 64 on lavapipe at 256² and is a whole number of warps/waves on every GPU.
-pub const DEFAULT_WORKGROUP_SIZE: u32 = 128;
-
-const VEC4_BYTES: u64 = 16;
-
-/// Workgroup grid (x, y) for `threads` threads in groups of `size`, split over y past the
-/// per-dimension limit `max_per_dim`; kernels rebuild the linear index with `thread_index`.
-pub fn workgroups(threads: u32, size: u32, max_per_dim: u32) -> (u32, u32) {
-    let groups = threads.div_ceil(size);
-    if groups <= max_per_dim {
-        (groups, 1)
-    } else {
-        (max_per_dim, groups.div_ceil(max_per_dim))
-    }
+/// The solver's kernels. `start`, `integrate` and `collide` share one layout (step params,
+/// positions, previous positions); `solve_color` has its own (color range, constraints,
+/// positions).
+struct Kernels {
+    start: Kernel,
+    integrate: Kernel,
+    solve_color: Kernel,
+    collide: Kernel,
 }
 
-/// Steps a [`Cloth`] with the WGSL kernels. A frame is recorded into one command encoder and
-/// submitted once; nothing is read back inside [`Solver::step`].
+/// Steps a [`Cloth`] with the WGSL kernels. Nothing is read back inside [`Solver::step`].
 pub struct GpuSolver {
     device: wgpu::Device,
     queue: wgpu::Queue,
@@ -41,25 +35,21 @@ pub struct GpuSolver {
     cloth: Cloth,
     params: SolverParams,
     clock: StepClock,
-    workgroup_size: u32,
-    max_groups_per_dim: u32,
-    /// Byte distance between dynamic-offset uniform slots (the device's alignment).
-    uniform_stride: u64,
+    sizes: BufferSizes,
     /// xyz + inverse mass per particle; also usable as a vertex buffer.
     positions: wgpu::Buffer,
     previous: wgpu::Buffer,
+    constraints: wgpu::Buffer,
     /// Two [`StepParams`] slots: first substep, later substeps.
     step_uniform: wgpu::Buffer,
-    integrate: wgpu::ComputePipeline,
-    solve_color: wgpu::ComputePipeline,
-    collide: wgpu::ComputePipeline,
+    /// One [`ColorRange`] per color, each in its own dynamic-offset slot (only the bind group
+    /// reads it; owned here with the solver's other buffers).
+    _color_uniform: wgpu::Buffer,
+    kernels: Kernels,
     particle_bind_group: wgpu::BindGroup,
     color_bind_group: wgpu::BindGroup,
     color_sizes: Vec<u32>,
     readback: OnceLock<wgpu::Buffer>,
-    constraints: wgpu::Buffer,
-    // Kept alive for the bind group.
-    _color_uniform: wgpu::Buffer,
 }
 
 impl GpuSolver {
@@ -79,178 +69,106 @@ impl GpuSolver {
         params.validate()?;
         let device = &ctx.device;
         let limits = ctx.limits();
-        if !workgroup_size.is_power_of_two()
-            || workgroup_size > limits.max_compute_invocations_per_workgroup
-            || workgroup_size > limits.max_compute_workgroup_size_x
-        {
-            return Err(ChiffonError::InvalidParameter {
-                name: "workgroup size",
-                reason: format!(
-                    "{workgroup_size} must be a power of two of at most {}",
-                    limits
-                        .max_compute_invocations_per_workgroup
-                        .min(limits.max_compute_workgroup_size_x)
-                ),
-            });
-        }
-        let n = cloth.particle_count() as u64;
-        let m = cloth.constraint_count() as u64;
-        let uniform_stride =
-            (limits.min_uniform_buffer_offset_alignment as u64).max(size_of::<StepParams>() as u64);
-        ctx.check_storage_buffer("the particle position buffer", n * VEC4_BYTES)?;
-        ctx.check_storage_buffer(
-            "the constraint buffer",
-            m * size_of::<crate::Constraint>() as u64,
-        )?;
-        ctx.check_storage_buffer(
-            "the color table",
-            cloth.colors.len() as u64 * uniform_stride,
-        )?;
+        check_workgroup_size(&limits, workgroup_size)?;
+        let sizes = BufferSizes::new(
+            cloth.particle_count() as u64,
+            cloth.constraint_count() as u64,
+            cloth.colors().len() as u64,
+            limits.min_uniform_buffer_offset_alignment as u64,
+        );
+        ctx.check_storage_buffer("the particle position buffer", sizes.particles)?;
+        ctx.check_storage_buffer("the constraint buffer", sizes.constraints)?;
+        ctx.check_storage_buffer("the color table", sizes.color_table)?;
 
         // Buffers: particles (vec4: xyz + inverse mass), previous positions, constraints sorted
         // by color, and the two uniform tables read through dynamic offsets.
         let storage = wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::COPY_DST
             | wgpu::BufferUsages::COPY_SRC;
-        let positions = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("positions"),
-            size: n * VEC4_BYTES,
-            usage: storage | wgpu::BufferUsages::VERTEX,
-            mapped_at_creation: false,
-        });
-        let previous = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("previous positions"),
-            size: n * VEC4_BYTES,
-            usage: storage,
-            mapped_at_creation: false,
-        });
-        let constraints = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("constraints"),
-            size: (m * size_of::<crate::Constraint>() as u64).max(VEC4_BYTES),
-            usage: storage,
-            mapped_at_creation: false,
-        });
+        let buffer = |label, size, usage| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        let uniform = wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST;
+        let positions = buffer(
+            "positions",
+            sizes.particles,
+            storage | wgpu::BufferUsages::VERTEX,
+        );
+        let previous = buffer("previous positions", sizes.particles, storage);
+        let constraints = buffer("constraints", sizes.constraints, storage);
+        let step_uniform = buffer("step params", sizes.step_params, uniform);
+        let color_uniform = buffer("color ranges", sizes.color_table, uniform);
         ctx.queue
-            .write_buffer(&constraints, 0, bytemuck::cast_slice(&cloth.constraints));
-        let step_uniform = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("step params (first substep, later substeps)"),
-            size: 2 * uniform_stride,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        // One ColorRange per color, each at its own aligned offset: a color is chosen by the
-        // dynamic offset at dispatch time, so nothing is rewritten per frame.
-        let color_uniform = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("color ranges"),
-            size: cloth.colors.len().max(1) as u64 * uniform_stride,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        for (c, range) in cloth.colors.iter().enumerate() {
+            .write_buffer(&constraints, 0, bytemuck::cast_slice(cloth.constraints()));
+        // A color is chosen by the dynamic offset at dispatch time, so nothing is rewritten per
+        // frame.
+        for (c, range) in cloth.colors().iter().enumerate() {
             ctx.queue.write_buffer(
                 &color_uniform,
-                c as u64 * uniform_stride,
+                c as u64 * sizes.uniform_stride,
                 bytemuck::bytes_of(&ColorRange::new(range)),
             );
         }
 
-        // Layouts: integrate and collide read the step params and write both particle buffers;
-        // solve_color reads one color range and the constraints, and writes positions.
-        let uniform_entry = |size: usize| wgpu::BindGroupLayoutEntry {
-            binding: 0,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Uniform,
-                has_dynamic_offset: true,
-                min_binding_size: wgpu::BufferSize::new(size as u64),
-            },
-            count: None,
+        // Layouts and bind groups, bindings in the WGSL's order.
+        let step_size = size_of::<StepParams>() as u64;
+        let color_size = size_of::<ColorRange>() as u64;
+        let particle_layout = bind_group_layout(
+            device,
+            "start/integrate/collide",
+            &[
+                Binding::Uniform {
+                    size: step_size,
+                    dynamic: true,
+                },
+                Binding::StorageReadWrite,
+                Binding::StorageReadWrite,
+            ],
+        );
+        let color_layout = bind_group_layout(
+            device,
+            "solve_color",
+            &[
+                Binding::Uniform {
+                    size: color_size,
+                    dynamic: true,
+                },
+                Binding::StorageRead,
+                Binding::StorageReadWrite,
+            ],
+        );
+        let particle_bind_group = bind_group(
+            device,
+            "start/integrate/collide",
+            &particle_layout,
+            &[
+                (&step_uniform, Some(step_size)),
+                (&positions, None),
+                (&previous, None),
+            ],
+        );
+        let color_bind_group = bind_group(
+            device,
+            "solve_color",
+            &color_layout,
+            &[
+                (&color_uniform, Some(color_size)),
+                (&constraints, None),
+                (&positions, None),
+            ],
+        );
+        let kernel = |file, entry, layout| Kernel::new(device, file, entry, layout, workgroup_size);
+        let kernels = Kernels {
+            start: kernel(shaders::START, "start", &particle_layout),
+            integrate: kernel(shaders::INTEGRATE, "integrate", &particle_layout),
+            solve_color: kernel(shaders::SOLVE_COLOR, "solve_color", &color_layout),
+            collide: kernel(shaders::COLLIDE, "collide", &particle_layout),
         };
-        let particle_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("integrate/collide layout"),
-            entries: &[
-                uniform_entry(size_of::<StepParams>()),
-                storage_entry(1, false),
-                storage_entry(2, false),
-            ],
-        });
-        let color_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("solve_color layout"),
-            entries: &[
-                uniform_entry(size_of::<ColorRange>()),
-                storage_entry(1, true),
-                storage_entry(2, false),
-            ],
-        });
-        fn uniform_binding(buffer: &wgpu::Buffer, size: usize) -> wgpu::BindingResource<'_> {
-            wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer,
-                offset: 0,
-                size: wgpu::BufferSize::new(size as u64),
-            })
-        }
-        let particle_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("integrate/collide bindings"),
-            layout: &particle_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: uniform_binding(&step_uniform, size_of::<StepParams>()),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: positions.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: previous.as_entire_binding(),
-                },
-            ],
-        });
-        let color_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("solve_color bindings"),
-            layout: &color_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: uniform_binding(&color_uniform, size_of::<ColorRange>()),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: constraints.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: positions.as_entire_binding(),
-                },
-            ],
-        });
-
-        let pipeline = |file: ShaderFile, layout: &wgpu::BindGroupLayout| {
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(file.file),
-                source: wgpu::ShaderSource::Wgsl(file.source().into()),
-            });
-            let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some(file.entry_points),
-                bind_group_layouts: &[Some(layout)],
-                immediate_size: 0,
-            });
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(file.entry_points),
-                layout: Some(&layout),
-                module: &module,
-                entry_point: Some(file.entry_points),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: &[("WORKGROUP_SIZE", workgroup_size as f64)],
-                    ..Default::default()
-                },
-                cache: None,
-            })
-        };
-        let integrate = pipeline(shaders::INTEGRATE, &particle_layout);
-        let solve_color = pipeline(shaders::SOLVE_COLOR, &color_layout);
-        let collide = pipeline(shaders::COLLIDE, &particle_layout);
 
         let mut solver = Self {
             device: device.clone(),
@@ -260,20 +178,16 @@ impl GpuSolver {
             cloth: cloth.clone(),
             params,
             clock: StepClock::default(),
-            workgroup_size,
-            max_groups_per_dim: limits.max_compute_workgroups_per_dimension,
-            uniform_stride,
+            sizes,
             positions,
             previous,
+            constraints,
             step_uniform,
-            integrate,
-            solve_color,
-            collide,
+            _color_uniform: color_uniform,
+            kernels,
             particle_bind_group,
             color_bind_group,
             readback: OnceLock::new(),
-            constraints,
-            _color_uniform: color_uniform,
         };
         solver.reset()?;
         Ok(solver)
@@ -292,111 +206,71 @@ impl GpuSolver {
 
     /// Bytes of GPU memory the solver's buffers hold (readback staging excluded).
     pub fn gpu_bytes(&self) -> u64 {
-        self.positions.size()
-            + self.previous.size()
-            + self.constraints.size()
-            + self.step_uniform.size()
-            + self._color_uniform.size()
+        self.sizes.total()
+    }
+
+    /// The schedule of a frame after the first under the current parameters.
+    pub fn schedule(&self) -> FrameSchedule {
+        FrameSchedule {
+            starting: false,
+            substeps: self.params.substeps,
+            iterations: self.params.iterations,
+            colors: self.color_sizes.len() as u32,
+        }
     }
 
     /// Compute dispatches one frame records under the current parameters.
     pub fn dispatches_per_frame(&self) -> u64 {
-        let p = &self.params;
-        p.substeps as u64 * (2 + p.iterations as u64 * self.color_sizes.len() as u64)
+        self.schedule().dispatches()
     }
 
-    /// Workgroup grid for `threads` threads: (x, y), split over y past the per-dimension limit.
-    fn groups(&self, threads: u32) -> (u32, u32) {
-        let groups = threads.div_ceil(self.workgroup_size);
-        if groups <= self.max_groups_per_dim {
-            (groups, 1)
-        } else {
-            (
-                self.max_groups_per_dim,
-                groups.div_ceil(self.max_groups_per_dim),
-            )
-        }
-    }
-
-    /// Records one frame's dispatches into `pass`.
-    fn record(&self, pass: &mut wgpu::ComputePass<'_>) {
-        let (px, py) = self.groups(self.cloth.particle_count() as u32);
-        for s in 0..self.params.substeps {
-            // Slot 0 carries the frame's dt ratio; later substeps use slot 1 (ratio 1).
-            let slot = [if s == 0 {
-                0
-            } else {
-                self.uniform_stride as u32
-            }];
-            // Verlet step for every particle.
-            pass.set_pipeline(&self.integrate);
-            pass.set_bind_group(0, &self.particle_bind_group, &slot);
-            pass.dispatch_workgroups(px, py, 1);
-            // Constraint relaxation: one dispatch per color, colors in a fixed order.
-            pass.set_pipeline(&self.solve_color);
-            for _ in 0..self.params.iterations {
-                for (c, &size) in self.color_sizes.iter().enumerate() {
-                    let offset = (c as u64 * self.uniform_stride) as u32;
-                    pass.set_bind_group(0, &self.color_bind_group, &[offset]);
-                    let (cx, cy) = self.groups(size);
-                    pass.dispatch_workgroups(cx, cy, 1);
-                }
-            }
-            // Project out of colliders.
-            pass.set_pipeline(&self.collide);
-            pass.set_bind_group(0, &self.particle_bind_group, &slot);
-            pass.dispatch_workgroups(px, py, 1);
-        }
-    }
-
-    /// Writes the frame's uniforms (and, on the first frame, the start positions `x₋₁`).
+    /// Writes the frame's two uniform slots.
     fn upload_plan(&self, plan: &FramePlan) {
-        if plan.starting {
-            let start = start_previous_positions(
-                &initial_positions(&self.cloth),
-                self.cloth.velocity,
-                self.params.acceleration(),
-                plan.h as f32,
+        for slot in [Slot::First, Slot::Rest] {
+            self.queue.write_buffer(
+                &self.step_uniform,
+                slot as u64 * self.sizes.uniform_stride,
+                bytemuck::bytes_of(plan.slot(slot)),
             );
-            self.queue
-                .write_buffer(&self.previous, 0, bytemuck::cast_slice(&start));
         }
-        self.queue
-            .write_buffer(&self.step_uniform, 0, bytemuck::bytes_of(&plan.first));
-        self.queue.write_buffer(
-            &self.step_uniform,
-            self.uniform_stride,
-            bytemuck::bytes_of(&plan.rest),
-        );
     }
 
-    /// Steps one frame, with the compute pass wrapped in the given timestamp writes (the
-    /// benchmark's GPU timer). See [`Solver::step`].
-    pub fn step_with_timestamps(
+    /// Records one frame into a new encoder, timing each stage with `timer` when given (the
+    /// benchmark's and the demo's GPU timer). See [`Solver::step`]; submit it with
+    /// [`GpuSolver::submit`].
+    pub fn step_timed(
         &mut self,
         dt: f64,
-        timestamps: Option<wgpu::ComputePassTimestampWrites<'_>>,
+        mut timer: Option<&mut StageTimer>,
     ) -> Result<wgpu::CommandEncoder> {
-        let plan = self
-            .clock
-            .plan(dt, &self.params, self.cloth.particle_count())?;
+        let plan = self.clock.plan(
+            dt,
+            &self.params,
+            self.cloth.particle_count(),
+            self.cloth.velocity(),
+        )?;
         self.upload_plan(&plan);
         let mut encoder = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("chiffon frame"),
             });
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("chiffon frame"),
-                timestamp_writes: timestamps,
-            });
-            self.record(&mut pass);
+        if let Some(t) = timer.as_deref_mut() {
+            t.begin_frame();
+        }
+        let schedule = FrameSchedule::new(&plan, &self.params, self.color_sizes.len());
+        schedule.run(&mut GpuFrame {
+            solver: self,
+            encoder: &mut encoder,
+            timer: timer.as_deref_mut(),
+        });
+        if let Some(t) = timer {
+            t.resolve(&mut encoder);
         }
         Ok(encoder)
     }
 
-    /// Submits an encoder returned by [`GpuSolver::step_with_timestamps`].
+    /// Submits an encoder returned by [`GpuSolver::step_timed`].
     pub fn submit(&self, encoder: wgpu::CommandEncoder) {
         self.queue.submit([encoder.finish()]);
     }
@@ -424,14 +298,65 @@ impl GpuSolver {
             });
         encoder.copy_buffer_to_buffer(&self.positions, 0, readback, 0, bytes);
         self.queue.submit([encoder.finish()]);
-        let data = read_mapped(&self.device, readback)?;
-        Ok(bytemuck::cast_slice(&data).to_vec())
+        read_mapped(&self.device, readback)
+    }
+}
+
+/// Records the schedule's passes: one compute pass per stage, one dispatch per pass.
+struct GpuFrame<'a> {
+    solver: &'a GpuSolver,
+    encoder: &'a mut wgpu::CommandEncoder,
+    timer: Option<&'a mut StageTimer>,
+}
+
+impl Executor for GpuFrame<'_> {
+    fn stage(&mut self, stage: Stage, passes: &mut dyn Iterator<Item = Pass>) {
+        let s = self.solver;
+        let k = &s.kernels;
+        let timestamp_writes = self.timer.as_deref_mut().and_then(|t| t.pass(stage));
+        let mut pass = self
+            .encoder
+            .begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(stage.name()),
+                timestamp_writes,
+            });
+        let particles = s.cloth.particle_count() as u32;
+        let mut bound: Option<&Kernel> = None;
+        for p in passes {
+            // Kernel, bind group, uniform slot (chosen by dynamic offset) and threads.
+            let (kernel, bindings, slot, threads) = match p {
+                Pass::Start => (
+                    &k.start,
+                    &s.particle_bind_group,
+                    Slot::First as u64,
+                    particles,
+                ),
+                Pass::Integrate(slot) => {
+                    (&k.integrate, &s.particle_bind_group, slot as u64, particles)
+                }
+                Pass::SolveColor(c) => (
+                    &k.solve_color,
+                    &s.color_bind_group,
+                    c as u64,
+                    s.color_sizes[c as usize],
+                ),
+                Pass::Collide(slot) => (&k.collide, &s.particle_bind_group, slot as u64, particles),
+            };
+            // Set the pipeline only when it changes (every color of a sweep shares one).
+            if !bound.is_some_and(|b| std::ptr::eq(b, kernel)) {
+                pass.set_pipeline(&kernel.pipeline);
+                bound = Some(kernel);
+            }
+            let offset = (slot * s.sizes.uniform_stride) as u32;
+            pass.set_bind_group(0, bindings, &[offset]);
+            kernel.dispatch(&mut pass, threads);
+        }
     }
 }
 
 impl Solver for GpuSolver {
     fn step(&mut self, dt: f64) -> Result<()> {
-        let encoder = self.step_with_timestamps(dt, None)?;
+        let encoder = self.step_timed(dt, None)?;
         self.submit(encoder);
         Ok(())
     }
@@ -490,11 +415,11 @@ impl Solver for GpuSolver {
     }
 
     fn set_stiffness(&mut self, kind: ConstraintKind, stiffness: f32) -> Result<()> {
-        apply_stiffness(&mut self.cloth, kind, stiffness)?;
+        self.cloth.set_stiffness(kind, stiffness)?;
         self.queue.write_buffer(
             &self.constraints,
             0,
-            bytemuck::cast_slice(&self.cloth.constraints),
+            bytemuck::cast_slice(self.cloth.constraints()),
         );
         Ok(())
     }

@@ -6,14 +6,12 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-use crate::cloth::{ClothBuilder, Pinning};
 use crate::conformance::deviation;
-use crate::cpu::CpuSolver;
 use crate::error::Result;
-use crate::gpu::{GpuContext, GpuSolver};
+use crate::gpu::GpuContext;
 use crate::integrator::Integrator;
-use crate::params::{SolverParams, Sphere};
-use crate::solver::Solver;
+use crate::params::SolverParams;
+use crate::solver::{Backend, Solver};
 
 /// Simulated time of every run (s).
 pub const DURATION: f64 = 2.0;
@@ -27,11 +25,15 @@ pub const REFERENCE_DT: f64 = 1.0 / 960.0;
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FrameRate {
+    /// Every frame at this many fps.
     Fixed(f64),
     /// Each frame's fps uniform in [min, max], seeded.
     Random {
+        /// Lowest fps.
         min: f64,
+        /// Highest fps.
         max: f64,
+        /// Seed of the generator.
         seed: u64,
     },
 }
@@ -62,43 +64,36 @@ impl FrameRate {
 /// One row of the cloth table: distances from the reference over all checkpoints.
 #[derive(Clone, Debug, Serialize)]
 pub struct ClothRecord {
+    /// [`Integrator::name`].
     pub integrator: &'static str,
+    /// The frame rate's label.
     pub frame_rate: String,
+    /// Frames run.
     pub frames: usize,
+    /// Mean particle distance from the reference over all checkpoints (m).
     pub mean_distance_m: f32,
+    /// Largest particle distance from the reference at any checkpoint (m).
     pub max_distance_m: f32,
 }
 
-/// Which solver runs the cloth experiment.
-pub enum ClothBackend<'a> {
-    Gpu(&'a GpuContext),
-    Cpu,
-}
-
-/// The scene: a hanging 32×32 cloth, corners pinned, swinging into a sphere behind it.
-fn scene(integrator: Integrator) -> Result<(crate::Cloth, SolverParams)> {
-    let cloth = ClothBuilder::grid(32, 32)
-        .pinning(Pinning::Corners)
-        .velocity(Vec3::new(0.0, 0.0, -1.5))
-        .build()?;
-    let params = SolverParams {
-        integrator,
-        sphere: Some(Sphere {
-            center: Vec3::new(0.0, 0.45, -0.4),
-            radius: 0.3,
-        }),
-        ..SolverParams::default()
+/// The solver of the cloth experiment: the GPU one when a context is given, else the CPU's.
+fn solver(
+    gpu: Option<&GpuContext>,
+    cloth: &crate::Cloth,
+    params: SolverParams,
+) -> Result<Box<dyn Solver>> {
+    let backend = if gpu.is_some() {
+        Backend::Gpu
+    } else {
+        Backend::Cpu
     };
-    Ok((cloth, params))
+    backend.solver(gpu, cloth, params)
 }
 
 /// Runs the scene and returns the positions at every checkpoint.
-fn run(backend: &ClothBackend, integrator: Integrator, dts: &[f64]) -> Result<Vec<Vec<Vec3>>> {
-    let (cloth, params) = scene(integrator)?;
-    let mut solver: Box<dyn Solver> = match backend {
-        ClothBackend::Gpu(ctx) => Box::new(GpuSolver::new(ctx, &cloth, params)?),
-        ClothBackend::Cpu => Box::new(CpuSolver::new(&cloth, params)?),
-    };
+fn run(gpu: Option<&GpuContext>, integrator: Integrator, dts: &[f64]) -> Result<Vec<Vec<Vec3>>> {
+    let (cloth, params) = crate::scenes::study_cloth(integrator)?;
+    let mut solver = solver(gpu, &cloth, params)?;
     let mut snapshots = Vec::new();
     let mut t = 0.0;
     for (k, &dt) in dts.iter().enumerate() {
@@ -130,20 +125,20 @@ pub fn frame_rates(seed: u64) -> Vec<FrameRate> {
 
 /// The reference: the scene at [`REFERENCE_DT`], at every checkpoint. At a fixed step all three
 /// integrators are the same formula, so one reference serves all.
-pub fn reference(backend: &ClothBackend) -> Result<Vec<Vec<Vec3>>> {
+pub fn reference(gpu: Option<&GpuContext>) -> Result<Vec<Vec<Vec3>>> {
     let dts = vec![REFERENCE_DT; (DURATION / REFERENCE_DT).round() as usize];
-    run(backend, Integrator::TimeCorrected, &dts)
+    run(gpu, Integrator::TimeCorrected, &dts)
 }
 
 /// Runs `integrator` at `rate` and measures its distance from `reference` over all checkpoints.
 pub fn compare(
-    backend: &ClothBackend,
+    gpu: Option<&GpuContext>,
     integrator: Integrator,
     rate: FrameRate,
     reference: &[Vec<Vec3>],
 ) -> Result<ClothRecord> {
     let dts = rate.dts();
-    let snapshots = run(backend, integrator, &dts)?;
+    let snapshots = run(gpu, integrator, &dts)?;
     assert_eq!(snapshots.len(), reference.len(), "checkpoints differ");
     let d: Vec<_> = snapshots
         .iter()
@@ -151,7 +146,7 @@ pub fn compare(
         .map(|(p, r)| deviation(p, r))
         .collect();
     Ok(ClothRecord {
-        integrator: integrator.cli_name(),
+        integrator: integrator.name(),
         frame_rate: rate.label(),
         frames: dts.len(),
         mean_distance_m: d.iter().map(|d| d.mean_m).sum::<f32>() / d.len() as f32,
@@ -160,12 +155,12 @@ pub fn compare(
 }
 
 /// Runs every integrator at every frame rate and measures the distance from the reference.
-pub fn experiment(backend: &ClothBackend, seed: u64) -> Result<Vec<ClothRecord>> {
-    let reference = reference(backend)?;
+pub fn experiment(gpu: Option<&GpuContext>, seed: u64) -> Result<Vec<ClothRecord>> {
+    let reference = reference(gpu)?;
     let mut out = Vec::new();
     for integrator in Integrator::ALL {
         for rate in frame_rates(seed) {
-            out.push(compare(backend, integrator, rate, &reference)?);
+            out.push(compare(gpu, integrator, rate, &reference)?);
         }
     }
     Ok(out)

@@ -28,7 +28,9 @@ pub const DURATION: f64 = 5.0;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DtMode {
+    /// Every step the nominal dt.
     Fixed,
+    /// Each step uniform in [0.5, 1.5] × nominal.
     Random,
 }
 
@@ -58,30 +60,45 @@ pub fn steps(mode: DtMode, dt: f64, duration: f64, seed: u64) -> Vec<f64> {
 /// One cell of the error table.
 #[derive(Clone, Debug, Serialize)]
 pub struct ErrorRecord {
+    /// The problem.
     pub problem: Problem,
+    /// The method.
     pub integrator: Method,
+    /// How the Verlet family was started.
     pub start: Start,
+    /// Fixed or random steps.
     pub dt_mode: DtMode,
+    /// Largest absolute error over the run (m).
     pub max_abs_error: f64,
+    /// Absolute error at the end (m).
     pub final_abs_error: f64,
 }
 
 /// Observed order of convergence on the sine wave, from errors at dt, dt/2, dt/4.
 #[derive(Clone, Debug, Serialize)]
 pub struct OrderRecord {
+    /// The problem.
     pub problem: Problem,
+    /// The method.
     pub integrator: Method,
+    /// How the Verlet family was started.
     pub start: Start,
+    /// Largest absolute errors at dt, dt/2 and dt/4 (m).
     pub max_abs_errors: [f64; 3],
+    /// log2 of successive error ratios, averaged.
     pub observed_order: f64,
 }
 
 /// Everything the study measures.
 #[derive(Clone, Debug, Serialize)]
 pub struct StudyReport {
+    /// The error table.
     pub errors: Vec<ErrorRecord>,
+    /// Observed orders of convergence.
     pub orders: Vec<OrderRecord>,
+    /// The cloth frame-rate experiment.
     pub cloth: Vec<ClothRecord>,
+    /// What ran the cloth experiment.
     pub cloth_backend: String,
 }
 
@@ -154,16 +171,13 @@ pub fn orders() -> Vec<OrderRecord> {
         .collect()
 }
 
-/// Runs the whole study. The cloth part uses `backend`.
-pub fn run(seed: u64, backend: &cloth::ClothBackend) -> Result<StudyReport> {
+/// Runs the whole study. The cloth part runs on the GPU when `gpu` is given, else on the CPU.
+pub fn run(seed: u64, gpu: Option<&crate::GpuContext>) -> Result<StudyReport> {
     Ok(StudyReport {
         errors: error_table(seed),
         orders: orders(),
-        cloth: cloth::experiment(backend, seed)?,
-        cloth_backend: match backend {
-            cloth::ClothBackend::Gpu(ctx) => ctx.describe(),
-            cloth::ClothBackend::Cpu => "cpu reference".into(),
-        },
+        cloth: cloth::experiment(gpu, seed)?,
+        cloth_backend: gpu.map_or("cpu reference".into(), |ctx| ctx.describe()),
     })
 }
 
@@ -408,7 +422,7 @@ impl Figure for ClothPlot<'_> {
             let rows: Vec<&ClothRecord> = self
                 .0
                 .iter()
-                .filter(|c| c.integrator == integrator.cli_name())
+                .filter(|c| c.integrator == integrator.name())
                 .collect();
             let off = (k as f64 - 1.0) * 0.25;
             chart
@@ -419,7 +433,7 @@ impl Figure for ClothPlot<'_> {
                         color.filled(),
                     )
                 }))?
-                .label(integrator.cli_name())
+                .label(integrator.name())
                 .legend(move |(x, y)| {
                     Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled())
                 });

@@ -64,11 +64,13 @@ impl Problem {
     }
 }
 
-/// Every integrator the study compares.
+/// Every integrator the study compares; serialized by [`Method::name`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(into = "&'static str")]
 pub enum Method {
+    /// Explicit (forward) Euler.
     ExplicitEuler,
+    /// Semi-implicit (symplectic) Euler.
     SemiImplicitEuler,
     /// Position Verlet (Störmer), ignores dt changes.
     Verlet,
@@ -76,7 +78,14 @@ pub enum Method {
     TimeCorrected,
     /// Exact variable-step Störmer.
     TimeCorrectedExact,
+    /// Velocity Verlet.
     VelocityVerlet,
+}
+
+impl From<Method> for &'static str {
+    fn from(m: Method) -> Self {
+        m.name()
+    }
 }
 
 impl Method {
@@ -90,15 +99,15 @@ impl Method {
         Method::VelocityVerlet,
     ];
 
-    /// Short name.
+    /// Short name; the Verlet family uses [`Integrator::name`], the solver's spelling.
     pub fn name(self) -> &'static str {
-        match self {
-            Method::ExplicitEuler => "explicit_euler",
-            Method::SemiImplicitEuler => "semi_implicit_euler",
-            Method::Verlet => "verlet",
-            Method::TimeCorrected => "tcv",
-            Method::TimeCorrectedExact => "tcv_exact",
-            Method::VelocityVerlet => "velocity_verlet",
+        match self.verlet_family() {
+            Some(integrator) => integrator.name(),
+            None => match self {
+                Method::ExplicitEuler => "explicit-euler",
+                Method::SemiImplicitEuler => "semi-implicit-euler",
+                _ => "velocity-verlet",
+            },
         }
     }
 
@@ -128,7 +137,9 @@ pub enum Start {
 /// Times and positions of one run, starting at t = 0.
 #[derive(Clone, Debug)]
 pub struct Trajectory {
+    /// Times (s).
     pub t: Vec<f64>,
+    /// Positions (m) at those times.
     pub x: Vec<f64>,
 }
 
