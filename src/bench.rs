@@ -1,12 +1,15 @@
 //! The headless benchmark, shared by `cargo bench` and `chiffon bench`.
 //!
-//! The standard scene, so results compare with other cloth solvers: an N×N grid over 1 m × 1 m
-//! lying flat at y = 0, the two corners of one edge pinned, 0.2 kg, gravity −9.81 m/s², 60 fps,
-//! 1 substep × 10 iterations, structural + shear + bend constraints, damping 0.5/s, no colliders.
+//! The standard scene ([`crate::scenes::standard_cloth`]), so results compare with other cloth
+//! solvers: an N×N grid over 1 m × 1 m lying flat at y = 0, the two corners of one edge pinned,
+//! 0.2 kg, gravity −9.81 m/s², 60 fps, structural + shear + bend constraints, no colliders, and
+//! the library's default solver settings unless the flags say otherwise.
 //!
-//! Bytes moved follow the model in the design notes (§6): a constraint solve reads two particles
-//! and the 16-byte record and writes the two particles back (80 B); integrate reads and writes
-//! position and previous position (64 B per particle); collide reads each position (16 B).
+//! Bytes moved follow the model in the design notes (§6), extended for XPBD: a constraint solve
+//! reads two particles and the 16-byte record, reads and writes its multiplier and writes the
+//! two particles back (88 B), plus the two previous positions with SHAKE (32 B); integrate reads
+//! and writes position and previous position (64 B per particle), collide reads each position
+//! (16 B), tethers read a particle, its slots and anchors and write it back (80 B).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -19,25 +22,29 @@ use crate::config::DEFAULT_WORKGROUP_SIZE;
 use crate::cpu::CpuSolver;
 use crate::error::{ChiffonError, Result};
 use crate::gpu::{GpuContext, GpuSolver, StageTimer, StageTimes};
+use crate::params::{SolverParams, Substeps};
 use crate::plot::{DrawResult, Figure};
 use crate::scenes::{STANDARD_DT, standard_cloth, standard_params};
-use crate::schedule::Stage;
+use crate::schedule::{FrameSchedule, Stage};
 use crate::solver::{Backend, Solver};
 
-/// Bytes one constraint solve moves (two vec4 reads + two writes + the record).
-pub const BYTES_PER_SOLVE: u64 = 80;
+/// Bytes one constraint solve moves (two vec4 reads + two writes + the record + the multiplier).
+pub const BYTES_PER_SOLVE: u64 = 88;
+/// Extra bytes of a solve with SHAKE (the two previous positions).
+pub const BYTES_PER_SHAKE_SOLVE: u64 = 32;
 /// Bytes integrate (64) and collide (16) move per particle per substep.
 pub const BYTES_PER_PARTICLE_STEP: u64 = 80;
+/// Bytes the tether pass moves per particle per substep (the particle, two slots, two anchors,
+/// the write).
+pub const BYTES_PER_TETHER_STEP: u64 = 80;
 
 /// What to benchmark (the command line's `BenchArgs` in [`crate::cli`] fill it).
 #[derive(Clone, Debug, PartialEq)]
 pub struct BenchConfig {
     /// Grid sizes N (N×N particles). Default 64, 128, 256.
     pub sizes: Vec<u32>,
-    /// Constraint iterations per substep. Default 10.
-    pub iterations: u32,
-    /// Substeps per frame. Default 1.
-    pub substeps: u32,
+    /// The solver's parameters. Default [`standard_params`] (the library's defaults).
+    pub params: SolverParams,
     /// Timed frames per case. Default 60.
     pub frames: usize,
     /// Untimed frames before timing. Default 10.
@@ -58,8 +65,7 @@ impl Default for BenchConfig {
     fn default() -> Self {
         Self {
             sizes: vec![64, 128, 256],
-            iterations: 10,
-            substeps: 1,
+            params: standard_params(),
             frames: 60,
             warmup: 10,
             backends: Backend::ALL.to_vec(),
@@ -99,8 +105,14 @@ pub struct BenchRecord {
     pub dispatches_per_frame: u64,
     /// Constraint iterations per substep.
     pub iterations: u32,
-    /// Substeps per frame.
+    /// Substeps per frame (at the standard scene's 60 fps).
     pub substeps: u32,
+    /// The solver frequency (Hz) the substeps come from, or null for fixed substeps.
+    pub frequency_hz: Option<f32>,
+    /// Constraint direction ([`crate::params::Projection::name`]).
+    pub projection: &'static str,
+    /// True when tethers ran.
+    pub tethers: bool,
     /// Timed frames.
     pub frames: usize,
     /// Median wall time per frame to a completed fence (ms).
@@ -126,6 +138,8 @@ pub struct BenchRecord {
     pub mean_y: Option<f64>,
     /// Mean structural edge length over rest length, final state.
     pub stretch_mean: Option<f64>,
+    /// 99th percentile of structural edge length over rest length, final state.
+    pub stretch_p99: Option<f64>,
     /// Largest structural edge length over rest length, final state.
     pub stretch_max: Option<f64>,
     /// CPU reference median / this backend's median, on the same case.
@@ -174,19 +188,6 @@ impl BenchConfig {
 fn percentile(sorted_ms: &[f64], p: f64) -> f64 {
     let k = ((sorted_ms.len() - 1) as f64 * p).round() as usize;
     sorted_ms[k]
-}
-
-/// Mean y and structural stretch (current / rest length) of a final state.
-fn quality(cloth: &Cloth, positions: &[glam::Vec3]) -> (f64, f64, f64) {
-    let mean_y = positions.iter().map(|p| p.y as f64).sum::<f64>() / positions.len() as f64;
-    let (mut sum, mut max, mut count) = (0.0f64, 0.0f64, 0usize);
-    for c in cloth.structural_constraints() {
-        let r = (positions[c.i as usize].distance(positions[c.j as usize]) / c.rest) as f64;
-        sum += r;
-        max = max.max(r);
-        count += 1;
-    }
-    (mean_y, sum / count.max(1) as f64, max)
 }
 
 /// Prints a progress line on stderr at most twice a second.
@@ -267,8 +268,11 @@ fn skipped(backend: Backend, adapter: &str, n: u32, cfg: &BenchConfig, why: Stri
         constraints: 0,
         colors: 0,
         dispatches_per_frame: 0,
-        iterations: cfg.iterations,
-        substeps: cfg.substeps,
+        iterations: cfg.params.iterations,
+        substeps: cfg.params.substeps.count(STANDARD_DT),
+        frequency_hz: frequency(&cfg.params),
+        projection: cfg.params.projection.name(),
+        tethers: cfg.params.tethers.is_some(),
         frames: 0,
         ms_per_frame_median: None,
         ms_per_frame_p90: None,
@@ -281,6 +285,7 @@ fn skipped(backend: Backend, adapter: &str, n: u32, cfg: &BenchConfig, why: Stri
         gpu_bytes_per_particle: None,
         mean_y: None,
         stretch_mean: None,
+        stretch_p99: None,
         stretch_max: None,
         speedup_vs_cpu: None,
         skipped: Some(why),
@@ -292,16 +297,27 @@ fn median(mut v: Vec<f64>) -> f64 {
     percentile(&v, 0.5)
 }
 
-/// One measured case. `dispatches` comes from the frame schedule both solvers run.
+/// The solver frequency of `p`, if its substeps come from one.
+fn frequency(p: &SolverParams) -> Option<f32> {
+    match p.substeps {
+        Substeps::Frequency(f) => Some(f),
+        Substeps::Fixed(_) => None,
+    }
+}
+
+/// One measured case. `schedule` is the frame schedule both solvers run.
+#[allow(clippy::too_many_arguments)]
 fn record(
     backend: Backend,
     adapter: &str,
     cloth: &Cloth,
     cfg: &BenchConfig,
     timing: &Timing,
-    dispatches: u64,
+    schedule: FrameSchedule,
     positions: &[glam::Vec3],
 ) -> BenchRecord {
+    let dispatches = schedule.dispatches();
+    let tethers = schedule.tethers;
     let mut ms = timing.wall_ms.clone();
     ms.sort_by(f64::total_cmp);
     let median_ms = percentile(&ms, 0.5);
@@ -332,11 +348,20 @@ fn record(
         cloth.constraint_count() as u64,
         cloth.particle_count() as u64,
     );
-    let s = cfg.substeps as u64;
-    let solves = s * cfg.iterations as u64 * m;
-    let bytes = solves * BYTES_PER_SOLVE + s * n * BYTES_PER_PARTICLE_STEP;
+    let p = &cfg.params;
+    let s = p.substeps.count(STANDARD_DT) as u64;
+    let solves = s * p.iterations as u64 * m;
+    let per_solve = BYTES_PER_SOLVE
+        + if p.projection == crate::params::Projection::Shake {
+            BYTES_PER_SHAKE_SOLVE
+        } else {
+            0
+        };
+    let per_particle = BYTES_PER_PARTICLE_STEP + if tethers { BYTES_PER_TETHER_STEP } else { 0 };
+    let bytes = solves * per_solve + s * n * per_particle;
     let gbps = bytes as f64 / (best_ms * 1e-3) / 1e9;
-    let (mean_y, stretch_mean, stretch_max) = quality(cloth, positions);
+    let mean_y = positions.iter().map(|p| p.y as f64).sum::<f64>() / positions.len() as f64;
+    let stretch = crate::quality::stretch(cloth, positions);
     BenchRecord {
         backend: backend.name().into(),
         adapter: adapter.into(),
@@ -345,8 +370,11 @@ fn record(
         constraints: m as usize,
         colors: cloth.colors().len(),
         dispatches_per_frame: dispatches,
-        iterations: cfg.iterations,
-        substeps: cfg.substeps,
+        iterations: p.iterations,
+        substeps: s as u32,
+        frequency_hz: frequency(p),
+        projection: p.projection.name(),
+        tethers,
         frames: ms.len(),
         ms_per_frame_median: Some(median_ms),
         ms_per_frame_p90: Some(percentile(&ms, 0.9)),
@@ -358,8 +386,9 @@ fn record(
         peak_percent: cfg.peak_gbps.map(|p| 100.0 * gbps / p),
         gpu_bytes_per_particle: None,
         mean_y: Some(mean_y),
-        stretch_mean: Some(stretch_mean),
-        stretch_max: Some(stretch_max),
+        stretch_mean: Some(stretch.mean),
+        stretch_p99: Some(stretch.p99),
+        stretch_max: Some(stretch.max),
         speedup_vs_cpu: None,
         skipped: None,
     }
@@ -378,7 +407,7 @@ pub fn run(cfg: &BenchConfig) -> Result<Vec<BenchRecord>> {
     };
     let adapter = ctx.as_ref().map(GpuContext::describe).unwrap_or_default();
     let cpu_name = format!("cpu reference ({})", cpu_description());
-    let params = standard_params(cfg.iterations, cfg.substeps);
+    let params = cfg.params.clone();
     let mut out = Vec::new();
 
     // All GPU cases run before any CPU case: the CPU reference's worker threads would otherwise
@@ -414,7 +443,7 @@ pub fn run(cfg: &BenchConfig) -> Result<Vec<BenchRecord>> {
                 Err(e) => return Err(e),
             };
             // The first frame also runs the start stage.
-            let mut timer = StageTimer::new(ctx, solver.schedule().stages() + 1);
+            let mut timer = StageTimer::new(ctx, solver.schedule(STANDARD_DT).stages() + 1);
             let mut progress = Progress {
                 label: format!("gpu {n}x{n}"),
                 last: Instant::now(),
@@ -422,14 +451,14 @@ pub fn run(cfg: &BenchConfig) -> Result<Vec<BenchRecord>> {
             let timing = time_gpu(&mut solver, timer.as_mut(), &cfg, &mut progress)?;
             progress.finish();
             let positions = solver.positions()?;
-            let dispatches = solver.dispatches_per_frame();
+            let schedule = solver.schedule(STANDARD_DT);
             let mut r = record(
                 Backend::Gpu,
                 &adapter,
                 cloth,
                 &cfg,
                 &timing,
-                dispatches,
+                schedule,
                 &positions,
             );
             r.gpu_bytes_per_particle =
@@ -448,20 +477,20 @@ pub fn run(cfg: &BenchConfig) -> Result<Vec<BenchRecord>> {
             let timing = time_cpu(&mut solver, &cfg, &mut progress)?;
             progress.finish();
             // The CPU runs the same schedule; "dispatches" are its kernel calls.
-            let calls = crate::schedule::FrameSchedule {
+            let schedule = FrameSchedule {
                 starting: false,
-                substeps: cfg.substeps,
-                iterations: cfg.iterations,
+                substeps: params.substeps.count(STANDARD_DT),
+                iterations: params.iterations,
                 colors: cloth.colors().len() as u32,
-            }
-            .dispatches();
+                tethers: params.tethers.is_some() && !solver.tethers().is_empty(),
+            };
             let r = record(
                 Backend::Cpu,
                 &cpu_name,
                 cloth,
                 &cfg,
                 &timing,
-                calls,
+                schedule,
                 &solver.positions()?,
             );
             out.push(r);
@@ -503,7 +532,7 @@ fn opt(v: Option<f64>, digits: usize) -> String {
 /// The aligned table printed on stdout.
 pub fn table(records: &[BenchRecord]) -> String {
     let mut s = format!(
-        "{:<4} {:>5} {:>9} {:>9} {:>6} {:>7} {:>9} {:>9} {:>9} {:>10} {:>7} {:>6} {:>6} {:>8} {:>8} {:>8} {:>8}\n",
+        "{:<4} {:>5} {:>9} {:>9} {:>6} {:>7} {:>9} {:>9} {:>9} {:>10} {:>7} {:>6} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8}\n",
         "",
         "N",
         "particles",
@@ -519,6 +548,7 @@ pub fn table(records: &[BenchRecord]) -> String {
         "B/part",
         "mean y",
         "str.mean",
+        "str.p99",
         "str.max",
         "speedup"
     );
@@ -528,7 +558,7 @@ pub fn table(records: &[BenchRecord]) -> String {
             continue;
         }
         s.push_str(&format!(
-            "{:<4} {:>5} {:>9} {:>9} {:>6} {:>7} {:>9} {:>9} {:>9} {:>10} {:>7} {:>6} {:>6} {:>8} {:>8} {:>8} {:>8}\n",
+            "{:<4} {:>5} {:>9} {:>9} {:>6} {:>7} {:>9} {:>9} {:>9} {:>10} {:>7} {:>6} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8}\n",
             r.backend,
             r.n,
             r.particles,
@@ -544,6 +574,7 @@ pub fn table(records: &[BenchRecord]) -> String {
             opt(r.gpu_bytes_per_particle, 1),
             opt(r.mean_y, 4),
             opt(r.stretch_mean, 4),
+            opt(r.stretch_p99, 4),
             opt(r.stretch_max, 4),
             r.speedup_vs_cpu.map_or("-".into(), |x| format!("{x:.2}x")),
         ));
@@ -654,9 +685,17 @@ impl Figure for BenchPlot<'_> {
 
 /// Runs the benchmark as the command line asks: header, progress, table, JSON and plot.
 pub fn run_and_report(cfg: &BenchConfig, outputs: &BenchOutputs) -> Result<Vec<BenchRecord>> {
+    let p = &cfg.params;
     println!(
-        "chiffon bench: standard scene (N×N over 1 m², flat, corners pinned, 60 fps, {} substep(s) × {} iterations)",
-        cfg.substeps, cfg.iterations
+        "chiffon bench: standard scene (N×N over 1 m², flat, corners pinned, 60 fps); {} substep(s){} × {} iteration(s), {} projection, tethers {}, compliance stretch/shear/bend {}/{}/{} m/N",
+        p.substeps.count(STANDARD_DT),
+        frequency(p).map_or(String::new(), |f| format!(" ({f} Hz)")),
+        p.iterations,
+        p.projection.name(),
+        if p.tethers.is_some() { "on" } else { "off" },
+        p.compliance.stretch,
+        p.compliance.shear,
+        p.compliance.bend,
     );
     println!("cpu: {}", cpu_description());
     let records = run(cfg)?;

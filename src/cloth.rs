@@ -15,8 +15,20 @@ pub struct Constraint {
     pub j: u32,
     /// Rest length (m).
     pub rest: f32,
-    /// Fraction of the error corrected per solve, in (0, 1].
-    pub stiffness: f32,
+    /// Its [`ConstraintKind`] as a number (`kind as u32`), which picks its compliance.
+    pub kind: u32,
+}
+
+impl Constraint {
+    /// A constraint of `kind` between `i` and `j` with rest length `rest` (m).
+    pub fn new(i: u32, j: u32, rest: f32, kind: ConstraintKind) -> Self {
+        Self {
+            i,
+            j,
+            rest,
+            kind: kind as u32,
+        }
+    }
 }
 
 /// The three kinds of grid constraint.
@@ -32,12 +44,17 @@ pub enum ConstraintKind {
 }
 
 impl ConstraintKind {
-    /// All kinds, in the order their constraints are generated.
+    /// All kinds, in the order their constraints are generated (and of their numbers).
     pub const ALL: [ConstraintKind; 3] = [
         ConstraintKind::Structural,
         ConstraintKind::Shear,
         ConstraintKind::Bend,
     ];
+
+    /// The kind numbered `k` (`kind as u32`).
+    pub fn from_index(k: u32) -> Option<Self> {
+        Self::ALL.get(k as usize).copied()
+    }
 }
 
 /// How the grid is placed in the world.
@@ -89,13 +106,13 @@ pub struct ClothBuilder {
     layout: Layout,
     velocity: Vec3,
     pinning: Pinning,
-    stiffness: [Option<f32>; 3],
+    kinds: [bool; 3],
 }
 
 impl ClothBuilder {
     /// A `columns` × `rows` grid. Defaults: 1 m wide (spacing = 1 / (columns − 1)), 0.2 kg,
     /// hanging with its top row at y = 1 m, at rest, two corners pinned, all three constraint
-    /// kinds at stiffness 1.
+    /// kinds on.
     pub fn grid(columns: u32, rows: u32) -> Self {
         Self {
             columns,
@@ -105,7 +122,7 @@ impl ClothBuilder {
             layout: Layout::Hanging { top: 1.0 },
             velocity: Vec3::ZERO,
             pinning: Pinning::Corners,
-            stiffness: [Some(1.0); 3],
+            kinds: [true; 3],
         }
     }
 
@@ -139,9 +156,10 @@ impl ClothBuilder {
         self
     }
 
-    /// Turns a constraint kind on with `stiffness` in (0, 1], or off with `None`.
-    pub fn constraint(mut self, kind: ConstraintKind, stiffness: Option<f32>) -> Self {
-        self.stiffness[kind as usize] = stiffness;
+    /// Turns a constraint kind on or off (how stiff it is is the solver's
+    /// [`crate::params::Compliance`]).
+    pub fn constraint(mut self, kind: ConstraintKind, on: bool) -> Self {
+        self.kinds[kind as usize] = on;
         self
     }
 
@@ -168,18 +186,6 @@ impl ClothBuilder {
                 check_at_least("layout height (m)", y as f64, -1.0e6)?
             }
         }
-        for (kind, s) in ConstraintKind::ALL.iter().zip(self.stiffness) {
-            if let Some(s) = s {
-                check_range(kind_stiffness_name(*kind), s as f64, 0.0, 1.0)?;
-                if s <= 0.0 {
-                    return Err(ChiffonError::InvalidParameter {
-                        name: kind_stiffness_name(*kind),
-                        reason: "must be in (0, 1]; turn the kind off instead of using 0".into(),
-                    });
-                }
-            }
-        }
-
         let n = n as usize;
         let width = spacing * (w - 1) as f32;
         let height = spacing * (h - 1) as f32;
@@ -220,7 +226,7 @@ impl ClothBuilder {
             .map(|&p| if p { 0.0 } else { w_free })
             .collect();
 
-        let constraints = grid_constraints(w, h, spacing, self.stiffness);
+        let constraints = grid_constraints(w, h, spacing, self.kinds);
         Cloth::build(
             ClothDesc {
                 positions,
@@ -238,28 +244,15 @@ impl ClothBuilder {
     }
 }
 
-fn kind_stiffness_name(kind: ConstraintKind) -> &'static str {
-    match kind {
-        ConstraintKind::Structural => "structural stiffness",
-        ConstraintKind::Shear => "shear stiffness",
-        ConstraintKind::Bend => "bend stiffness",
-    }
-}
-
 /// Generates the grid's constraints, kind by kind, each kind row-major. This order lets the
 /// greedy coloring reach the 12-color optimum of a full grid.
-fn grid_constraints(
-    w: u32,
-    h: u32,
-    s: f32,
-    stiffness: [Option<f32>; 3],
-) -> Vec<(Constraint, ConstraintKind)> {
+fn grid_constraints(w: u32, h: u32, s: f32, kinds: [bool; 3]) -> Vec<Constraint> {
     let idx = |c: u32, r: u32| r * w + c;
     let mut out = Vec::new();
     let mut add = |kind: ConstraintKind, offsets: &[(u32, u32, bool)], rest: f32| {
-        let Some(k) = stiffness[kind as usize] else {
+        if !kinds[kind as usize] {
             return;
-        };
+        }
         // (dc, dr, mirrored): mirrored pairs run from (c + dc, r) to (c, r + dr).
         for &(dc, dr, mirrored) in offsets {
             for r in 0..h.saturating_sub(dr) {
@@ -269,13 +262,7 @@ fn grid_constraints(
                     } else {
                         (idx(c, r), idx(c + dc, r + dr))
                     };
-                    let c = Constraint {
-                        i,
-                        j,
-                        rest,
-                        stiffness: k,
-                    };
-                    out.push((c, kind));
+                    out.push(Constraint::new(i, j, rest, kind));
                 }
             }
         }
@@ -333,8 +320,8 @@ pub struct ClothDesc {
     pub inverse_mass: Vec<f32>,
     /// Initial velocity of every free particle (m/s).
     pub velocity: Vec3,
-    /// Distance constraints (rest length in m, stiffness in (0, 1]) and their kinds.
-    pub constraints: Vec<(Constraint, ConstraintKind)>,
+    /// Distance constraints (rest length in m, and kind).
+    pub constraints: Vec<Constraint>,
     /// Triangles for drawing and export (may be empty, e.g. for a rope).
     pub triangles: Vec<[u32; 3]>,
 }
@@ -347,14 +334,13 @@ pub struct Cloth {
     inverse_mass: Vec<f32>,
     velocity: Vec3,
     constraints: ColoredConstraints,
-    kinds: Vec<ConstraintKind>,
     triangles: Vec<[u32; 3]>,
     grid: Option<GridShape>,
 }
 
 impl Cloth {
     /// Checks `desc` (finite positions and velocity, non-negative finite inverse masses,
-    /// indices in range, finite non-negative rest lengths, stiffness in (0, 1]), colors its
+    /// indices in range, finite non-negative rest lengths, known kinds), colors its
     /// constraints and sorts them by color.
     pub fn new(desc: ClothDesc) -> Result<Self> {
         Self::build(desc, None)
@@ -391,15 +377,12 @@ impl Cloth {
             ));
         }
         check_finite3("initial velocity", desc.velocity)?;
-        for (k, (c, _)) in desc.constraints.iter().enumerate() {
+        for (k, c) in desc.constraints.iter().enumerate() {
             if !(c.rest.is_finite() && c.rest >= 0.0) {
                 return bad(format!("constraint {k} has rest length {}", c.rest));
             }
-            if !(c.stiffness > 0.0 && c.stiffness <= 1.0) {
-                return bad(format!(
-                    "constraint {k} has stiffness {}; it must be in (0, 1]",
-                    c.stiffness
-                ));
+            if ConstraintKind::from_index(c.kind).is_none() {
+                return bad(format!("constraint {k} has unknown kind {}", c.kind));
             }
         }
         if let Some(t) = desc
@@ -409,18 +392,12 @@ impl Cloth {
         {
             return bad(format!("triangle {t:?} names a particle beyond {n}"));
         }
-        let list: Vec<Constraint> = desc.constraints.iter().map(|(c, _)| *c).collect();
-        let (constraints, order) = ColoredConstraints::new(&list, n)?;
-        let kinds = order
-            .iter()
-            .map(|&k| desc.constraints[k as usize].1)
-            .collect();
+        let (constraints, _) = ColoredConstraints::new(&desc.constraints, n)?;
         Ok(Cloth {
             positions: desc.positions,
             inverse_mass: desc.inverse_mass,
             velocity: desc.velocity,
             constraints,
-            kinds,
             triangles: desc.triangles,
             grid,
         })
@@ -466,9 +443,9 @@ impl Cloth {
         &self.constraints
     }
 
-    /// The kind of each constraint, parallel to [`Self::constraints`].
-    pub fn kinds(&self) -> &[ConstraintKind] {
-        &self.kinds
+    /// Whether particle `i` is pinned in the initial state (inverse mass 0).
+    pub fn is_pinned(&self, i: usize) -> bool {
+        self.inverse_mass[i] == 0.0
     }
 
     /// One contiguous range of [`Self::constraints`] per color, in solve order.
@@ -498,23 +475,10 @@ impl Cloth {
         (hi - lo).max_element()
     }
 
-    /// Sets the stiffness, in (0, 1], of every constraint of `kind`.
-    pub fn set_stiffness(&mut self, kind: ConstraintKind, stiffness: f32) -> Result<()> {
-        check_range("stiffness", stiffness as f64, 1e-6, 1.0)?;
-        for (s, k) in self.constraints.stiffness_mut().zip(&self.kinds) {
-            if *k == kind {
-                *s = stiffness;
-            }
-        }
-        Ok(())
-    }
-
     /// Structural constraints (for stretch statistics).
     pub fn structural_constraints(&self) -> impl Iterator<Item = &Constraint> {
         self.constraints()
             .iter()
-            .zip(&self.kinds)
-            .filter(|(_, k)| **k == ConstraintKind::Structural)
-            .map(|(c, _)| c)
+            .filter(|c| c.kind == ConstraintKind::Structural as u32)
     }
 }

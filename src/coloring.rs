@@ -104,12 +104,6 @@ impl ColoredConstraints {
             .filter(|&c| self.colors[c] == r)
             .map(|_| &self.constraints[range.range()])
     }
-
-    /// The stiffness of every constraint, for editing in place (the only mutable access: the
-    /// particle indices, and so the coloring, cannot change).
-    pub(crate) fn stiffness_mut(&mut self) -> impl Iterator<Item = &mut f32> {
-        self.constraints.iter_mut().map(|c| &mut c.stiffness)
-    }
 }
 
 /// A coloring of a constraint list: a permutation that sorts constraints by color, and the

@@ -13,8 +13,8 @@ pub const VEC4_BYTES: u64 = 16;
 /// ~8 % faster than 64 on lavapipe at 256² and is a whole number of warps/waves on every GPU.
 pub const DEFAULT_WORKGROUP_SIZE: u32 = 128;
 
-/// Per-substep parameters of `start`, `integrate` and `collide` (`StepParams` in
-/// `shaders/common.wgsl`). 80 bytes; field order and padding follow WGSL's uniform layout.
+/// Per-substep parameters every kernel reads (`StepParams` in `shaders/common.wgsl`). 112 bytes;
+/// field order and padding follow WGSL's uniform layout.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct StepParams {
@@ -24,6 +24,9 @@ pub struct StepParams {
     pub start_velocity: [f32; 4],
     /// xyz: sphere centre (m); w: radius (m), 0 when there is no sphere.
     pub sphere: [f32; 4],
+    /// xyz: XPBD compliance of stretch, shear and bend constraints divided by h², α / h²
+    /// (1/kg); w: over-relaxation factor.
+    pub compliance: [f32; 4],
     /// dt ratio `h / h_prev` (1 for plain Verlet and for every substep after the first).
     pub ratio: f32,
     /// Velocity kept this substep, `exp(-c h)`.
@@ -40,10 +43,20 @@ pub struct StepParams {
     pub friction: f32,
     /// Number of particles (the kernels' bounds guard).
     pub particle_count: u32,
+    /// Tethers: slack on the geodesic distance (≥ 1).
+    pub tether_scale: f32,
+    /// Tethers: fraction of a violation corrected per substep, 0 when tethers are off.
+    pub tether_stiffness: f32,
+    /// 1: SHAKE direction (bond at the start of the step); 0: current bond (Jakobsen).
+    pub shake: u32,
+    /// The health check's limit on the distance from the origin (m).
+    pub max_distance: f32,
 }
 
 /// Uniform block of `solve_color` (`ColorRange` in `shaders/common.wgsl`): which slice of the
-/// color-sorted constraint buffer one dispatch solves.
+/// color-sorted constraint buffer one dispatch solves, and whether it is the substep's first
+/// sweep (which starts the XPBD multipliers at 0 instead of reading them, so no pass is needed
+/// to clear them).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct ColorRange {
@@ -51,20 +64,28 @@ pub struct ColorRange {
     pub start: u32,
     /// Constraints in the color.
     pub count: u32,
+    /// 1 on the substep's first sweep: the multipliers start at 0.
+    pub first_sweep: u32,
     /// Padding to 16 bytes.
-    pub pad0: u32,
-    /// Padding to 16 bytes.
-    pub pad1: u32,
+    pub pad: u32,
 }
 
 impl ColorRange {
-    /// The uniform for one color's range of the sorted constraint list.
+    /// The uniform for one color's range of the sorted constraint list (a later sweep).
     pub fn new(range: &std::ops::Range<u32>) -> Self {
         Self {
             start: range.start,
             count: range.end - range.start,
-            pad0: 0,
-            pad1: 0,
+            first_sweep: 0,
+            pad: 0,
+        }
+    }
+
+    /// The same range on the substep's first sweep.
+    pub fn first(self) -> Self {
+        Self {
+            first_sweep: 1,
+            ..self
         }
     }
 
@@ -86,6 +107,45 @@ pub struct Grid {
     pub pad0: u32,
     /// Padding to 16 bytes.
     pub pad1: u32,
+}
+
+/// Tether slots per particle: each free particle is tied to up to this many of its nearest
+/// pinned particles.
+pub const TETHER_SLOTS: usize = 2;
+
+/// One tether of a particle (`TetherSlot` in `shaders/common.wgsl`): an anchor (a pinned
+/// particle) and the geodesic distance to it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct TetherSlot {
+    /// The anchor particle, or [`TetherSlot::NONE`].
+    pub anchor: u32,
+    /// Geodesic distance to the anchor through the constraint graph (m).
+    pub rest: f32,
+}
+
+impl TetherSlot {
+    /// The anchor of an unused slot.
+    pub const NONE: u32 = u32::MAX;
+    /// An unused slot.
+    pub const EMPTY: TetherSlot = TetherSlot {
+        anchor: Self::NONE,
+        rest: 0.0,
+    };
+}
+
+/// Output of `check_health` (`Health` in `shaders/common.wgsl`): the lowest index of a
+/// particle whose position is non-finite or beyond the limit, or `u32::MAX` when all are well.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Health {
+    /// First bad particle, or [`Health::OK`].
+    pub first_bad: u32,
+}
+
+impl Health {
+    /// No bad particle.
+    pub const OK: u32 = u32::MAX;
 }
 
 /// The Rust side of one struct shared with WGSL: its name there, its size and its fields'
@@ -116,6 +176,7 @@ pub const GPU_STRUCTS: &[GpuStructLayout] = &[
         accel,
         start_velocity,
         sphere,
+        compliance,
         ratio,
         damping,
         accel_scale,
@@ -123,20 +184,21 @@ pub const GPU_STRUCTS: &[GpuStructLayout] = &[
         ground_y,
         ground_on,
         friction,
-        particle_count
+        particle_count,
+        tether_scale,
+        tether_stiffness,
+        shake,
+        max_distance
     }),
     layout!(ColorRange {
         start,
         count,
-        pad0,
-        pad1
+        first_sweep,
+        pad
     }),
-    layout!(Constraint {
-        i,
-        j,
-        rest,
-        stiffness
-    }),
+    layout!(Constraint { i, j, rest, kind }),
+    layout!(TetherSlot { anchor, rest }),
+    layout!(Health { first_bad }),
     layout!(Grid {
         columns,
         rows,
@@ -165,7 +227,11 @@ pub struct BufferSizes {
     pub particles: u64,
     /// The color-sorted constraints.
     pub constraints: u64,
-    /// One [`ColorRange`] per color, each in its own dynamic-offset slot.
+    /// One XPBD multiplier (f32) per constraint.
+    pub multipliers: u64,
+    /// [`TETHER_SLOTS`] [`TetherSlot`]s per particle.
+    pub tethers: u64,
+    /// Two [`ColorRange`]s per color (first sweep, later sweeps), each in its own slot.
     pub color_table: u64,
     /// The [`StepParams`] slots (first substep, later substeps).
     pub step_params: u64,
@@ -188,7 +254,9 @@ impl BufferSizes {
             particles: particles * VEC4_BYTES,
             // wgpu refuses zero-sized bindings; a cloth without constraints still binds one.
             constraints: (constraints * size_of::<Constraint>() as u64).max(VEC4_BYTES),
-            color_table: colors.max(1) * uniform_stride,
+            multipliers: (constraints * 4).max(VEC4_BYTES),
+            tethers: particles * (TETHER_SLOTS * size_of::<TetherSlot>()) as u64,
+            color_table: 2 * colors.max(1) * uniform_stride,
             step_params: STEP_PARAM_SLOTS * uniform_stride,
             uniform_stride,
         }
@@ -196,7 +264,12 @@ impl BufferSizes {
 
     /// Total bytes on the device.
     pub fn total(&self) -> u64 {
-        2 * self.particles + self.constraints + self.color_table + self.step_params
+        2 * self.particles
+            + self.constraints
+            + self.multipliers
+            + self.tethers
+            + self.color_table
+            + self.step_params
     }
 }
 

@@ -66,8 +66,12 @@ pub enum ChiffonError {
     #[error("GPU readback failed: {0}")]
     Readback(String),
 
-    /// The simulation produced a non-finite position (reported, never silently propagated).
-    #[error("simulation diverged: particle {particle} has a non-finite position after step {step}")]
+    /// The simulation produced a non-finite or absurdly distant position (reported, never
+    /// silently propagated).
+    #[error(
+        "simulation diverged: particle {particle} is non-finite or beyond the maximum distance \
+         after frame {step}; lower dt, raise the solver frequency, or soften the constraints"
+    )]
     Diverged {
         /// The first particle found non-finite.
         particle: usize,

@@ -43,9 +43,11 @@ pub mod export;
 pub mod gpu;
 pub mod integrator;
 pub mod params;
+pub mod quality;
 pub mod scenes;
 pub mod schedule;
 pub mod solver;
+pub mod tethers;
 
 #[cfg(feature = "tools")]
 pub mod bench;

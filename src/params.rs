@@ -15,6 +15,129 @@ pub struct Sphere {
     pub radius: f32,
 }
 
+/// XPBD compliance of each constraint kind: the inverse of a spring stiffness, in m/N. 0 is
+/// rigid (exactly the classic PBD projection with stiffness 1); larger is softer. Unlike a PBD
+/// stiffness factor, it means the same whatever the iterations, substeps or frame rate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Compliance {
+    /// Structural (stretch) constraints, m/N. Default 0 (rigid).
+    pub stretch: f32,
+    /// Shear constraints, m/N. Default 0 (rigid).
+    pub shear: f32,
+    /// Bend constraints (between particles two apart), m/N. Default 0.01: a cloth folds.
+    pub bend: f32,
+}
+
+impl Default for Compliance {
+    fn default() -> Self {
+        Self {
+            stretch: 0.0,
+            shear: 0.0,
+            bend: DEFAULT_BEND_COMPLIANCE,
+        }
+    }
+}
+
+/// Default bend compliance (m/N): soft enough that a cloth drapes and folds.
+pub const DEFAULT_BEND_COMPLIANCE: f32 = 0.01;
+
+impl Compliance {
+    /// All kinds rigid.
+    pub const RIGID: Compliance = Compliance {
+        stretch: 0.0,
+        shear: 0.0,
+        bend: 0.0,
+    };
+
+    /// The compliance of `kind` (m/N).
+    pub fn of(&self, kind: crate::ConstraintKind) -> f32 {
+        match kind {
+            crate::ConstraintKind::Structural => self.stretch,
+            crate::ConstraintKind::Shear => self.shear,
+            crate::ConstraintKind::Bend => self.bend,
+        }
+    }
+}
+
+/// How many substeps each frame runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Substeps {
+    /// This many per frame, whatever its length.
+    Fixed(u32),
+    /// A solver frequency in Hz, as NvCloth has it: a frame of `dt` runs
+    /// `max(1, round(dt · f))` substeps (at most [`MAX_SUBSTEPS`]), so a substep stays about
+    /// `1 / f` long whatever the frame rate.
+    Frequency(f32),
+}
+
+impl Substeps {
+    /// Substeps for a frame of `dt` seconds.
+    pub fn count(self, dt: f64) -> u32 {
+        match self {
+            Substeps::Fixed(n) => n,
+            Substeps::Frequency(f) => ((dt * f as f64).round() as u32).clamp(1, MAX_SUBSTEPS),
+        }
+    }
+}
+
+/// Which direction a distance constraint corrects along.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Projection {
+    /// Along the current bond (Jakobsen, PBD/XPBD as published). Bleeds energy: a rigid
+    /// pendulum slows down.
+    Jakobsen,
+    /// Along the bond at the start of the step (SHAKE, from molecular dynamics), which keeps
+    /// position Verlet time-reversible: a rigid pendulum keeps its swing.
+    #[default]
+    Shake,
+}
+
+impl Projection {
+    /// Both, in the order the docs list them.
+    pub const ALL: [Projection; 2] = [Projection::Jakobsen, Projection::Shake];
+
+    /// Its name: `jakobsen` or `shake`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Projection::Jakobsen => "jakobsen",
+            Projection::Shake => "shake",
+        }
+    }
+}
+
+impl std::str::FromStr for Projection {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        Projection::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| format!("unknown projection {s:?} (expected jakobsen or shake)"))
+    }
+}
+
+/// Long-range attachments: each free particle may be at most `scale` times its geodesic
+/// distance (through the constraint graph) from its nearest pinned particles.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct TetherParams {
+    /// Slack allowed on the geodesic distance, ≥ 1. Default 1.0.
+    pub scale: f32,
+    /// Fraction of a tether's violation corrected per substep, in (0, 1]. Default 1.
+    pub stiffness: f32,
+}
+
+impl Default for TetherParams {
+    fn default() -> Self {
+        Self {
+            scale: 1.0,
+            stiffness: 1.0,
+        }
+    }
+}
+
 /// How the solver advances the cloth. Every field can change between frames.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -26,10 +149,23 @@ pub struct SolverParams {
     /// Velocity decay rate (1/s): each step keeps `exp(-damping · h)` of the implied velocity,
     /// so the decay does not depend on the frame rate. 0 disables damping. Default 0.5.
     pub damping: f32,
-    /// Constraint relaxation sweeps per substep (over every color). Default 10.
+    /// Constraint relaxation sweeps per substep (over every color). Default 1: with small
+    /// substeps, one sweep each converges best per unit of work.
     pub iterations: u32,
-    /// Substeps per `step(dt)` call; each is `dt / substeps` long. Default 1.
-    pub substeps: u32,
+    /// Substeps per `step(dt)` call; each is `dt / substeps` long. Default
+    /// [`Substeps::Frequency`]`(`[`DEFAULT_FREQUENCY`]`)`.
+    pub substeps: Substeps,
+    /// XPBD compliance per constraint kind (m/N). Default [`Compliance::default`].
+    pub compliance: Compliance,
+    /// Constraint direction. Default [`Projection::Shake`].
+    pub projection: Projection,
+    /// Over-relaxation factor of each constraint correction, in [1, 2). Default 1 (none).
+    pub over_relaxation: f32,
+    /// Long-range attachments to the pinned particles, or `None`. Default on.
+    pub tethers: Option<TetherParams>,
+    /// Distance from the origin (m) beyond which a particle counts as diverged (the health
+    /// check). Default 1000.
+    pub max_distance: f32,
     /// Integration scheme. Default [`Integrator::TimeCorrected`].
     pub integrator: Integrator,
     /// Height of an infinite ground plane with normal +y (m), or `None`. Default `None`.
@@ -47,8 +183,13 @@ impl Default for SolverParams {
             gravity: Vec3::new(0.0, -9.81, 0.0),
             wind: Vec3::ZERO,
             damping: 0.5,
-            iterations: 10,
-            substeps: 1,
+            iterations: 1,
+            substeps: Substeps::Frequency(DEFAULT_FREQUENCY),
+            compliance: Compliance::default(),
+            projection: Projection::default(),
+            over_relaxation: 1.0,
+            tethers: Some(TetherParams::default()),
+            max_distance: 1000.0,
             integrator: Integrator::TimeCorrected,
             ground: None,
             sphere: None,
@@ -56,6 +197,11 @@ impl Default for SolverParams {
         }
     }
 }
+
+/// Default solver frequency (Hz): 10 substeps at 60 fps.
+pub const DEFAULT_FREQUENCY: f32 = 600.0;
+/// Largest solver frequency accepted (Hz).
+pub const MAX_FREQUENCY: f32 = 10_000.0;
 
 /// Upper bounds that catch typos (an extra zero) before they become a hang.
 pub const MAX_ITERATIONS: u32 = 1000;
@@ -79,7 +225,25 @@ impl SolverParams {
             0.0,
             MAX_ITERATIONS as f64,
         )?;
-        check_range("substeps", self.substeps as f64, 1.0, MAX_SUBSTEPS as f64)?;
+        match self.substeps {
+            Substeps::Fixed(n) => check_range("substeps", n as f64, 1.0, MAX_SUBSTEPS as f64)?,
+            Substeps::Frequency(f) => {
+                check_range("solver frequency (Hz)", f as f64, 1.0, MAX_FREQUENCY as f64)?
+            }
+        }
+        for (name, a) in [
+            ("stretch compliance (m/N)", self.compliance.stretch),
+            ("shear compliance (m/N)", self.compliance.shear),
+            ("bend compliance (m/N)", self.compliance.bend),
+        ] {
+            check_range(name, a as f64, 0.0, 1.0e6)?;
+        }
+        check_range("over-relaxation", self.over_relaxation as f64, 1.0, 1.99)?;
+        if let Some(t) = self.tethers {
+            check_range("tether scale", t.scale as f64, 1.0, 100.0)?;
+            check_range("tether stiffness", t.stiffness as f64, 1.0e-6, 1.0)?;
+        }
+        check_range("max distance (m)", self.max_distance as f64, 1.0e-3, 1.0e9)?;
         check_range("friction", self.friction as f64, 0.0, 1.0)?;
         if let Some(h) = self.ground {
             check_at_least("ground height", h as f64, -1.0e6)?;

@@ -6,7 +6,7 @@ use glam::Vec3;
 use crate::cloth::{Cloth, ClothBuilder, ConstraintKind, Layout, Pinning};
 use crate::error::Result;
 use crate::integrator::Integrator;
-use crate::params::{SolverParams, Sphere};
+use crate::params::{Compliance, Projection, SolverParams, Sphere, Substeps};
 
 /// Frame time of the standard scene (s): 60 fps.
 pub const STANDARD_DT: f64 = 1.0 / 60.0;
@@ -21,37 +21,27 @@ pub fn standard_cloth(n: u32, kinds: [bool; 3]) -> Result<Cloth> {
         .layout(Layout::Flat { height: 0.0 })
         .pinning(Pinning::Corners);
     for (kind, on) in ConstraintKind::ALL.into_iter().zip(kinds) {
-        b = b.constraint(kind, on.then_some(1.0));
+        b = b.constraint(kind, on);
     }
     b.build()
 }
 
 /// The standard scene's parameters: the library's defaults (gravity −9.81 m/s², damping 0.5/s,
-/// no colliders) with `iterations` × `substeps`.
-pub fn standard_params(iterations: u32, substeps: u32) -> SolverParams {
-    SolverParams {
-        iterations,
-        substeps,
-        ..SolverParams::default()
-    }
+/// no colliders).
+pub fn standard_params() -> SolverParams {
+    SolverParams::default()
 }
 
-/// Stiffness of the demo's structural, shear and bend constraints (bend softer, so it folds).
-pub const DEMO_STIFFNESS: [f32; 3] = [1.0, 1.0, 0.6];
-
-/// The demo's cloth: `grid`², 1 m wide, flat at y = 1 m, two corners pinned (or none).
-pub fn demo_cloth(grid: u32, stiffness: [f32; 3], corners_pinned: bool) -> Result<Cloth> {
-    let mut b = ClothBuilder::grid(grid, grid)
+/// The demo's cloth: `grid`², 1 m wide, 0.2 kg, flat at y = 1 m, two corners pinned (or none).
+pub fn demo_cloth(grid: u32, corners_pinned: bool) -> Result<Cloth> {
+    ClothBuilder::grid(grid, grid)
         .layout(Layout::Flat { height: 1.0 })
         .pinning(if corners_pinned {
             Pinning::Corners
         } else {
             Pinning::None
-        });
-    for (kind, s) in ConstraintKind::ALL.into_iter().zip(stiffness) {
-        b = b.constraint(kind, Some(s));
-    }
-    b.build()
+        })
+        .build()
 }
 
 /// The demo's collider sphere, under the falling cloth.
@@ -60,10 +50,9 @@ pub const DEMO_SPHERE: Sphere = Sphere {
     radius: 0.28,
 };
 
-/// The demo's parameters: 2 substeps × 10 iterations, the sphere, ground at y = 0, friction 0.5.
+/// The demo's parameters: the library's defaults with the sphere, ground at y = 0, friction 0.5.
 pub fn demo_params() -> SolverParams {
     SolverParams {
-        substeps: 2,
         ground: Some(0.0),
         sphere: Some(DEMO_SPHERE),
         friction: 0.5,
@@ -71,8 +60,23 @@ pub fn demo_params() -> SolverParams {
     }
 }
 
+/// chiffon's settings before XPBD, kept for comparisons (the integrator study's cloth, the
+/// quality tables): 1 substep × `iterations`, rigid constraints projected along the current
+/// bond (Jakobsen), no tethers.
+pub fn pbd_params(iterations: u32) -> SolverParams {
+    SolverParams {
+        iterations,
+        substeps: Substeps::Fixed(1),
+        compliance: Compliance::RIGID,
+        projection: Projection::Jakobsen,
+        tethers: None,
+        ..SolverParams::default()
+    }
+}
+
 /// The integrator study's cloth: a hanging 32×32 cloth, corners pinned, swinging at 1.5 m/s
-/// into a sphere behind it, advanced by `integrator`.
+/// into a sphere behind it, advanced by `integrator` with one step per frame
+/// ([`pbd_params`]`(10)`), so each frame's dt reaches the integrator unchanged.
 pub fn study_cloth(integrator: Integrator) -> Result<(Cloth, SolverParams)> {
     let cloth = ClothBuilder::grid(32, 32)
         .pinning(Pinning::Corners)
@@ -84,7 +88,7 @@ pub fn study_cloth(integrator: Integrator) -> Result<(Cloth, SolverParams)> {
             center: Vec3::new(0.0, 0.45, -0.4),
             radius: 0.3,
         }),
-        ..SolverParams::default()
+        ..pbd_params(10)
     };
     Ok((cloth, params))
 }

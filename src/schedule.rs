@@ -9,10 +9,13 @@
 //!
 //! ```text
 //! [start]                      only on the first frame after construction or reset
-//! per substep s = 0..S:
+//! per substep s = 0..S         (S fixed, or from the solver frequency)
 //!   integrate (slot s == 0 ? First : Rest)
-//!   solve     iterations × colors, colors in a fixed order
+//!   solve     iterations × colors, colors in a fixed order (the first sweep starts the
+//!             XPBD multipliers at 0)
+//!   tethers   when the cloth has any
 //!   collide   (same slot)
+//! health                       one flag per frame: the first non-finite or far particle
 //! ```
 
 use glam::Vec3;
@@ -31,13 +34,24 @@ pub enum Stage {
     Integrate,
     /// Constraint relaxation, iterations × colors.
     Solve,
+    /// Long-range attachments, one thread per particle.
+    Tethers,
     /// Projection out of the colliders.
     Collide,
+    /// The divergence check.
+    Health,
 }
 
 impl Stage {
     /// Every stage, in frame order.
-    pub const ALL: [Stage; 4] = [Stage::Start, Stage::Integrate, Stage::Solve, Stage::Collide];
+    pub const ALL: [Stage; 6] = [
+        Stage::Start,
+        Stage::Integrate,
+        Stage::Solve,
+        Stage::Tethers,
+        Stage::Collide,
+        Stage::Health,
+    ];
 
     /// Its name in pass labels, tables and JSON.
     pub fn name(self) -> &'static str {
@@ -45,7 +59,9 @@ impl Stage {
             Stage::Start => "start",
             Stage::Integrate => "integrate",
             Stage::Solve => "solve",
+            Stage::Tethers => "tethers",
             Stage::Collide => "collide",
+            Stage::Health => "health",
         }
     }
 }
@@ -67,9 +83,20 @@ pub enum Pass {
     /// `integrate` (`shaders/integrate.wgsl`, `cpu::integrate`).
     Integrate(Slot),
     /// `solve_color` for one color (`shaders/solve_color.wgsl`, `cpu::solve_color`).
-    SolveColor(u32),
+    SolveColor {
+        /// The color.
+        color: u32,
+        /// True on the substep's first sweep (multipliers start at 0).
+        first_sweep: bool,
+        /// The substep's parameters (compliance over h²).
+        slot: Slot,
+    },
+    /// `solve_tethers` (`shaders/tethers.wgsl`, `cpu::solve_tethers`).
+    Tethers(Slot),
     /// `collide` (`shaders/collide.wgsl`, `cpu::collide`).
     Collide(Slot),
+    /// `check_health` (`shaders/health.wgsl`, `cpu::check_health`).
+    Health,
 }
 
 /// Runs the passes of a frame: the GPU records them, the CPU calls the twins.
@@ -89,16 +116,20 @@ pub struct FrameSchedule {
     pub iterations: u32,
     /// Colors of the cloth's constraints.
     pub colors: u32,
+    /// True when the tether stage runs (tethers on, and the cloth has some).
+    pub tethers: bool,
 }
 
 impl FrameSchedule {
-    /// The schedule of a planned frame.
-    pub fn new(plan: &FramePlan, params: &SolverParams, colors: usize) -> Self {
+    /// The schedule of a planned frame, for a cloth with `colors` colors and (`has_tethers`)
+    /// at least one tether.
+    pub fn new(plan: &FramePlan, params: &SolverParams, colors: usize, has_tethers: bool) -> Self {
         Self {
             starting: plan.starting,
-            substeps: params.substeps,
+            substeps: plan.substeps,
             iterations: params.iterations,
             colors: colors as u32,
+            tethers: has_tethers && params.tethers.is_some(),
         }
     }
 
@@ -114,10 +145,20 @@ impl FrameSchedule {
                 Stage::Integrate,
                 &mut std::iter::once(Pass::Integrate(slot)),
             );
-            let mut sweeps = (0..self.iterations).flat_map(|_| (0..colors).map(Pass::SolveColor));
+            let mut sweeps = (0..self.iterations).flat_map(|k| {
+                (0..colors).map(move |color| Pass::SolveColor {
+                    color,
+                    first_sweep: k == 0,
+                    slot,
+                })
+            });
             exec.stage(Stage::Solve, &mut sweeps);
+            if self.tethers {
+                exec.stage(Stage::Tethers, &mut std::iter::once(Pass::Tethers(slot)));
+            }
             exec.stage(Stage::Collide, &mut std::iter::once(Pass::Collide(slot)));
         }
+        exec.stage(Stage::Health, &mut std::iter::once(Pass::Health));
     }
 
     /// Dispatches (GPU) or kernel calls (CPU) the frame makes, counted from [`Self::run`].
@@ -147,6 +188,8 @@ impl FrameSchedule {
 /// The two uniform blocks of one frame and whether it starts Verlet afresh.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FramePlan {
+    /// Substeps this frame.
+    pub substeps: u32,
     /// Substep length (s).
     pub h: f64,
     /// Parameters of the first substep ([`Slot::First`]).
@@ -186,7 +229,8 @@ impl StepClock {
     ) -> Result<FramePlan> {
         validate_dt(dt)?;
         params.validate()?;
-        let h = dt / params.substeps as f64;
+        let substeps = params.substeps.count(dt);
+        let h = dt / substeps as f64;
         let starting = self.previous_h.is_none();
         // The first substep of a frame sees the ratio to the last substep of the previous one.
         let h_prev = self.previous_h.unwrap_or(h);
@@ -195,6 +239,7 @@ impl StepClock {
         self.previous_h = Some(h);
         let uniform = |c| step_params(params, c, h, particle_count as u32, start_velocity);
         Ok(FramePlan {
+            substeps,
             h,
             first: uniform(first),
             rest: uniform(rest),
@@ -219,10 +264,23 @@ fn step_params(
     let sphere = params
         .sphere
         .map_or([0.0; 4], |s| s.center.extend(s.radius).to_array());
+    // XPBD's α̃ = α / h², per kind, computed here once for every constraint of the substep.
+    let a = params.compliance;
+    let per_h2 = |alpha: f32| (alpha as f64 / (h * h)) as f32;
+    let tethers = params.tethers.unwrap_or(crate::params::TetherParams {
+        scale: 1.0,
+        stiffness: 0.0,
+    });
     StepParams {
         accel: params.acceleration().extend(0.0).to_array(),
         start_velocity: start_velocity.extend(0.0).to_array(),
         sphere,
+        compliance: [
+            per_h2(a.stretch),
+            per_h2(a.shear),
+            per_h2(a.bend),
+            params.over_relaxation,
+        ],
         ratio: c.ratio as f32,
         damping: damping_factor(params.damping as f64, h) as f32,
         accel_scale: c.accel_scale as f32,
@@ -231,6 +289,10 @@ fn step_params(
         ground_on: params.ground.is_some() as u32,
         friction: params.friction,
         particle_count,
+        tether_scale: tethers.scale,
+        tether_stiffness: tethers.stiffness,
+        shake: (params.projection == crate::params::Projection::Shake) as u32,
+        max_distance: params.max_distance,
     }
 }
 
@@ -245,15 +307,18 @@ mod tests {
             substeps: 2,
             iterations: 10,
             colors: 12,
+            tethers: false,
         };
-        // Per substep: integrate + 10 × 12 colors + collide.
-        assert_eq!(s.dispatches(), 2 * (2 + 120));
-        assert_eq!(s.stages(), 6);
+        // Per substep: integrate + 10 × 12 colors + collide; health once.
+        assert_eq!(s.dispatches(), 2 * (2 + 120) + 1);
+        assert_eq!(s.stages(), 7);
         let first = FrameSchedule {
             starting: true,
             ..s
         };
         assert_eq!(first.dispatches(), s.dispatches() + 1);
-        assert_eq!(first.stages(), 7);
+        assert_eq!(first.stages(), 8);
+        let tethered = FrameSchedule { tethers: true, ..s };
+        assert_eq!(tethered.dispatches(), s.dispatches() + 2);
     }
 }

@@ -2,9 +2,11 @@
 
 use glam::Vec3;
 
-use crate::cloth::{Cloth, ConstraintKind};
+use crate::cloth::Cloth;
+use crate::config::Health;
 use crate::error::{ChiffonError, Result};
 use crate::params::SolverParams;
+use crate::tethers::Tethers;
 
 /// What runs the kernels. Its one spelling everywhere is [`Backend::name`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -83,10 +85,96 @@ pub trait Solver {
     /// Moves particle `index` to `position` (m) at rest, with inverse mass `inverse_mass`
     /// (0 holds it there: how the demo grabs and drags).
     fn set_particle(&mut self, index: usize, position: Vec3, inverse_mass: f32) -> Result<()>;
-    /// Changes only the inverse mass of particle `index` (0 pins it where it is).
+    /// Changes only the inverse mass of particle `index`. 0 pins it where it is and makes it a
+    /// tether anchor; a positive value frees it. Tethers are rebuilt when the pinned set
+    /// changes.
     fn set_inverse_mass(&mut self, index: usize, inverse_mass: f32) -> Result<()>;
-    /// Sets the stiffness, in (0, 1], of every constraint of `kind`.
-    fn set_stiffness(&mut self, kind: ConstraintKind, stiffness: f32) -> Result<()>;
+    /// The divergence check: `Err(Diverged)` naming the first particle found non-finite or
+    /// beyond [`SolverParams::max_distance`] and the frame it was found after. [`Solver::step`]
+    /// returns the same error (the CPU on the frame it happens, the GPU a frame or two later,
+    /// since it reads the flag without stalling); this asks now (the GPU waits for the device).
+    fn health(&mut self) -> Result<()>;
+    /// The tethers in force (rebuilt whenever the pinned set changes).
+    fn tethers(&self) -> &crate::tethers::Tethers;
+}
+
+/// The pinned set (tether anchors) and its tethers, kept in step with particle edits. A
+/// particle held with inverse mass 0 by [`Solver::set_particle`] (the demo's grab) is not an
+/// anchor; one pinned by [`Solver::set_inverse_mass`]`(i, 0)` or by the cloth is. Every anchor
+/// has inverse mass 0, which is what lets the tether kernel read anchors while it moves the
+/// other particles.
+#[derive(Clone, Debug)]
+pub(crate) struct Anchors {
+    pinned: Vec<bool>,
+    tethers: Tethers,
+    /// True when the tethers changed since [`Anchors::take_changed`] was last called.
+    changed: bool,
+}
+
+impl Anchors {
+    /// The cloth's own pins.
+    pub(crate) fn new(cloth: &Cloth) -> Self {
+        let pinned: Vec<bool> = (0..cloth.particle_count())
+            .map(|i| cloth.is_pinned(i))
+            .collect();
+        Self {
+            tethers: Tethers::build(cloth, &pinned),
+            pinned,
+            changed: true,
+        }
+    }
+
+    /// Pins or frees particle `i` as an anchor.
+    pub(crate) fn pin(&mut self, cloth: &Cloth, i: usize, pinned: bool) {
+        if self.pinned[i] != pinned {
+            self.pinned[i] = pinned;
+            self.tethers = Tethers::build(cloth, &self.pinned);
+            self.changed = true;
+        }
+    }
+
+    /// Particle `i` is now held with `inverse_mass`: holding (0) keeps its anchor status,
+    /// a positive inverse mass frees an anchor.
+    pub(crate) fn held(&mut self, cloth: &Cloth, i: usize, inverse_mass: f32) {
+        if inverse_mass > 0.0 {
+            self.pin(cloth, i, false);
+        }
+    }
+
+    /// The tethers for the current anchors.
+    pub(crate) fn tethers(&self) -> &Tethers {
+        &self.tethers
+    }
+
+    /// True once after each change of the tethers (the GPU uploads them then).
+    pub(crate) fn take_changed(&mut self) -> bool {
+        std::mem::take(&mut self.changed)
+    }
+}
+
+/// Frames stepped since construction or reset, and the first divergence found.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct FrameCount {
+    frames: u64,
+    diverged: Option<(usize, u64)>,
+}
+
+impl FrameCount {
+    /// One more frame was stepped.
+    pub(crate) fn advance(&mut self) {
+        self.frames += 1;
+    }
+
+    /// Turns a health flag into the solver's answer, remembering the first divergence.
+    pub(crate) fn check(&mut self, health: Health) -> Result<()> {
+        if health.first_bad != Health::OK && self.diverged.is_none() {
+            self.diverged = Some((health.first_bad as usize, self.frames));
+        }
+        match self.diverged {
+            Some((particle, step)) => Err(ChiffonError::Diverged { particle, step }),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Checks a particle edit: index in range, finite position, non-negative finite inverse mass.

@@ -21,7 +21,11 @@ const FIELDS: &[&str] = &[
     "gbps",
     "mean_y",
     "stretch_mean",
+    "stretch_p99",
     "stretch_max",
+    "gpu_stage_ms",
+    "projection",
+    "tethers",
 ];
 
 #[test]
@@ -69,7 +73,15 @@ fn quick_bench_writes_complete_json_and_plot() {
         assert!(ms > 0.0 && ms.is_finite(), "{r}");
         assert!(r["constraint_solves_per_s"].as_f64().unwrap() > 0.0, "{r}");
         assert_eq!(r["colors"], 12, "{r}");
-        assert_eq!(r["dispatches_per_frame"], 122, "{r}");
+        // Library defaults at 60 fps: 600 Hz gives 10 substeps of integrate, 12 colors,
+        // tethers and collide, then one health check.
+        assert_eq!(r["dispatches_per_frame"], 10 * (12 + 3) + 1, "{r}");
+        assert_eq!(r["substeps"], 10, "{r}");
+        let p99 = r["stretch_p99"].as_f64().unwrap();
+        assert!(
+            p99 >= 0.9 && p99 <= r["stretch_max"].as_f64().unwrap(),
+            "{r}"
+        );
         let stretch = r["stretch_max"].as_f64().unwrap();
         assert!(stretch >= 1.0 && stretch.is_finite(), "{r}");
         assert!(r["peak_percent"].as_f64().unwrap() > 0.0, "{r}");
@@ -107,6 +119,9 @@ fn bad_bench_flags_are_rejected() {
             "--no-shear",
             "--no-bend",
         ][..],
+        &["bench", "--backend", "cpu", "--frequency", "0"][..],
+        &["bench", "--backend", "cpu", "--compliance-stretch", "-1"][..],
+        &["bench", "--backend", "cpu", "--tether-scale", "0.5"][..],
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_chiffon"))
             .args(args)
@@ -116,6 +131,31 @@ fn bad_bench_flags_are_rejected() {
         assert!(!out.status.success(), "{args:?} succeeded");
         assert!(
             stderr.contains("chiffon: error:") && !stderr.contains("panicked"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn unknown_solver_flag_values_are_refused_by_name() {
+    for (args, named) in [
+        (
+            &["bench", "--backend", "cpu", "--tethers", "maybe"][..],
+            "--tethers",
+        ),
+        (
+            &["bench", "--backend", "cpu", "--projection", "verlet"][..],
+            "--projection",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_chiffon"))
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        assert!(
+            stderr.contains(named) && !stderr.contains("panicked"),
             "{stderr}"
         );
     }

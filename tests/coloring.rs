@@ -2,16 +2,16 @@
 //! broken coloring is caught.
 
 use chiffon::coloring::{ColoredConstraints, Coloring, color_constraints};
-use chiffon::config::ColorRange;
+use chiffon::config::{ColorRange, StepParams};
 use chiffon::{Cloth, ClothBuilder, ClothDesc, Constraint, ConstraintKind, Pinning};
 use glam::{Vec3, Vec4};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-fn kinds_combinations() -> Vec<[Option<f32>; 3]> {
+fn kinds_combinations() -> Vec<[bool; 3]> {
     let mut v = Vec::new();
     for mask in 1u32..8 {
-        v.push([0, 1, 2].map(|b| (mask & (1 << b) != 0).then_some(1.0)));
+        v.push([0, 1, 2].map(|b| mask & (1 << b) != 0));
     }
     v
 }
@@ -176,26 +176,26 @@ fn solve_color_is_sound_with_an_invalid_coloring() {
     assert!(err.to_string().contains("appears twice"), "{err}");
 
     // Nor one naming a particle that does not exist, or joining a particle to itself.
-    let out_of_range = Constraint {
-        i: 0,
-        j: n as u32,
-        rest: 1.0,
-        stiffness: 1.0,
-    };
+    let out_of_range = Constraint::new(0, n as u32, 1.0, ConstraintKind::Structural);
     assert!(ColoredConstraints::new(&[out_of_range], n).is_err());
-    let to_itself = Constraint {
-        i: 3,
-        j: 3,
-        rest: 1.0,
-        stiffness: 1.0,
-    };
+    let to_itself = Constraint::new(3, 3, 1.0, ConstraintKind::Structural);
     assert!(ColoredConstraints::new(&[to_itself], n).is_err());
 
     // A range spanning two colors (so sharing particles) is refused, not raced on.
     let two_colors = ColorRange::new(&(first.start..cloth.colors()[1].end));
     let mut positions: Vec<Vec4> = cloth.positions().iter().map(|p| p.extend(1.0)).collect();
+    let previous = positions.clone();
+    let mut multipliers = vec![0.0; cloth.constraint_count()];
+    let params = StepParams::default();
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        chiffon::cpu::solve_color(&two_colors, cloth.colored(), &mut positions)
+        chiffon::cpu::solve_color(
+            &two_colors,
+            cloth.colored(),
+            &mut positions,
+            &previous,
+            &mut multipliers,
+            &params,
+        )
     }));
     assert!(outcome.is_err(), "a range that is not one color was solved");
 
@@ -203,13 +203,27 @@ fn solve_color_is_sound_with_an_invalid_coloring() {
     let mut short = vec![Vec4::ZERO; n / 2];
     let first_range = ColorRange::new(&first);
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        chiffon::cpu::solve_color(&first_range, cloth.colored(), &mut short)
+        chiffon::cpu::solve_color(
+            &first_range,
+            cloth.colored(),
+            &mut short,
+            &previous,
+            &mut multipliers,
+            &params,
+        )
     }));
     assert!(outcome.is_err(), "out-of-bounds positions were solved");
 
     // The checked colors themselves are accepted.
     for range in cloth.colors() {
-        chiffon::cpu::solve_color(&ColorRange::new(range), cloth.colored(), &mut positions);
+        chiffon::cpu::solve_color(
+            &ColorRange::new(range),
+            cloth.colored(),
+            &mut positions,
+            &previous,
+            &mut multipliers,
+            &params,
+        );
     }
 }
 
@@ -219,24 +233,8 @@ fn every_way_to_make_a_cloth_validates_it() {
         positions: vec![Vec3::ZERO, Vec3::X, 2.0 * Vec3::X],
         inverse_mass,
         constraints: vec![
-            (
-                Constraint {
-                    i: 0,
-                    j: 1,
-                    rest: 1.0,
-                    stiffness: 1.0,
-                },
-                ConstraintKind::Structural,
-            ),
-            (
-                Constraint {
-                    i: 1,
-                    j,
-                    rest: 1.0,
-                    stiffness: 1.0,
-                },
-                ConstraintKind::Structural,
-            ),
+            Constraint::new(0, 1, 1.0, ConstraintKind::Structural),
+            Constraint::new(1, j, 1.0, ConstraintKind::Structural),
         ],
         ..Default::default()
     };

@@ -93,9 +93,11 @@ fn solver_projectile(integrator: Integrator, dts: &[f64]) -> f32 {
         .velocity(v0)
         .build()
         .unwrap();
+    // One step per frame, so each frame's dt reaches the integrator as it is.
     let params = SolverParams {
         damping: 0.0,
         integrator,
+        substeps: chiffon::params::Substeps::Fixed(1),
         ..Default::default()
     };
     let a = params.acceleration();

@@ -134,8 +134,8 @@ fn shared_structs_match_their_rust_twins() {
 fn a_field_added_on_one_side_is_caught() {
     // The comparison above must be able to fail: add a field to the WGSL StepParams only.
     let grown = COMMON.replace(
-        "    particle_count: u32,\n}",
-        "    particle_count: u32,\n    extra: f32,\n}",
+        "    particle_count: u32,\n",
+        "    particle_count: u32,\n    extra: f32,\n",
     );
     assert_ne!(grown, COMMON, "the edit did not apply");
     let module = naga::front::wgsl::parse_str(&grown).unwrap();

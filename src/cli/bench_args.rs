@@ -4,8 +4,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::SolverArgs;
 use crate::bench::{BenchConfig, BenchOutputs};
 use crate::config::DEFAULT_WORKGROUP_SIZE;
+use crate::scenes::standard_params;
 use crate::solver::Backend;
 
 /// Benchmark flags.
@@ -14,12 +16,9 @@ pub struct BenchArgs {
     /// Grid sizes N (N×N particles), comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "64,128,256")]
     pub sizes: Vec<u32>,
-    /// Constraint iterations per substep.
-    #[arg(long, default_value_t = 10)]
-    pub iterations: u32,
-    /// Substeps per frame.
-    #[arg(long, default_value_t = 1)]
-    pub substeps: u32,
+    /// Solver flags (the library's defaults where not given).
+    #[command(flatten)]
+    pub solver: SolverArgs,
     /// Timed frames per case.
     #[arg(long, default_value_t = 60)]
     pub frames: usize,
@@ -72,12 +71,11 @@ fn parse_backends(s: &str) -> Result<Backends, String> {
 
 impl BenchArgs {
     /// The benchmark configuration and where its results go.
-    pub fn config(&self) -> (BenchConfig, BenchOutputs) {
-        (
+    pub fn config(&self) -> anyhow::Result<(BenchConfig, BenchOutputs)> {
+        Ok((
             BenchConfig {
                 sizes: self.sizes.clone(),
-                iterations: self.iterations,
-                substeps: self.substeps,
+                params: self.solver.apply(standard_params())?,
                 frames: self.frames,
                 warmup: self.warmup,
                 backends: self.backend.0.clone(),
@@ -90,12 +88,12 @@ impl BenchArgs {
                 json: self.json.clone(),
                 plot: self.plot.clone(),
             },
-        )
+        ))
     }
 
     /// Runs the benchmark and prints the report.
-    pub fn run(&self) -> crate::Result<Vec<crate::bench::BenchRecord>> {
-        let (config, outputs) = self.config();
-        crate::bench::run_and_report(&config, &outputs)
+    pub fn run(&self) -> anyhow::Result<Vec<crate::bench::BenchRecord>> {
+        let (config, outputs) = self.config()?;
+        Ok(crate::bench::run_and_report(&config, &outputs)?)
     }
 }

@@ -3,6 +3,7 @@
 
 mod bench_args;
 mod scene;
+mod solver_args;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -19,6 +20,7 @@ use crate::{Backend, GpuContext, Solver};
 
 pub use bench_args::BenchArgs;
 pub use scene::SceneArgs;
+pub use solver_args::SolverArgs;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -249,6 +251,7 @@ fn simulate(scene: &SceneArgs, backend: Backend, out: &std::path::Path) -> Resul
         anyhow::bail!("--out {} must end in .csv or .obj", out.display());
     }
     let mut solver = make_solver(scene, backend)?;
+    solver_args::note_missing_tethers(solver.as_ref());
     let start = Instant::now();
     let positions = run_frames(solver.as_mut(), &dts)?;
     let elapsed = start.elapsed();
@@ -277,6 +280,7 @@ fn conform(scene: &SceneArgs, tolerance: f32, as_json: bool) -> Result<ExitCode>
     }
     let dts = scene.dts()?;
     let mut gpu = make_solver(scene, Backend::Gpu)?;
+    solver_args::note_missing_tethers(gpu.as_ref());
     let mut cpu = make_solver(scene, Backend::Cpu)?;
     let g = run_frames(gpu.as_mut(), &dts)?;
     let c = run_frames(cpu.as_mut(), &dts)?;

@@ -1,7 +1,8 @@
 //! The scene flags shared by `simulate` and `conform`.
 
+use super::SolverArgs;
 use crate::dt::DtSpec;
-use crate::{ClothBuilder, Integrator, Layout, Pinning, SolverParams, Sphere};
+use crate::{ClothBuilder, Layout, Pinning, SolverParams, Sphere};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, ValueEnum};
 use glam::Vec3;
@@ -18,21 +19,12 @@ pub struct SceneArgs {
     /// Frame times: fixed:FPS, random:MIN_FPS:MAX_FPS:SEED, or file:PATH (one dt in s per line).
     #[arg(long, default_value = "fixed:60")]
     pub dt: String,
-    /// Integrator.
-    #[arg(long, default_value = "tcv", value_parser = parse_integrator)]
-    pub integrator: Integrator,
     /// Pinned particles.
     #[arg(long, value_enum, default_value_t = PinArg::Corners)]
     pub pin: PinArg,
-    /// Constraint iterations per substep.
-    #[arg(long, default_value_t = 10)]
-    pub iterations: u32,
-    /// Substeps per frame.
-    #[arg(long, default_value_t = 1)]
-    pub substeps: u32,
-    /// Velocity damping rate (1/s, 0 allowed).
-    #[arg(long, default_value_t = 0.5)]
-    pub damping: f32,
+    /// Solver flags (the library's defaults where not given).
+    #[command(flatten)]
+    pub solver: SolverArgs,
     /// Gravity (m/s², along −y).
     #[arg(long, default_value_t = 9.81)]
     pub gravity: f32,
@@ -86,10 +78,6 @@ fn parse_grid(s: &str) -> Result<(u32, u32), String> {
 /// Parses WIDTHxHEIGHT in pixels.
 pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
     parse_grid(s).map_err(|_| format!("{s:?} is not WIDTHxHEIGHT (e.g. 1280x720)"))
-}
-
-fn parse_integrator(s: &str) -> Result<Integrator, String> {
-    s.parse()
 }
 
 fn parse_vec3(s: &str) -> Result<Vec3, String> {
@@ -156,19 +144,15 @@ impl SceneArgs {
                 })
             }
         };
-        let params = SolverParams {
+        let scene = SolverParams {
             gravity: Vec3::new(0.0, -self.gravity, 0.0),
             wind: self.wind,
-            damping: self.damping,
-            iterations: self.iterations,
-            substeps: self.substeps,
-            integrator: self.integrator,
             ground,
             sphere,
             friction: self.friction,
+            ..SolverParams::default()
         };
-        params.validate()?;
-        Ok(params)
+        self.solver.apply(scene)
     }
 
     /// Every frame's dt (s).

@@ -5,25 +5,29 @@
 //! reason the GPU is.
 
 mod collide;
+mod health;
 mod integrate;
 mod normals;
 mod solve_color;
 mod start;
+mod tethers;
 
 pub use collide::collide;
+pub use health::check_health;
 pub use integrate::integrate;
 pub use normals::compute_normals;
 pub use solve_color::solve_color;
 pub use start::start;
+pub use tethers::solve_tethers;
 
 use glam::{Vec3, Vec4};
 
-use crate::cloth::{Cloth, ConstraintKind};
-use crate::config::ColorRange;
+use crate::cloth::Cloth;
+use crate::config::{ColorRange, Health};
 use crate::error::Result;
 use crate::params::SolverParams;
 use crate::schedule::{Executor, FramePlan, FrameSchedule, Pass, Stage, StepClock};
-use crate::solver::{Solver, check_particle_edit};
+use crate::solver::{Anchors, FrameCount, Solver, check_particle_edit};
 
 /// Particles (or constraints) per rayon task: below this, splitting costs more than it saves.
 const MIN_PER_TASK: usize = 2048;
@@ -33,8 +37,12 @@ pub struct CpuSolver {
     cloth: Cloth,
     params: SolverParams,
     clock: StepClock,
+    frames: FrameCount,
     positions: Vec<Vec4>,
     previous: Vec<Vec4>,
+    multipliers: Vec<f32>,
+    anchors: Anchors,
+    health: Health,
     colors: Vec<ColorRange>,
 }
 
@@ -46,10 +54,16 @@ impl CpuSolver {
         Ok(Self {
             previous: positions.clone(),
             positions,
+            multipliers: vec![0.0; cloth.constraint_count()],
+            anchors: Anchors::new(cloth),
+            health: Health {
+                first_bad: Health::OK,
+            },
             colors: cloth.colors().iter().map(ColorRange::new).collect(),
             cloth: cloth.clone(),
             params,
             clock: StepClock::default(),
+            frames: FrameCount::default(),
         })
     }
 
@@ -72,26 +86,40 @@ pub(crate) fn initial_positions(cloth: &Cloth) -> Vec<Vec4> {
 /// Runs the schedule's passes by calling the twins.
 struct CpuFrame<'a> {
     plan: &'a FramePlan,
-    cloth: &'a Cloth,
-    colors: &'a [ColorRange],
-    positions: &'a mut [Vec4],
-    previous: &'a mut [Vec4],
+    s: &'a mut CpuSolver,
 }
 
 impl Executor for CpuFrame<'_> {
     fn stage(&mut self, _: Stage, passes: &mut dyn Iterator<Item = Pass>) {
+        let s = &mut *self.s;
         for pass in passes {
             match pass {
-                Pass::Start => start(&self.plan.first, self.positions, self.previous),
+                Pass::Start => start(&self.plan.first, &s.positions, &mut s.previous),
                 Pass::Integrate(slot) => {
-                    integrate(self.plan.slot(slot), self.positions, self.previous)
+                    integrate(self.plan.slot(slot), &mut s.positions, &mut s.previous)
                 }
-                Pass::SolveColor(c) => solve_color(
-                    &self.colors[c as usize],
-                    self.cloth.colored(),
-                    self.positions,
-                ),
-                Pass::Collide(slot) => collide(self.plan.slot(slot), self.positions, self.previous),
+                Pass::SolveColor {
+                    color,
+                    first_sweep,
+                    slot,
+                } => {
+                    let range = s.colors[color as usize];
+                    solve_color(
+                        &if first_sweep { range.first() } else { range },
+                        s.cloth.colored(),
+                        &mut s.positions,
+                        &s.previous,
+                        &mut s.multipliers,
+                        self.plan.slot(slot),
+                    )
+                }
+                Pass::Tethers(slot) => {
+                    solve_tethers(self.plan.slot(slot), &mut s.positions, s.anchors.tethers())
+                }
+                Pass::Collide(slot) => {
+                    collide(self.plan.slot(slot), &mut s.positions, &mut s.previous)
+                }
+                Pass::Health => check_health(&self.plan.first, &s.positions, &mut s.health),
             }
         }
     }
@@ -99,21 +127,25 @@ impl Executor for CpuFrame<'_> {
 
 impl Solver for CpuSolver {
     fn step(&mut self, dt: f64) -> Result<()> {
+        self.health()?;
         let plan = self.clock.plan(
             dt,
             &self.params,
             self.cloth.particle_count(),
             self.cloth.velocity(),
         )?;
-        let schedule = FrameSchedule::new(&plan, &self.params, self.colors.len());
+        let has_tethers = !self.anchors.tethers().is_empty();
+        let schedule = FrameSchedule::new(&plan, &self.params, self.colors.len(), has_tethers);
         schedule.run(&mut CpuFrame {
             plan: &plan,
-            cloth: &self.cloth,
-            colors: &self.colors,
-            positions: &mut self.positions,
-            previous: &mut self.previous,
+            s: self,
         });
-        Ok(())
+        self.frames.advance();
+        self.health()
+    }
+
+    fn health(&mut self) -> Result<()> {
+        self.frames.check(self.health)
     }
 
     fn positions(&mut self) -> Result<Vec<Vec3>> {
@@ -133,7 +165,12 @@ impl Solver for CpuSolver {
     fn reset(&mut self) -> Result<()> {
         self.positions = initial_positions(&self.cloth);
         self.previous = self.positions.clone();
+        self.anchors = Anchors::new(&self.cloth);
+        self.health = Health {
+            first_bad: Health::OK,
+        };
         self.clock.reset();
+        self.frames = FrameCount::default();
         Ok(())
     }
 
@@ -149,16 +186,18 @@ impl Solver for CpuSolver {
         check_particle_edit(&self.cloth, index, position, inverse_mass)?;
         self.positions[index] = position.extend(inverse_mass);
         self.previous[index] = position.extend(0.0);
+        self.anchors.held(&self.cloth, index, inverse_mass);
         Ok(())
     }
 
     fn set_inverse_mass(&mut self, index: usize, inverse_mass: f32) -> Result<()> {
         check_particle_edit(&self.cloth, index, Vec3::ZERO, inverse_mass)?;
         self.positions[index].w = inverse_mass;
+        self.anchors.pin(&self.cloth, index, inverse_mass == 0.0);
         Ok(())
     }
 
-    fn set_stiffness(&mut self, kind: ConstraintKind, stiffness: f32) -> Result<()> {
-        self.cloth.set_stiffness(kind, stiffness)
+    fn tethers(&self) -> &crate::tethers::Tethers {
+        self.anchors.tethers()
     }
 }

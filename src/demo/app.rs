@@ -16,13 +16,12 @@ use winit::window::{Window, WindowId};
 
 use super::camera::{OrbitCamera, pick, ray_plane};
 use super::render::{ClothMesh, Renderer, SceneView, Targets};
-use crate::cloth::ConstraintKind;
 use crate::error::{ChiffonError, Result};
 use crate::gpu::StageTimer;
 use crate::gpu::context::{poll, read_mapped};
 use crate::gpu::{GpuContext, GpuSolver};
 use crate::integrator::Integrator;
-use crate::params::{SolverParams, Sphere};
+use crate::params::{Projection, SolverParams, Sphere, Substeps, TetherParams};
 use crate::scenes;
 use crate::solver::Solver;
 
@@ -142,11 +141,16 @@ struct Grab {
 /// Everything the control panel edits.
 struct Settings {
     grid: u32,
-    integrator: Integrator,
-    iterations: u32,
-    substeps: u32,
-    damping: f32,
-    stiffness: [f32; 3],
+    /// The solver's settings the panel edits directly (integrator, iterations, substeps or
+    /// frequency, damping, compliance, projection, over-relaxation, tethers); the scene fields
+    /// below override gravity, wind and the colliders.
+    solver: SolverParams,
+    /// The panel's frequency and fixed-substep values, kept while the other is in use.
+    frequency: f32,
+    fixed_substeps: u32,
+    use_frequency: bool,
+    tether_scale: f32,
+    tethers_on: bool,
     wind_on: bool,
     wind_strength: f32,
     wind_heading_deg: f32,
@@ -171,13 +175,18 @@ impl Settings {
             } else {
                 Vec3::ZERO
             },
-            damping: self.damping,
-            iterations: self.iterations,
-            substeps: self.substeps,
-            integrator: self.integrator,
+            substeps: if self.use_frequency {
+                Substeps::Frequency(self.frequency)
+            } else {
+                Substeps::Fixed(self.fixed_substeps)
+            },
+            tethers: self.tethers_on.then_some(TetherParams {
+                scale: self.tether_scale,
+                ..TetherParams::default()
+            }),
             ground: self.ground_on.then_some(self.ground),
             sphere: self.sphere_on.then_some(self.sphere),
-            friction: 0.5,
+            ..self.solver.clone()
         }
     }
 }
@@ -203,6 +212,8 @@ struct State {
     egui: Egui,
     timer: Option<StageTimer>,
     solver_ms: Option<f64>,
+    /// Stretch of the cloth, measured every [`STRETCH_EVERY`] frames (a small readback).
+    stretch: Option<crate::quality::Stretch>,
     cursor: Vec2,
     orbiting: bool,
     grab: Option<Grab>,
@@ -219,13 +230,18 @@ struct State {
 /// corners, falling onto a sphere above the ground.
 fn default_settings(grid: u32) -> Settings {
     let p = scenes::demo_params();
+    let tethers = p.tethers.unwrap_or_default();
     Settings {
         grid,
-        integrator: p.integrator,
-        iterations: p.iterations,
-        substeps: p.substeps,
-        damping: p.damping,
-        stiffness: scenes::DEMO_STIFFNESS,
+        frequency: match p.substeps {
+            Substeps::Frequency(f) => f,
+            Substeps::Fixed(_) => crate::params::DEFAULT_FREQUENCY,
+        },
+        fixed_substeps: p.substeps.count(1.0 / 60.0),
+        use_frequency: matches!(p.substeps, Substeps::Frequency(_)),
+        tether_scale: tethers.scale,
+        tethers_on: p.tethers.is_some(),
+        solver: p.clone(),
         wind_on: false,
         wind_strength: 3.0,
         wind_heading_deg: 30.0,
@@ -242,7 +258,7 @@ fn default_settings(grid: u32) -> Settings {
 }
 
 fn build_solver(ctx: &GpuContext, s: &Settings) -> Result<(GpuSolver, f32)> {
-    let cloth = scenes::demo_cloth(s.grid, s.stiffness, s.corners_pinned)?;
+    let cloth = scenes::demo_cloth(s.grid, s.corners_pinned)?;
     let free = free_inverse_mass(&cloth);
     Ok((GpuSolver::new(ctx, &cloth, s.params())?, free))
 }
@@ -262,8 +278,8 @@ fn set_corners_pinned(solver: &mut dyn Solver, pinned: bool, free_inverse_mass: 
     Ok(())
 }
 
-/// Applies what the panel asked for that needs no rebuild: the pin toggle and stiffness edits.
-/// Shared by the panel and (for the toggle) the P key, so both do the same thing once.
+/// Applies what the panel asked for that needs no rebuild: the pin toggle. Shared by the panel
+/// and the P key, so both do the same thing once.
 fn apply_panel_actions(
     actions: &UiActions,
     settings: &mut Settings,
@@ -273,11 +289,6 @@ fn apply_panel_actions(
     if actions.toggle_corners {
         settings.corners_pinned = !settings.corners_pinned;
         set_corners_pinned(solver, settings.corners_pinned, free_inverse_mass)?;
-    }
-    for (k, kind) in ConstraintKind::ALL.iter().enumerate() {
-        if actions.stiffness_changed[k] {
-            solver.set_stiffness(*kind, settings.stiffness[k])?;
-        }
     }
     Ok(())
 }
@@ -372,6 +383,7 @@ impl State {
             },
             timer,
             solver_ms: None,
+            stretch: None,
             cursor: Vec2::ZERO,
             orbiting: false,
             grab: None,
@@ -562,6 +574,10 @@ impl State {
             self.solver_ms = Some(times.total_ms);
         }
         self.frames += 1;
+        if self.frames % STRETCH_EVERY == 0 {
+            let positions = self.solver.positions()?;
+            self.stretch = Some(crate::quality::stretch(self.solver.cloth(), &positions));
+        }
 
         if let Some(path) = &options.screenshot
             && self.frames >= options.frames
@@ -625,6 +641,7 @@ impl State {
         let hud = Hud {
             fps: self.fps,
             solver_ms: self.solver_ms,
+            stretch: self.stretch,
             particles: self.solver.cloth().particle_count(),
             constraints: self.solver.cloth().constraint_count(),
             colors: self.solver.cloth().colors().len(),
@@ -800,12 +817,15 @@ struct UiActions {
     rebuild: bool,
     reset: bool,
     toggle_corners: bool,
-    stiffness_changed: [bool; 3],
 }
+
+/// Frames between two stretch measurements in the HUD.
+const STRETCH_EVERY: u32 = 15;
 
 struct Hud<'a> {
     fps: f64,
     solver_ms: Option<f64>,
+    stretch: Option<crate::quality::Stretch>,
     particles: usize,
     constraints: usize,
     colors: usize,
@@ -823,6 +843,12 @@ fn controls(ctx: &egui::Context, s: &mut Settings, hud: &Hud, actions: &mut UiAc
                 Some(ms) => format!("solver: {ms:.2} ms/frame (GPU timestamps)"),
                 None => "solver: no GPU timestamps on this adapter".into(),
             });
+            if let Some(st) = hud.stretch {
+                ui.label(format!(
+                    "stretch: max {:.3}, p99 {:.3}, mean {:.4}",
+                    st.max, st.p99, st.mean
+                ));
+            }
             ui.label(format!(
                 "{} particles, {} constraints, {} colors",
                 hud.particles, hud.constraints, hud.colors
@@ -866,20 +892,55 @@ fn controls(ctx: &egui::Context, s: &mut Settings, hud: &Hud, actions: &mut UiAc
                     }
                 });
             egui::ComboBox::from_label("integrator")
-                .selected_text(s.integrator.name())
+                .selected_text(s.solver.integrator.name())
                 .show_ui(ui, |ui| {
                     for integrator in Integrator::ALL {
-                        ui.selectable_value(&mut s.integrator, integrator, integrator.name());
+                        ui.selectable_value(
+                            &mut s.solver.integrator,
+                            integrator,
+                            integrator.name(),
+                        );
                     }
                 });
             ui.checkbox(&mut s.jitter, "frame-time jitter (random dt, 30-144 fps)");
-            ui.add(egui::Slider::new(&mut s.iterations, 1..=100).text("iterations"));
-            ui.add(egui::Slider::new(&mut s.substeps, 1..=16).text("substeps"));
-            ui.add(egui::Slider::new(&mut s.damping, 0.0..=5.0).text("damping (1/s)"));
-            for (k, name) in ["structural", "shear", "bend"].iter().enumerate() {
-                let r = ui.add(egui::Slider::new(&mut s.stiffness[k], 0.05..=1.0).text(*name));
-                actions.stiffness_changed[k] |= r.changed();
+            ui.checkbox(&mut s.use_frequency, "substeps from a solver frequency");
+            if s.use_frequency {
+                ui.add(
+                    egui::Slider::new(&mut s.frequency, 60.0..=2400.0)
+                        .logarithmic(true)
+                        .text("frequency (Hz)"),
+                );
+            } else {
+                ui.add(egui::Slider::new(&mut s.fixed_substeps, 1..=32).text("substeps"));
             }
+            ui.add(egui::Slider::new(&mut s.solver.iterations, 1..=50).text("iterations"));
+            ui.add(egui::Slider::new(&mut s.solver.damping, 0.0..=5.0).text("damping (1/s)"));
+            ui.label("compliance (m/N, 0 = rigid)");
+            let c = &mut s.solver.compliance;
+            for (value, name) in [
+                (&mut c.stretch, "stretch"),
+                (&mut c.shear, "shear"),
+                (&mut c.bend, "bend"),
+            ] {
+                ui.add(
+                    egui::Slider::new(value, 0.0..=1.0)
+                        .logarithmic(true)
+                        .smallest_positive(1e-6)
+                        .text(name),
+                );
+            }
+            egui::ComboBox::from_label("projection")
+                .selected_text(s.solver.projection.name())
+                .show_ui(ui, |ui| {
+                    for p in Projection::ALL {
+                        ui.selectable_value(&mut s.solver.projection, p, p.name());
+                    }
+                });
+            ui.add(
+                egui::Slider::new(&mut s.solver.over_relaxation, 1.0..=1.9).text("over-relaxation"),
+            );
+            ui.checkbox(&mut s.tethers_on, "tethers (long-range attachments)");
+            ui.add(egui::Slider::new(&mut s.tether_scale, 1.0..=1.5).text("tether scale"));
             ui.add(egui::Slider::new(&mut s.gravity, 0.0..=30.0).text("gravity (m/s²)"));
             ui.checkbox(&mut s.wind_on, "wind (W)");
             ui.add(egui::Slider::new(&mut s.wind_strength, 0.0..=20.0).text("wind (m/s²)"));
@@ -908,7 +969,7 @@ mod tests {
     #[test]
     fn pin_button_toggles_the_corners_once() {
         let mut settings = default_settings(8);
-        let cloth = scenes::demo_cloth(8, settings.stiffness, true).unwrap();
+        let cloth = scenes::demo_cloth(8, true).unwrap();
         let free = free_inverse_mass(&cloth);
         let mut solver = CpuSolver::new(&cloth, settings.params()).unwrap();
         let corner_w = |s: &CpuSolver| [s.raw_positions()[0].w, s.raw_positions()[7].w];

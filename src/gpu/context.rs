@@ -105,17 +105,27 @@ impl GpuContext {
     /// Copies `buffer` (which needs `COPY_SRC`) into a staging buffer and returns its contents
     /// as `T`s. For tests and export; never inside a frame.
     pub fn read_buffer<T: bytemuck::Pod>(&self, buffer: &wgpu::Buffer) -> Result<Vec<T>> {
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("readback"),
-            size: buffer.size(),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
-        self.queue.submit([encoder.finish()]);
-        read_mapped(&self.device, &staging)
+        read_buffer_on(&self.device, &self.queue, buffer)
     }
+}
+
+/// Copies `buffer` (which needs `COPY_SRC`) into a new staging buffer on `device` and returns
+/// its contents as `T`s, waiting for the device.
+pub fn read_buffer_on<T: bytemuck::Pod>(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+) -> Result<Vec<T>> {
+    let staging = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("readback"),
+        size: buffer.size(),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
+    queue.submit([encoder.finish()]);
+    read_mapped(device, &staging)
 }
 
 /// Blocks until all submitted work on `device` is done.

@@ -52,6 +52,22 @@ pub const SOLVE_COLOR: ShaderFile = ShaderFile {
     text: include_str!("../../shaders/solve_color.wgsl"),
 };
 
+/// `solve_tethers`: long-range attachments (CPU twin: `src/cpu/tethers.rs`).
+pub const TETHERS: ShaderFile = ShaderFile {
+    file: "tethers.wgsl",
+    entry_points: "solve_tethers",
+    uses_common: true,
+    text: include_str!("../../shaders/tethers.wgsl"),
+};
+
+/// `check_health`: the divergence flag (CPU twin: `src/cpu/health.rs`).
+pub const HEALTH: ShaderFile = ShaderFile {
+    file: "health.wgsl",
+    entry_points: "check_health",
+    uses_common: true,
+    text: include_str!("../../shaders/health.wgsl"),
+};
+
 /// `collide`: ground and sphere by projection (CPU twin: `src/cpu/collide.rs`).
 pub const COLLIDE: ShaderFile = ShaderFile {
     file: "collide.wgsl",
@@ -77,4 +93,13 @@ pub const RENDER: ShaderFile = ShaderFile {
 };
 
 /// Every WGSL file chiffon ships, except [`COMMON`] (which is validated on its own too).
-pub const ALL: &[ShaderFile] = &[START, INTEGRATE, SOLVE_COLOR, COLLIDE, NORMALS, RENDER];
+pub const ALL: &[ShaderFile] = &[
+    START,
+    INTEGRATE,
+    SOLVE_COLOR,
+    TETHERS,
+    COLLIDE,
+    HEALTH,
+    NORMALS,
+    RENDER,
+];

@@ -1,7 +1,8 @@
 //! The GPU solver: the cloth in storage buffers, the frame schedule recorded as one compute
 //! pass per stage into one command encoder, submitted once per frame.
 
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use glam::{Vec3, Vec4};
 
@@ -9,22 +10,33 @@ use super::context::{GpuContext, read_mapped};
 use super::kernels::{Binding, Kernel, bind_group, bind_group_layout, check_workgroup_size};
 use super::shaders;
 use super::timer::StageTimer;
-use crate::cloth::{Cloth, ConstraintKind};
-use crate::config::{BufferSizes, ColorRange, DEFAULT_WORKGROUP_SIZE, StepParams, VEC4_BYTES};
+use crate::cloth::Cloth;
+use crate::config::{
+    BufferSizes, ColorRange, DEFAULT_WORKGROUP_SIZE, Health, StepParams, VEC4_BYTES,
+};
 use crate::cpu::initial_positions;
 use crate::error::Result;
 use crate::params::SolverParams;
 use crate::schedule::{Executor, FramePlan, FrameSchedule, Pass, Slot, Stage, StepClock};
-use crate::solver::{Solver, check_particle_edit};
+use crate::solver::{Anchors, FrameCount, Solver, check_particle_edit};
 
-/// The solver's kernels. `start`, `integrate` and `collide` share one layout (step params,
-/// positions, previous positions); `solve_color` has its own (color range, constraints,
-/// positions).
+/// The solver's kernels. The per-particle ones share one layout (step params, positions,
+/// previous positions, tethers, health); `solve_color` has its own (color range, constraints,
+/// positions, previous positions, multipliers, step params).
 struct Kernels {
     start: Kernel,
     integrate: Kernel,
     solve_color: Kernel,
+    tethers: Kernel,
     collide: Kernel,
+    health: Kernel,
+}
+
+/// A copy of the health flag on its way back to the host, read without stalling.
+struct HealthProbe {
+    staging: wgpu::Buffer,
+    /// Set by the map callback once the copy can be read.
+    ready: Option<Arc<AtomicBool>>,
 }
 
 /// Steps a [`Cloth`] with the WGSL kernels. Nothing is read back inside [`Solver::step`].
@@ -39,7 +51,17 @@ pub struct GpuSolver {
     /// xyz + inverse mass per particle; also usable as a vertex buffer.
     positions: wgpu::Buffer,
     previous: wgpu::Buffer,
-    constraints: wgpu::Buffer,
+    /// The constraints and one XPBD multiplier per constraint (only the bind group reads them;
+    /// owned here with the solver's other buffers).
+    _constraints: wgpu::Buffer,
+    _multipliers: wgpu::Buffer,
+    /// The tether slots of every particle.
+    tether_buffer: wgpu::Buffer,
+    /// The health flag ([`Health`]).
+    health: wgpu::Buffer,
+    probe: HealthProbe,
+    anchors: Anchors,
+    frames: FrameCount,
     /// Two [`StepParams`] slots: first substep, later substeps.
     step_uniform: wgpu::Buffer,
     /// One [`ColorRange`] per color, each in its own dynamic-offset slot (only the bind group
@@ -78,6 +100,8 @@ impl GpuSolver {
         );
         ctx.check_storage_buffer("the particle position buffer", sizes.particles)?;
         ctx.check_storage_buffer("the constraint buffer", sizes.constraints)?;
+        ctx.check_storage_buffer("the multiplier buffer", sizes.multipliers)?;
+        ctx.check_storage_buffer("the tether buffer", sizes.tethers)?;
         ctx.check_storage_buffer("the color table", sizes.color_table)?;
 
         // Buffers: particles (vec4: xyz + inverse mass), previous positions, constraints sorted
@@ -101,32 +125,47 @@ impl GpuSolver {
         );
         let previous = buffer("previous positions", sizes.particles, storage);
         let constraints = buffer("constraints", sizes.constraints, storage);
+        let multipliers = buffer("multipliers", sizes.multipliers, storage);
+        let tether_buffer = buffer("tethers", sizes.tethers, storage);
+        let health_bytes = size_of::<Health>() as u64;
+        let health = buffer("health", health_bytes.max(VEC4_BYTES), storage);
+        let staging = buffer(
+            "health readback",
+            health_bytes.max(VEC4_BYTES),
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        );
         let step_uniform = buffer("step params", sizes.step_params, uniform);
         let color_uniform = buffer("color ranges", sizes.color_table, uniform);
         ctx.queue
             .write_buffer(&constraints, 0, bytemuck::cast_slice(cloth.constraints()));
         // A color is chosen by the dynamic offset at dispatch time, so nothing is rewritten per
-        // frame.
+        // frame: slot 2c is color c's first sweep of a substep, 2c + 1 its later sweeps.
         for (c, range) in cloth.colors().iter().enumerate() {
-            ctx.queue.write_buffer(
-                &color_uniform,
-                c as u64 * sizes.uniform_stride,
-                bytemuck::bytes_of(&ColorRange::new(range)),
-            );
+            let later = ColorRange::new(range);
+            for (k, uniform) in [later.first(), later].iter().enumerate() {
+                ctx.queue.write_buffer(
+                    &color_uniform,
+                    (2 * c + k) as u64 * sizes.uniform_stride,
+                    bytemuck::bytes_of(uniform),
+                );
+            }
         }
 
         // Layouts and bind groups, bindings in the WGSL's order.
         let step_size = size_of::<StepParams>() as u64;
         let color_size = size_of::<ColorRange>() as u64;
+        let step_binding = Binding::Uniform {
+            size: step_size,
+            dynamic: true,
+        };
         let particle_layout = bind_group_layout(
             device,
-            "start/integrate/collide",
+            "per-particle kernels",
             &[
-                Binding::Uniform {
-                    size: step_size,
-                    dynamic: true,
-                },
+                step_binding,
                 Binding::StorageReadWrite,
+                Binding::StorageReadWrite,
+                Binding::StorageRead,
                 Binding::StorageReadWrite,
             ],
         );
@@ -140,16 +179,21 @@ impl GpuSolver {
                 },
                 Binding::StorageRead,
                 Binding::StorageReadWrite,
+                Binding::StorageRead,
+                Binding::StorageReadWrite,
+                step_binding,
             ],
         );
         let particle_bind_group = bind_group(
             device,
-            "start/integrate/collide",
+            "per-particle kernels",
             &particle_layout,
             &[
                 (&step_uniform, Some(step_size)),
                 (&positions, None),
                 (&previous, None),
+                (&tether_buffer, None),
+                (&health, None),
             ],
         );
         let color_bind_group = bind_group(
@@ -160,6 +204,9 @@ impl GpuSolver {
                 (&color_uniform, Some(color_size)),
                 (&constraints, None),
                 (&positions, None),
+                (&previous, None),
+                (&multipliers, None),
+                (&step_uniform, Some(step_size)),
             ],
         );
         let kernel = |file, entry, layout| Kernel::new(device, file, entry, layout, workgroup_size);
@@ -167,7 +214,9 @@ impl GpuSolver {
             start: kernel(shaders::START, "start", &particle_layout),
             integrate: kernel(shaders::INTEGRATE, "integrate", &particle_layout),
             solve_color: kernel(shaders::SOLVE_COLOR, "solve_color", &color_layout),
+            tethers: kernel(shaders::TETHERS, "solve_tethers", &particle_layout),
             collide: kernel(shaders::COLLIDE, "collide", &particle_layout),
+            health: kernel(shaders::HEALTH, "check_health", &particle_layout),
         };
 
         let mut solver = Self {
@@ -181,7 +230,16 @@ impl GpuSolver {
             sizes,
             positions,
             previous,
-            constraints,
+            _constraints: constraints,
+            _multipliers: multipliers,
+            tether_buffer,
+            health,
+            probe: HealthProbe {
+                staging,
+                ready: None,
+            },
+            anchors: Anchors::new(cloth),
+            frames: FrameCount::default(),
             step_uniform,
             _color_uniform: color_uniform,
             kernels,
@@ -209,19 +267,69 @@ impl GpuSolver {
         self.sizes.total()
     }
 
-    /// The schedule of a frame after the first under the current parameters.
-    pub fn schedule(&self) -> FrameSchedule {
+    /// The schedule of a frame of `dt` seconds after the first under the current parameters.
+    pub fn schedule(&self, dt: f64) -> FrameSchedule {
         FrameSchedule {
             starting: false,
-            substeps: self.params.substeps,
+            substeps: self.params.substeps.count(dt),
             iterations: self.params.iterations,
             colors: self.color_sizes.len() as u32,
+            tethers: self.params.tethers.is_some() && !self.anchors.tethers().is_empty(),
         }
     }
 
-    /// Compute dispatches one frame records under the current parameters.
-    pub fn dispatches_per_frame(&self) -> u64 {
-        self.schedule().dispatches()
+    /// Compute dispatches a frame of `dt` seconds records under the current parameters.
+    pub fn dispatches_per_frame(&self, dt: f64) -> u64 {
+        self.schedule(dt).dispatches()
+    }
+
+    /// Uploads the tethers when the pinned set changed.
+    fn upload_tethers(&mut self) {
+        if self.anchors.take_changed() {
+            self.queue.write_buffer(
+                &self.tether_buffer,
+                0,
+                bytemuck::cast_slice(self.anchors.tethers().slots()),
+            );
+        }
+    }
+
+    /// Reads the health copy requested after an earlier frame, if it has arrived (no waiting),
+    /// and requests a new one after `encoder`'s frame when none is in flight.
+    fn probe_health(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<()> {
+        super::context::poll(&self.device);
+        if let Some(ready) = &self.probe.ready {
+            if !ready.load(Ordering::Acquire) {
+                return Ok(());
+            }
+            let flag = self
+                .probe
+                .staging
+                .get_mapped_range(..4)
+                .map(|b| super::context::pod_from_bytes::<Health>(&b)[0]);
+            self.probe.staging.unmap();
+            self.probe.ready = None;
+            if let Ok(health) = flag {
+                self.frames.check(health)?;
+            }
+        }
+        encoder.copy_buffer_to_buffer(&self.health, 0, &self.probe.staging, 0, 4);
+        Ok(())
+    }
+
+    /// Starts mapping the health copy recorded by [`Self::probe_health`] (after submission).
+    fn request_health(&mut self) {
+        if self.probe.ready.is_some() {
+            return;
+        }
+        let ready = Arc::new(AtomicBool::new(false));
+        let flag = ready.clone();
+        self.probe
+            .staging
+            .map_async(wgpu::MapMode::Read, .., move |r| {
+                flag.store(r.is_ok(), Ordering::Release);
+            });
+        self.probe.ready = Some(ready);
     }
 
     /// Writes the frame's two uniform slots.
@@ -243,6 +351,9 @@ impl GpuSolver {
         dt: f64,
         mut timer: Option<&mut StageTimer>,
     ) -> Result<wgpu::CommandEncoder> {
+        self.frames.check(Health {
+            first_bad: Health::OK,
+        })?;
         let plan = self.clock.plan(
             dt,
             &self.params,
@@ -250,6 +361,7 @@ impl GpuSolver {
             self.cloth.velocity(),
         )?;
         self.upload_plan(&plan);
+        self.upload_tethers();
         let mut encoder = self
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -258,7 +370,8 @@ impl GpuSolver {
         if let Some(t) = timer.as_deref_mut() {
             t.begin_frame();
         }
-        let schedule = FrameSchedule::new(&plan, &self.params, self.color_sizes.len());
+        let has_tethers = !self.anchors.tethers().is_empty();
+        let schedule = FrameSchedule::new(&plan, &self.params, self.color_sizes.len(), has_tethers);
         schedule.run(&mut GpuFrame {
             solver: self,
             encoder: &mut encoder,
@@ -267,12 +380,15 @@ impl GpuSolver {
         if let Some(t) = timer {
             t.resolve(&mut encoder);
         }
+        self.frames.advance();
+        self.probe_health(&mut encoder)?;
         Ok(encoder)
     }
 
     /// Submits an encoder returned by [`GpuSolver::step_timed`].
-    pub fn submit(&self, encoder: wgpu::CommandEncoder) {
+    pub fn submit(&mut self, encoder: wgpu::CommandEncoder) {
         self.queue.submit([encoder.finish()]);
+        self.request_health();
     }
 
     /// Blocks until every submitted frame has finished on the device.
@@ -322,33 +438,38 @@ impl Executor for GpuFrame<'_> {
             });
         let particles = s.cloth.particle_count() as u32;
         let mut bound: Option<&Kernel> = None;
+        let stride = s.sizes.uniform_stride;
+        let at = |slot: u64| (slot * stride) as u32;
+        // Kernel, bind group, dynamic offsets (uniform slots) and how many, threads.
+        let particle = |kernel, slot: Slot| {
+            let offsets = [at(slot as u64), 0];
+            (kernel, &s.particle_bind_group, offsets, 1, particles)
+        };
         for p in passes {
-            // Kernel, bind group, uniform slot (chosen by dynamic offset) and threads.
-            let (kernel, bindings, slot, threads) = match p {
-                Pass::Start => (
-                    &k.start,
-                    &s.particle_bind_group,
-                    Slot::First as u64,
-                    particles,
-                ),
-                Pass::Integrate(slot) => {
-                    (&k.integrate, &s.particle_bind_group, slot as u64, particles)
+            let (kernel, bindings, offsets, count, threads) = match p {
+                Pass::Start => particle(&k.start, Slot::First),
+                Pass::Integrate(slot) => particle(&k.integrate, slot),
+                Pass::SolveColor {
+                    color,
+                    first_sweep,
+                    slot,
+                } => {
+                    // Slot 2c of the color table is color c's first sweep, 2c + 1 the later.
+                    let entry = 2 * color as u64 + u64::from(!first_sweep);
+                    let offsets = [at(entry), at(slot as u64)];
+                    let threads = s.color_sizes[color as usize];
+                    (&k.solve_color, &s.color_bind_group, offsets, 2, threads)
                 }
-                Pass::SolveColor(c) => (
-                    &k.solve_color,
-                    &s.color_bind_group,
-                    c as u64,
-                    s.color_sizes[c as usize],
-                ),
-                Pass::Collide(slot) => (&k.collide, &s.particle_bind_group, slot as u64, particles),
+                Pass::Tethers(slot) => particle(&k.tethers, slot),
+                Pass::Collide(slot) => particle(&k.collide, slot),
+                Pass::Health => particle(&k.health, Slot::First),
             };
             // Set the pipeline only when it changes (every color of a sweep shares one).
             if !bound.is_some_and(|b| std::ptr::eq(b, kernel)) {
                 pass.set_pipeline(&kernel.pipeline);
                 bound = Some(kernel);
             }
-            let offset = (slot * s.sizes.uniform_stride) as u32;
-            pass.set_bind_group(0, bindings, &[offset]);
+            pass.set_bind_group(0, bindings, &offsets[..count]);
             kernel.dispatch(&mut pass, threads);
         }
     }
@@ -381,8 +502,30 @@ impl Solver for GpuSolver {
             .write_buffer(&self.positions, 0, bytemuck::cast_slice(&initial));
         self.queue
             .write_buffer(&self.previous, 0, bytemuck::cast_slice(&initial));
+        let ok = Health {
+            first_bad: Health::OK,
+        };
+        self.queue
+            .write_buffer(&self.health, 0, bytemuck::bytes_of(&ok));
+        // A health copy still in flight belongs to the old run: wait for it and drop it.
+        if self.probe.ready.take().is_some() {
+            self.wait()?;
+            self.probe.staging.unmap();
+        }
+        self.anchors = Anchors::new(&self.cloth);
         self.clock.reset();
+        self.frames = FrameCount::default();
         Ok(())
+    }
+
+    fn health(&mut self) -> Result<()> {
+        let flag: Vec<Health> =
+            super::context::read_buffer_on(&self.device, &self.queue, &self.health)?;
+        self.frames.check(flag[0])
+    }
+
+    fn tethers(&self) -> &crate::tethers::Tethers {
+        self.anchors.tethers()
     }
 
     fn cloth(&self) -> &Cloth {
@@ -402,6 +545,7 @@ impl Solver for GpuSolver {
             .write_buffer(&self.positions, offset, bytemuck::bytes_of(&p));
         self.queue
             .write_buffer(&self.previous, offset, bytemuck::bytes_of(&prev));
+        self.anchors.held(&self.cloth, index, inverse_mass);
         Ok(())
     }
 
@@ -411,16 +555,7 @@ impl Solver for GpuSolver {
         let offset = index as u64 * VEC4_BYTES + 12;
         self.queue
             .write_buffer(&self.positions, offset, bytemuck::bytes_of(&inverse_mass));
-        Ok(())
-    }
-
-    fn set_stiffness(&mut self, kind: ConstraintKind, stiffness: f32) -> Result<()> {
-        self.cloth.set_stiffness(kind, stiffness)?;
-        self.queue.write_buffer(
-            &self.constraints,
-            0,
-            bytemuck::cast_slice(self.cloth.constraints()),
-        );
+        self.anchors.pin(&self.cloth, index, inverse_mass == 0.0);
         Ok(())
     }
 }

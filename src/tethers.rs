@@ -1,0 +1,170 @@
+//! Long-range attachments ("tethers", Kim, Chentanez & Müller 2012; NvCloth's tether cooker).
+//!
+//! Every free particle is tied to its [`TETHER_SLOTS`] nearest pinned particles by geodesic
+//! distance through the constraint graph (shortest path, edge weight = rest length). A tether
+//! is unilateral: it only pulls a particle back when it is farther than `scale` × that distance
+//! from its anchor, and moves the particle alone (the anchor is pinned), so one thread per
+//! particle solves all of that particle's tethers and no coloring is needed. However fine the
+//! cloth, tethers bound how far it can stretch away from its pins.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::cloth::Cloth;
+use crate::config::{TETHER_SLOTS, TetherSlot};
+
+/// The tethers of a cloth for one set of anchors, [`TETHER_SLOTS`] slots per particle.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tethers {
+    slots: Vec<TetherSlot>,
+    anchors: Vec<u32>,
+}
+
+impl Tethers {
+    /// No tethers for `particle_count` particles.
+    pub fn none(particle_count: usize) -> Self {
+        Self {
+            slots: vec![TetherSlot::EMPTY; particle_count * TETHER_SLOTS],
+            anchors: Vec::new(),
+        }
+    }
+
+    /// Tethers from every particle that is not an anchor to its nearest anchors (`pinned[i]`
+    /// true), by a multi-source Dijkstra from all anchors at once that keeps the
+    /// [`TETHER_SLOTS`] nearest distinct anchors per particle. Particles the anchors cannot
+    /// reach get no tether.
+    pub fn build(cloth: &Cloth, pinned: &[bool]) -> Self {
+        let n = cloth.particle_count();
+        let graph = Adjacency::new(cloth);
+        // Settled labels per particle: (anchor, distance), nearest first.
+        let mut labels = vec![TetherSlot::EMPTY; n * TETHER_SLOTS];
+        let mut settled = vec![0u8; n];
+        // Best tentative distance per (particle, anchor) is not stored: a push is skipped once a
+        // particle has all its labels, or already has a label from that anchor.
+        let has = |labels: &[TetherSlot], p: usize, a: u32, count: u8| {
+            labels[p * TETHER_SLOTS..p * TETHER_SLOTS + count as usize]
+                .iter()
+                .any(|l| l.anchor == a)
+        };
+        let mut heap = BinaryHeap::new();
+        let anchors: Vec<u32> = (0..n as u32).filter(|&i| pinned[i as usize]).collect();
+        for &a in &anchors {
+            heap.push(Reverse((0.0f32.to_bits(), a, a)));
+        }
+        // Non-negative f32s order like their bits, so the heap needs no float ordering.
+        while let Some(Reverse((bits, p, a))) = heap.pop() {
+            let (pu, d) = (p as usize, f32::from_bits(bits));
+            let count = settled[pu];
+            if count as usize == TETHER_SLOTS || has(&labels, pu, a, count) {
+                continue;
+            }
+            labels[pu * TETHER_SLOTS + count as usize] = TetherSlot { anchor: a, rest: d };
+            settled[pu] = count + 1;
+            for &(q, w) in graph.neighbours(pu) {
+                let qu = q as usize;
+                if (settled[qu] as usize) < TETHER_SLOTS && !has(&labels, qu, a, settled[qu]) {
+                    heap.push(Reverse(((d + w).to_bits(), q, a)));
+                }
+            }
+        }
+        // Anchors need no tethers of their own (they do not move).
+        for &a in &anchors {
+            labels[a as usize * TETHER_SLOTS..][..TETHER_SLOTS].fill(TetherSlot::EMPTY);
+        }
+        Self {
+            slots: labels,
+            anchors,
+        }
+    }
+
+    /// [`TETHER_SLOTS`] slots per particle, in particle order.
+    pub fn slots(&self) -> &[TetherSlot] {
+        &self.slots
+    }
+
+    /// The anchors, ascending.
+    pub fn anchors(&self) -> &[u32] {
+        &self.anchors
+    }
+
+    /// True when no particle has a tether (no anchors, or nothing reachable from them).
+    pub fn is_empty(&self) -> bool {
+        self.slots.iter().all(|s| s.anchor == TetherSlot::NONE)
+    }
+
+    /// Particles the slots cover.
+    pub fn particle_count(&self) -> usize {
+        self.slots.len() / TETHER_SLOTS
+    }
+}
+
+/// The constraint graph in compressed rows: each particle's neighbours and rest lengths.
+struct Adjacency {
+    start: Vec<u32>,
+    edges: Vec<(u32, f32)>,
+}
+
+impl Adjacency {
+    fn new(cloth: &Cloth) -> Self {
+        let n = cloth.particle_count();
+        let mut degree = vec![0u32; n + 1];
+        for c in cloth.constraints() {
+            degree[c.i as usize + 1] += 1;
+            degree[c.j as usize + 1] += 1;
+        }
+        for k in 1..=n {
+            degree[k] += degree[k - 1];
+        }
+        let mut cursor = degree.clone();
+        let mut edges = vec![(0u32, 0f32); degree[n] as usize];
+        for c in cloth.constraints() {
+            for (a, b) in [(c.i, c.j), (c.j, c.i)] {
+                edges[cursor[a as usize] as usize] = (b, c.rest);
+                cursor[a as usize] += 1;
+            }
+        }
+        Self {
+            start: degree,
+            edges,
+        }
+    }
+
+    fn neighbours(&self, p: usize) -> &[(u32, f32)] {
+        &self.edges[self.start[p] as usize..self.start[p + 1] as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ClothBuilder, Pinning};
+
+    #[test]
+    fn grid_tethers_reach_the_nearest_pins_by_geodesic_distance() {
+        let cloth = ClothBuilder::grid(5, 5)
+            .spacing(1.0)
+            .pinning(Pinning::Corners)
+            .build()
+            .unwrap();
+        let pinned: Vec<bool> = (0..25).map(|i| cloth.is_pinned(i)).collect();
+        let t = Tethers::build(&cloth, &pinned);
+        assert_eq!(t.anchors(), &[0, 4]);
+        // Particle 2 (top row, middle): 2 m from both corners along the row.
+        let s = &t.slots()[2 * TETHER_SLOTS..][..TETHER_SLOTS];
+        assert_eq!(s.iter().map(|s| s.rest).collect::<Vec<_>>(), [2.0, 2.0]);
+        // Particle 24 (bottom right): 4 diagonal (shear) steps from corner 4 would be 4√2 m,
+        // but 4 steps down the column are 4 m; corner 0 is 4√2 m away diagonally.
+        let s = &t.slots()[24 * TETHER_SLOTS..][..TETHER_SLOTS];
+        assert_eq!(s[0].anchor, 4);
+        assert!((s[0].rest - 4.0).abs() < 1e-6, "{s:?}");
+        assert_eq!(s[1].anchor, 0);
+        assert!((s[1].rest - 4.0 * 2f32.sqrt()).abs() < 1e-5, "{s:?}");
+        // Anchors carry no tethers.
+        assert!(
+            t.slots()[..TETHER_SLOTS]
+                .iter()
+                .all(|s| s.anchor == TetherSlot::NONE)
+        );
+        assert!(Tethers::build(&cloth, &[false; 25]).is_empty());
+    }
+}
