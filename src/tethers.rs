@@ -1,7 +1,12 @@
 //! Long-range attachments ("tethers", Kim, Chentanez & Müller 2012; NvCloth's tether cooker).
 //!
 //! Every free particle is tied to its [`TETHER_SLOTS`] nearest pinned particles by geodesic
-//! distance through the constraint graph (shortest path, edge weight = rest length). A tether
+//! distance through the constraint graph (shortest path, edge weight = rest length), refined
+//! across the cloth's triangles: a path along edges overestimates the distance over the surface
+//! (by up to 8 % on a grid, whose paths follow the grid's directions), and that overestimate is
+//! slack the cloth can stretch into. So, as fast marching does, when two corners of a triangle
+//! have their distances the third gets the distance from the unfolded virtual source too,
+//! which is exact on a flat sheet and a true surface distance on a curved one. A tether
 //! is unilateral: it only pulls a particle back when it is farther than `scale` × that distance
 //! from its anchor, and moves the particle alone (the anchor is pinned), so one thread per
 //! particle solves all of that particle's tethers and no coloring is needed. However fine the
@@ -36,6 +41,7 @@ impl Tethers {
     pub fn build(cloth: &Cloth, pinned: &[bool]) -> Self {
         let n = cloth.particle_count();
         let graph = Adjacency::new(cloth);
+        let fans = Fans::new(cloth);
         // Settled labels per particle: (anchor, distance), nearest first.
         let mut labels = vec![TetherSlot::EMPTY; n * TETHER_SLOTS];
         let mut settled = vec![0u8; n];
@@ -45,6 +51,12 @@ impl Tethers {
             labels[p * TETHER_SLOTS..p * TETHER_SLOTS + count as usize]
                 .iter()
                 .any(|l| l.anchor == a)
+        };
+        let label = |labels: &[TetherSlot], p: usize, a: u32, count: u8| {
+            labels[p * TETHER_SLOTS..p * TETHER_SLOTS + count as usize]
+                .iter()
+                .find(|l| l.anchor == a)
+                .map(|l| l.rest)
         };
         let mut heap = BinaryHeap::new();
         let anchors: Vec<u32> = (0..n as u32).filter(|&i| pinned[i as usize]).collect();
@@ -60,10 +72,28 @@ impl Tethers {
             }
             labels[pu * TETHER_SLOTS + count as usize] = TetherSlot { anchor: a, rest: d };
             settled[pu] = count + 1;
+            let open = |labels: &[TetherSlot], q: usize| {
+                (settled[q] as usize) < TETHER_SLOTS && !has(labels, q, a, settled[q])
+            };
             for &(q, w) in graph.neighbours(pu) {
-                let qu = q as usize;
-                if (settled[qu] as usize) < TETHER_SLOTS && !has(&labels, qu, a, settled[qu]) {
+                if open(&labels, q as usize) {
                     heap.push(Reverse(((d + w).to_bits(), q, a)));
+                }
+            }
+            // Across each triangle of p whose second corner q already has its distance from a.
+            for &[q, r] in fans.opposite(pu) {
+                for (q, r) in [(q, r), (r, q)] {
+                    let (qu, ru) = (q as usize, r as usize);
+                    let Some(dq) = label(&labels, qu, a, settled[qu]) else {
+                        continue;
+                    };
+                    if !open(&labels, ru) {
+                        continue;
+                    }
+                    let x = cloth.positions();
+                    if let Some(dr) = unfold(x[pu], d, x[qu], dq, x[ru]) {
+                        heap.push(Reverse((dr.to_bits(), r, a)));
+                    }
                 }
             }
         }
@@ -95,6 +125,69 @@ impl Tethers {
     /// Particles the slots cover.
     pub fn particle_count(&self) -> usize {
         self.slots.len() / TETHER_SLOTS
+    }
+}
+
+/// The distance to `r` from a virtual source at distance `dp` from `p` and `dq` from `q`, with
+/// the triangle (p, q, r) unfolded into the plane and the source on the far side of edge pq
+/// (the planar update of fast marching on triangle meshes). `None` when the distances do not
+/// fit the edge, or the straight line from the source to r misses the edge (then the path
+/// bends at p or q, and the edge-wise update already covers it).
+fn unfold(p: glam::Vec3, dp: f32, q: glam::Vec3, dq: f32, r: glam::Vec3) -> Option<f32> {
+    let l = p.distance(q);
+    if l <= 0.0 {
+        return None;
+    }
+    // Planar frame: p at the origin, q at (l, 0), r above the axis, the source below it.
+    let (lpr, lqr) = (p.distance(r), q.distance(r));
+    let rx = (lpr * lpr - lqr * lqr + l * l) / (2.0 * l);
+    let ry = (lpr * lpr - rx * rx).max(0.0).sqrt();
+    let sx = (dp * dp - dq * dq + l * l) / (2.0 * l);
+    let sy2 = dp * dp - sx * sx;
+    if sy2 < 0.0 || ry <= 0.0 {
+        return None;
+    }
+    let sy = -sy2.sqrt();
+    // Where the line from the source to r crosses the edge's line.
+    let t = -sy / (ry - sy);
+    let cross = sx + t * (rx - sx);
+    if !(0.0..=l).contains(&cross) {
+        return None;
+    }
+    Some(((rx - sx).powi(2) + (ry - sy).powi(2)).sqrt())
+}
+
+/// For each particle, the other two corners of every triangle it belongs to.
+struct Fans {
+    start: Vec<u32>,
+    pairs: Vec<[u32; 2]>,
+}
+
+impl Fans {
+    fn new(cloth: &Cloth) -> Self {
+        let n = cloth.particle_count();
+        let mut start = vec![0u32; n + 1];
+        for t in cloth.triangles() {
+            for &v in t {
+                start[v as usize + 1] += 1;
+            }
+        }
+        for k in 1..=n {
+            start[k] += start[k - 1];
+        }
+        let mut cursor = start.clone();
+        let mut pairs = vec![[0u32; 2]; start[n] as usize];
+        for &[a, b, c] in cloth.triangles() {
+            for (v, others) in [(a, [b, c]), (b, [c, a]), (c, [a, b])] {
+                pairs[cursor[v as usize] as usize] = others;
+                cursor[v as usize] += 1;
+            }
+        }
+        Self { start, pairs }
+    }
+
+    fn opposite(&self, p: usize) -> &[[u32; 2]] {
+        &self.pairs[self.start[p] as usize..self.start[p + 1] as usize]
     }
 }
 
@@ -152,13 +245,19 @@ mod tests {
         // Particle 2 (top row, middle): 2 m from both corners along the row.
         let s = &t.slots()[2 * TETHER_SLOTS..][..TETHER_SLOTS];
         assert_eq!(s.iter().map(|s| s.rest).collect::<Vec<_>>(), [2.0, 2.0]);
-        // Particle 24 (bottom right): 4 diagonal (shear) steps from corner 4 would be 4√2 m,
-        // but 4 steps down the column are 4 m; corner 0 is 4√2 m away diagonally.
+        // Particle 24 (bottom right): 4 m down the column from corner 4, 4√2 m diagonally
+        // from corner 0.
         let s = &t.slots()[24 * TETHER_SLOTS..][..TETHER_SLOTS];
         assert_eq!(s[0].anchor, 4);
         assert!((s[0].rest - 4.0).abs() < 1e-6, "{s:?}");
         assert_eq!(s[1].anchor, 0);
         assert!((s[1].rest - 4.0 * 2f32.sqrt()).abs() < 1e-5, "{s:?}");
+        // Off the grid's directions, the distance over the flat sheet is the straight line,
+        // not a path of edges: particle 23 (row 4, column 3) is √(9 + 16) = 5 m from corner 0,
+        // where the best path of edges is 3√2 + 1 ≈ 5.24 m.
+        let s = &t.slots()[23 * TETHER_SLOTS..][..TETHER_SLOTS];
+        let from0 = s.iter().find(|s| s.anchor == 0).unwrap();
+        assert!((from0.rest - 5.0).abs() < 1e-4, "{s:?}");
         // Anchors carry no tethers.
         assert!(
             t.slots()[..TETHER_SLOTS]

@@ -76,6 +76,40 @@ fn bad_scene_input_is_one_clear_line() {
     rejects(&sim(out, &["--dt", "fixed:0"]), "fps");
     rejects(&sim(out, &["--dt", "random:144:30:1"]), "min fps");
     rejects(&sim(out, &["--dt", "sometimes"]), "expected fixed:FPS");
+    rejects(&sim(out, &["--frequency", "0"]), "--frequency");
+    rejects(&sim(out, &["--frequency", "1e9"]), "solver frequency");
+    rejects(
+        &sim(out, &["--compliance-stretch", "-1"]),
+        "--compliance-stretch",
+    );
+    rejects(
+        &sim(out, &["--compliance-bend", "NaN"]),
+        "--compliance-bend",
+    );
+    rejects(&sim(out, &["--tether-scale", "0.5"]), "--tether-scale");
+    rejects(&sim(out, &["--tether-stiffness", "0"]), "tether stiffness");
+    rejects(
+        &sim(out, &["--tethers", "off", "--tether-scale", "1.1"]),
+        "--tethers on",
+    );
+    rejects(&sim(out, &["--over-relaxation", "2.5"]), "over-relaxation");
+    // A cloth blown away by an absurd wind: the health check stops it with one line.
+    rejects(
+        &[
+            "simulate",
+            "--backend",
+            "cpu",
+            "--pin",
+            "none",
+            "--wind",
+            "9000,0,0",
+            "--frames",
+            "120",
+            "--out",
+            out,
+        ],
+        "diverged",
+    );
     rejects(
         &[
             "simulate",
@@ -270,4 +304,22 @@ fn an_unknown_adapter_name_is_a_clear_error() {
     assert!(!out.status.success());
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(stderr.contains("no-such-gpu-anywhere"), "{stderr}");
+}
+
+#[test]
+fn tethers_on_a_cloth_without_pins_are_said_once() {
+    let out = chiffon(&[
+        "simulate",
+        "--backend",
+        "cpu",
+        "--pin",
+        "none",
+        "--frames",
+        "2",
+        "--out",
+        temp_path("nopins.csv").to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("no pinned particle").count(), 1, "{stderr}");
 }

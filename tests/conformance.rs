@@ -385,3 +385,46 @@ fn gpu_keeps_particle_edits_made_before_the_first_step() {
         "reset then edits replays differently"
     );
 }
+
+#[test]
+fn health_check_names_the_first_diverged_particle_on_both_backends() {
+    let Some(ctx) = common::gpu("health_check_names_the_first_diverged_particle_on_both_backends")
+    else {
+        return;
+    };
+    let cloth = ClothBuilder::grid(16, 16).build().unwrap();
+    let mut gpu = GpuSolver::new(&ctx, &cloth, SolverParams::default()).unwrap();
+    let mut cpu = CpuSolver::new(&cloth, SolverParams::default()).unwrap();
+    let solvers: [&mut dyn Solver; 2] = [&mut gpu, &mut cpu];
+    let mut named = Vec::new();
+    for s in solvers {
+        for _ in 0..3 {
+            s.step(1.0 / 60.0).unwrap();
+        }
+        s.health().unwrap();
+        // Hold particle 100 five kilometres away: beyond the 1 km health limit.
+        s.set_particle(100, Vec3::new(5000.0, 0.0, 0.0), 0.0)
+            .unwrap();
+        let first = s.step(1.0 / 60.0);
+        let err = s.health().unwrap_err();
+        let chiffon::ChiffonError::Diverged { particle, step } = err else {
+            panic!("{}: not a divergence: {err}", s.backend_name());
+        };
+        assert_eq!(step, 4, "{}: found after frame {step}", s.backend_name());
+        assert!(particle <= 100, "{}: particle {particle}", s.backend_name());
+        // step says so too: the CPU on that frame, the GPU within two more (no stall).
+        let said = first.is_err() || s.step(1.0 / 60.0).is_err() || s.step(1.0 / 60.0).is_err();
+        assert!(
+            said,
+            "{}: step never reported the divergence",
+            s.backend_name()
+        );
+        assert!(s.step(1.0 / 60.0).is_err(), "the error is not sticky");
+        named.push(particle);
+        // A reset clears it.
+        s.reset().unwrap();
+        s.step(1.0 / 60.0).unwrap();
+        s.health().unwrap();
+    }
+    assert_eq!(named[0], named[1], "the backends name different particles");
+}

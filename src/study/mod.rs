@@ -5,6 +5,7 @@
 
 pub mod cloth;
 pub mod point_mass;
+pub mod reference;
 
 use std::fmt::Write as _;
 use std::path::Path;
