@@ -574,7 +574,7 @@ impl State {
             self.solver_ms = Some(times.total_ms);
         }
         self.frames += 1;
-        if self.frames % STRETCH_EVERY == 0 {
+        if self.frames.is_multiple_of(STRETCH_EVERY) {
             let positions = self.solver.positions()?;
             self.stretch = Some(crate::quality::stretch(self.solver.cloth(), &positions));
         }

@@ -101,6 +101,8 @@ pub struct StudyReport {
     pub cloth: Vec<ClothRecord>,
     /// What ran the cloth experiment.
     pub cloth_backend: String,
+    /// Physical reference systems.
+    pub references: reference::ReferenceReport,
 }
 
 /// The (method, start) pairs: the Verlet family twice, the others once.
@@ -179,6 +181,7 @@ pub fn run(seed: u64, gpu: Option<&crate::GpuContext>) -> Result<StudyReport> {
         orders: orders(),
         cloth: cloth::experiment(gpu, seed)?,
         cloth_backend: gpu.map_or("cpu reference".into(), |ctx| ctx.describe()),
+        references: reference::run(gpu, seed)?,
     })
 }
 
@@ -258,6 +261,8 @@ pub fn markdown(r: &StudyReport) -> String {
             c.integrator, c.frame_rate, c.frames, c.mean_distance_m, c.max_distance_m
         );
     }
+    let _ = writeln!(s, "\n## Physical references\n");
+    s.push_str(&reference::markdown(&r.references));
     s
 }
 
@@ -516,5 +521,6 @@ pub fn write_outputs(r: &StudyReport, dir: &Path, seed: u64) -> Result<Vec<Strin
         crate::plot::save(&dir.join(&name), (1000, 560), &ClothPlot(&r.cloth))?;
         files.push(name);
     }
+    files.extend(reference::write_plots(&r.references, dir)?);
     Ok(files)
 }

@@ -291,6 +291,8 @@ pub struct SheetRecord {
     pub length_ratio: f32,
     /// Structural stretch of the settled sheet.
     pub stretch: crate::quality::Stretch,
+    /// (t, length ratio) every 0.1 s, for the plot.
+    pub history: Vec<(f64, f64)>,
 }
 
 /// A 1 m square N×N sheet pinned along its top edge, hanging, settled for `seconds` at 60 fps
@@ -305,15 +307,186 @@ pub fn hanging_sheet(gpu: Option<&GpuContext>, n: u32, seconds: f32) -> Result<S
         ..SolverParams::default()
     };
     let mut s = solver(gpu, &cloth, params)?;
-    for _ in 0..(seconds * 60.0) as u32 {
+    // The rest height is 1 m, so the length ratio is the top row's mean height minus the
+    // bottom row's.
+    let ratio = |x: &[Vec3]| {
+        let row_y = |r: u32| (0..n).map(|c| x[(r * n + c) as usize].y).sum::<f32>() / n as f32;
+        row_y(0) - row_y(n - 1)
+    };
+    let mut history = vec![(0.0, 1.0)];
+    let frames = (seconds * 60.0) as u32;
+    for k in 1..=frames {
         s.step(1.0 / 60.0)?;
+        if k.is_multiple_of(6) || k == frames {
+            history.push((k as f64 / 60.0, ratio(&s.positions()?) as f64));
+        }
     }
     let x = s.positions()?;
-    let row_y = |r: u32| (0..n).map(|c| x[(r * n + c) as usize].y).sum::<f32>() / n as f32;
     Ok(SheetRecord {
         backend: s.backend_name(),
         n,
-        length_ratio: (row_y(0) - row_y(n - 1)) / 1.0,
+        length_ratio: ratio(&x),
         stretch: crate::quality::stretch(&cloth, &x),
+        history,
     })
+}
+
+/// Every reference system, as `chiffon study` runs them.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReferenceReport {
+    /// The hanging rope.
+    pub rope: RopeRecord,
+    /// The pendulum: SHAKE and Jakobsen, at 60 fps and at random 30-144 fps.
+    pub pendulum: Vec<PendulumRecord>,
+    /// The hanging sheet at 256².
+    pub sheet: SheetRecord,
+}
+
+/// Runs every reference system on the GPU when `gpu` is given, else on the CPU.
+pub fn run(gpu: Option<&GpuContext>, seed: u64) -> Result<ReferenceReport> {
+    let mut pendulums = Vec::new();
+    for frames in [
+        Frames::Fixed(60.0),
+        Frames::Random {
+            min: 30.0,
+            max: 144.0,
+            seed,
+        },
+    ] {
+        for projection in Projection::ALL {
+            pendulums.push(pendulum(gpu, projection, frames, 20.0)?);
+        }
+    }
+    Ok(ReferenceReport {
+        rope: hanging_rope(gpu, 10.0)?,
+        pendulum: pendulums,
+        sheet: hanging_sheet(gpu, 256, 3.0)?,
+    })
+}
+
+/// The Markdown tables of the reference systems.
+pub fn markdown(r: &ReferenceReport) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let rope = &r.rope;
+    let _ = writeln!(
+        s,
+        "### Hanging rope: {} links of 5 cm, 10 g each, compliance {} m/N ({})\n",
+        rope.links, rope.compliance, rope.backend
+    );
+    let _ = writeln!(
+        s,
+        "| link (from the top) | measured (m) | exact L + α n m g (m) |"
+    );
+    let _ = writeln!(s, "| --- | --- | --- |");
+    for k in [0, 1, 4, 9, 14, rope.links as usize - 1] {
+        let _ = writeln!(
+            s,
+            "| {} | {:.5} | {:.5} |",
+            k + 1,
+            rope.measured_m[k],
+            rope.exact_m[k]
+        );
+    }
+    let _ = writeln!(
+        s,
+        "| whole rope | {:.5} | {:.5} |\n\nLargest link error: {:.2} % of the top link's stretch.\n",
+        rope.length_m.0,
+        rope.length_m.1,
+        100.0 * rope.max_error_of_top_stretch
+    );
+    let _ = writeln!(
+        s,
+        "### Pendulum: 0.5 m, released at rest from 30°, no damping, 20 s\n"
+    );
+    let _ = writeln!(
+        s,
+        "| projection | frames | amplitude after 20 s | period (s) | exact period (s) | period error |"
+    );
+    let _ = writeln!(s, "| --- | --- | --- | --- | --- | --- |");
+    for p in &r.pendulum {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.2}° | {:.5} | {:.5} | {:.3} % |",
+            p.projection,
+            p.frames,
+            p.final_amplitude_deg,
+            p.period_s.0,
+            p.period_s.1,
+            100.0 * p.period_error()
+        );
+    }
+    let sh = &r.sheet;
+    let _ = writeln!(
+        s,
+        "\n### Sheet pinned along its top edge: {0}×{0}, 1 m, settled 3 s ({1})\n",
+        sh.n, sh.backend
+    );
+    let _ = writeln!(
+        s,
+        "| length / rest length | stretch mean | stretch p99 | stretch max |"
+    );
+    let _ = writeln!(s, "| --- | --- | --- | --- |");
+    let _ = writeln!(
+        s,
+        "| {:.5} | {:.5} | {:.5} | {:.5} |",
+        sh.length_ratio, sh.stretch.mean, sh.stretch.p99, sh.stretch.max
+    );
+    s
+}
+
+/// Writes the three plots (SVG and PNG) into `dir`; returns the file names.
+pub fn write_plots(r: &ReferenceReport, dir: &std::path::Path) -> Result<Vec<String>> {
+    use crate::plot::{Lines, save};
+    let rope = Lines {
+        title: "hanging rope: link length under load",
+        x_desc: "link, from the top",
+        y_desc: "length (m)",
+        series: vec![
+            (
+                "measured".into(),
+                r.rope
+                    .measured_m
+                    .iter()
+                    .enumerate()
+                    .map(|(k, l)| (k as f64 + 1.0, *l as f64))
+                    .collect(),
+            ),
+            (
+                "exact L + α n m g".into(),
+                r.rope
+                    .exact_m
+                    .iter()
+                    .enumerate()
+                    .map(|(k, l)| (k as f64 + 1.0, *l as f64))
+                    .collect(),
+            ),
+        ],
+    };
+    let pendulum = Lines {
+        title: "pendulum released at 30°, random 30-144 fps: angle over 20 s",
+        x_desc: "t (s)",
+        y_desc: "angle (°)",
+        series: r
+            .pendulum
+            .iter()
+            .filter(|p| p.frames.starts_with("random"))
+            .map(|p| (p.projection.to_string(), p.trace.clone()))
+            .collect(),
+    };
+    let sheet = Lines {
+        title: "sheet pinned along its top: length over rest length",
+        x_desc: "t (s)",
+        y_desc: "length / rest length",
+        series: vec![(format!("{0}x{0}", r.sheet.n), r.sheet.history.clone())],
+    };
+    let mut files = Vec::new();
+    for (name, figure) in [("rope", &rope), ("pendulum", &pendulum), ("sheet", &sheet)] {
+        for ext in ["svg", "png"] {
+            let file = format!("{name}.{ext}");
+            save(&dir.join(&file), (1000, 520), figure)?;
+            files.push(file);
+        }
+    }
+    Ok(files)
 }
