@@ -247,6 +247,20 @@ impl StepClock {
         })
     }
 
+    /// Plans a frame of `dt` seconds for `cloth` (see [`StepClock::plan`]) and the schedule of
+    /// its passes; `tethers` are the solver's current ones. Both solvers begin a frame here.
+    pub fn frame(
+        &mut self,
+        dt: f64,
+        params: &SolverParams,
+        cloth: &crate::Cloth,
+        tethers: &crate::tethers::Tethers,
+    ) -> Result<(FramePlan, FrameSchedule)> {
+        let plan = self.plan(dt, params, cloth.particle_count(), cloth.velocity())?;
+        let schedule = FrameSchedule::new(&plan, params, cloth.colors().len(), !tethers.is_empty());
+        Ok((plan, schedule))
+    }
+
     /// Forgets the history: the next frame starts Verlet afresh.
     pub fn reset(&mut self) {
         *self = Self::default();

@@ -48,6 +48,21 @@ impl Backend {
     }
 }
 
+/// The GPU solver on `gpu` when a context is given, else the CPU reference (for tools that run
+/// a scene wherever they can).
+pub fn solver_on(
+    gpu: Option<&crate::GpuContext>,
+    cloth: &Cloth,
+    params: SolverParams,
+) -> Result<Box<dyn Solver>> {
+    let backend = if gpu.is_some() {
+        Backend::Gpu
+    } else {
+        Backend::Cpu
+    };
+    backend.solver(gpu, cloth, params)
+}
+
 impl std::fmt::Display for Backend {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())

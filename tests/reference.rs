@@ -4,7 +4,8 @@
 mod common;
 
 use chiffon::params::Projection;
-use chiffon::study::reference::{Frames, hanging_rope, hanging_sheet, pendulum};
+use chiffon::study::cloth::FrameRate;
+use chiffon::study::reference::{hanging_rope, hanging_sheet, pendulum};
 
 /// Both backends: the CPU always, the GPU when there is one (a failure in CI without one).
 fn backends(test: &str) -> Vec<Option<chiffon::GpuContext>> {
@@ -34,7 +35,7 @@ fn hanging_rope_stretches_by_its_compliance_times_its_load() {
 
 #[test]
 fn pendulum_keeps_its_swing_and_period_at_random_frame_rates() {
-    let frames = Frames::Random {
+    let frames = FrameRate::Random {
         min: 30.0,
         max: 144.0,
         seed: 3,
@@ -55,7 +56,7 @@ fn pendulum_keeps_its_swing_and_period_at_random_frame_rates() {
 #[test]
 fn jakobsen_projection_bleeds_the_swing_that_shake_keeps() {
     // What the SHAKE direction is for: the same pendulum with the current-bond direction.
-    let frames = Frames::Fixed(60.0);
+    let frames = FrameRate::Fixed(60.0);
     let jakobsen = pendulum(None, Projection::Jakobsen, frames, 20.0).unwrap();
     let shake = pendulum(None, Projection::Shake, frames, 20.0).unwrap();
     eprintln!(

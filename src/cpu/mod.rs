@@ -26,7 +26,7 @@ use crate::cloth::Cloth;
 use crate::config::{ColorRange, Health};
 use crate::error::Result;
 use crate::params::SolverParams;
-use crate::schedule::{Executor, FramePlan, FrameSchedule, Pass, Stage, StepClock};
+use crate::schedule::{Executor, FramePlan, Pass, Stage, StepClock};
 use crate::solver::{Anchors, FrameCount, Solver, check_particle_edit};
 
 /// Particles (or constraints) per rayon task: below this, splitting costs more than it saves.
@@ -128,14 +128,9 @@ impl Executor for CpuFrame<'_> {
 impl Solver for CpuSolver {
     fn step(&mut self, dt: f64) -> Result<()> {
         self.health()?;
-        let plan = self.clock.plan(
-            dt,
-            &self.params,
-            self.cloth.particle_count(),
-            self.cloth.velocity(),
-        )?;
-        let has_tethers = !self.anchors.tethers().is_empty();
-        let schedule = FrameSchedule::new(&plan, &self.params, self.colors.len(), has_tethers);
+        let (plan, schedule) =
+            self.clock
+                .frame(dt, &self.params, &self.cloth, self.anchors.tethers())?;
         schedule.run(&mut CpuFrame {
             plan: &plan,
             s: self,

@@ -354,12 +354,9 @@ impl GpuSolver {
         self.frames.check(Health {
             first_bad: Health::OK,
         })?;
-        let plan = self.clock.plan(
-            dt,
-            &self.params,
-            self.cloth.particle_count(),
-            self.cloth.velocity(),
-        )?;
+        let (plan, schedule) =
+            self.clock
+                .frame(dt, &self.params, &self.cloth, self.anchors.tethers())?;
         self.upload_plan(&plan);
         self.upload_tethers();
         let mut encoder = self
@@ -370,8 +367,6 @@ impl GpuSolver {
         if let Some(t) = timer.as_deref_mut() {
             t.begin_frame();
         }
-        let has_tethers = !self.anchors.tethers().is_empty();
-        let schedule = FrameSchedule::new(&plan, &self.params, self.color_sizes.len(), has_tethers);
         schedule.run(&mut GpuFrame {
             solver: self,
             encoder: &mut encoder,

@@ -10,8 +10,7 @@ use crate::conformance::deviation;
 use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::integrator::Integrator;
-use crate::params::SolverParams;
-use crate::solver::{Backend, Solver};
+use crate::solver::solver_on;
 
 /// Simulated time of every run (s).
 pub const DURATION: f64 = 2.0;
@@ -50,14 +49,34 @@ impl FrameRate {
     /// Frame times covering exactly [`DURATION`]; a random frame that would cross a checkpoint
     /// is shortened to land on it.
     pub fn dts(&self) -> Vec<f64> {
-        let mut rng = ChaCha8Rng::seed_from_u64(match self {
+        let mut rng = self.rng();
+        super::clipped_steps(DURATION, CHECKPOINT, || self.draw(&mut rng))
+    }
+
+    /// Frame times covering at least `seconds`, none shortened.
+    pub fn sequence(&self, seconds: f64) -> Vec<f64> {
+        let mut rng = self.rng();
+        let (mut out, mut t) = (Vec::new(), 0.0);
+        while t < seconds {
+            let dt = self.draw(&mut rng);
+            out.push(dt);
+            t += dt;
+        }
+        out
+    }
+
+    fn rng(&self) -> ChaCha8Rng {
+        ChaCha8Rng::seed_from_u64(match self {
             FrameRate::Random { seed, .. } => *seed,
             FrameRate::Fixed(_) => 0,
-        });
-        super::clipped_steps(DURATION, CHECKPOINT, || match self {
+        })
+    }
+
+    fn draw(&self, rng: &mut ChaCha8Rng) -> f64 {
+        match self {
             FrameRate::Random { min, max, .. } => 1.0 / rng.random_range(*min..=*max),
             FrameRate::Fixed(f) => 1.0 / f,
-        })
+        }
     }
 }
 
@@ -76,24 +95,10 @@ pub struct ClothRecord {
     pub max_distance_m: f32,
 }
 
-/// The solver of the cloth experiment: the GPU one when a context is given, else the CPU's.
-fn solver(
-    gpu: Option<&GpuContext>,
-    cloth: &crate::Cloth,
-    params: SolverParams,
-) -> Result<Box<dyn Solver>> {
-    let backend = if gpu.is_some() {
-        Backend::Gpu
-    } else {
-        Backend::Cpu
-    };
-    backend.solver(gpu, cloth, params)
-}
-
 /// Runs the scene and returns the positions at every checkpoint.
 fn run(gpu: Option<&GpuContext>, integrator: Integrator, dts: &[f64]) -> Result<Vec<Vec<Vec3>>> {
     let (cloth, params) = crate::scenes::study_cloth(integrator)?;
-    let mut solver = solver(gpu, &cloth, params)?;
+    let mut solver = solver_on(gpu, &cloth, params)?;
     let mut snapshots = Vec::new();
     let mut t = 0.0;
     for (k, &dt) in dts.iter().enumerate() {

@@ -11,29 +11,14 @@
 //!   at its rest length.
 
 use glam::Vec3;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
+use super::cloth::FrameRate;
 use crate::cloth::{Cloth, ClothBuilder, ClothDesc, Constraint, ConstraintKind, Layout, Pinning};
 use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::params::{Compliance, Projection, SolverParams};
-use crate::solver::{Backend, Solver};
-
-/// The solver of a reference run: the GPU one when a context is given, else the CPU's.
-fn solver(
-    gpu: Option<&GpuContext>,
-    cloth: &Cloth,
-    params: SolverParams,
-) -> Result<Box<dyn Solver>> {
-    let backend = if gpu.is_some() {
-        Backend::Gpu
-    } else {
-        Backend::Cpu
-    };
-    backend.solver(gpu, cloth, params)
-}
+use crate::solver::solver_on;
 
 /// Gravity of the reference runs (m/s²).
 pub const G: f32 = 9.81;
@@ -96,7 +81,7 @@ pub fn hanging_rope(gpu: Option<&GpuContext>, seconds: f32) -> Result<RopeRecord
         iterations: 8,
         ..SolverParams::default()
     };
-    let mut s = solver(gpu, &cloth, params)?;
+    let mut s = solver_on(gpu, &cloth, params)?;
     for _ in 0..(seconds * 60.0) as u32 {
         s.step(1.0 / 60.0)?;
     }
@@ -140,51 +125,6 @@ pub fn pendulum_period(l: f64, theta0: f64) -> f64 {
     4.0 * (l / G as f64).sqrt() * elliptic_k((theta0 / 2.0).sin())
 }
 
-/// Frame times of a reference run.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub enum Frames {
-    /// Every frame at this many fps.
-    Fixed(f64),
-    /// Each frame's fps uniform in [min, max], seeded.
-    Random {
-        /// Lowest fps.
-        min: f64,
-        /// Highest fps.
-        max: f64,
-        /// Seed of the generator.
-        seed: u64,
-    },
-}
-
-impl Frames {
-    /// Label for tables.
-    pub fn label(&self) -> String {
-        match self {
-            Frames::Fixed(f) => format!("fixed {f} fps"),
-            Frames::Random { min, max, .. } => format!("random {min}-{max} fps"),
-        }
-    }
-
-    /// Frame times covering at least `seconds`.
-    pub fn dts(&self, seconds: f64) -> Vec<f64> {
-        let mut rng = ChaCha8Rng::seed_from_u64(match self {
-            Frames::Random { seed, .. } => *seed,
-            Frames::Fixed(_) => 0,
-        });
-        let mut out = Vec::new();
-        let mut t = 0.0;
-        while t < seconds {
-            let dt = match self {
-                Frames::Fixed(f) => 1.0 / f,
-                Frames::Random { min, max, .. } => 1.0 / rng.random_range(*min..=*max),
-            };
-            out.push(dt);
-            t += dt;
-        }
-        out
-    }
-}
-
 /// The pendulum's answer and what the solver made of it.
 #[derive(Clone, Debug, Serialize)]
 pub struct PendulumRecord {
@@ -221,7 +161,7 @@ impl PendulumRecord {
 pub fn pendulum(
     gpu: Option<&GpuContext>,
     projection: Projection,
-    frames: Frames,
+    frames: FrameRate,
     seconds: f64,
 ) -> Result<PendulumRecord> {
     let (l, theta0) = (0.5f32, 30f32.to_radians());
@@ -241,10 +181,10 @@ pub fn pendulum(
         projection,
         ..SolverParams::default()
     };
-    let mut s = solver(gpu, &cloth, params)?;
+    let mut s = solver_on(gpu, &cloth, params)?;
     let mut trace = vec![(0.0, theta0.to_degrees() as f64)];
     let mut t = 0.0;
-    for dt in frames.dts(seconds) {
+    for dt in frames.sequence(seconds) {
         s.step(dt)?;
         t += dt;
         let x = s.positions()?[1];
@@ -306,7 +246,7 @@ pub fn hanging_sheet(gpu: Option<&GpuContext>, n: u32, seconds: f32) -> Result<S
         damping: 2.0,
         ..SolverParams::default()
     };
-    let mut s = solver(gpu, &cloth, params)?;
+    let mut s = solver_on(gpu, &cloth, params)?;
     // The rest height is 1 m, so the length ratio is the top row's mean height minus the
     // bottom row's.
     let ratio = |x: &[Vec3]| {
@@ -346,8 +286,8 @@ pub struct ReferenceReport {
 pub fn run(gpu: Option<&GpuContext>, seed: u64) -> Result<ReferenceReport> {
     let mut pendulums = Vec::new();
     for frames in [
-        Frames::Fixed(60.0),
-        Frames::Random {
+        FrameRate::Fixed(60.0),
+        FrameRate::Random {
             min: 30.0,
             max: 144.0,
             seed,
