@@ -477,13 +477,12 @@ pub fn run(cfg: &BenchConfig) -> Result<Vec<BenchRecord>> {
             let timing = time_cpu(&mut solver, &cfg, &mut progress)?;
             progress.finish();
             // The CPU runs the same schedule; "dispatches" are its kernel calls.
-            let schedule = FrameSchedule {
-                starting: false,
-                substeps: params.substeps.count(STANDARD_DT),
-                iterations: params.iterations,
-                colors: cloth.colors().len() as u32,
-                tethers: params.tethers.is_some() && !solver.tethers().is_empty(),
-            };
+            let schedule = FrameSchedule::steady(
+                STANDARD_DT,
+                &params,
+                cloth.colors().len(),
+                !solver.tethers().is_empty(),
+            );
             let r = record(
                 Backend::Cpu,
                 &cpu_name,

@@ -127,6 +127,16 @@ impl FrameSchedule {
         Self {
             starting: plan.starting,
             substeps: plan.substeps,
+            ..Self::steady(1.0 / 60.0, params, colors, has_tethers)
+        }
+    }
+
+    /// The schedule of a frame of `dt` seconds after the first (no start stage), for reports
+    /// such as dispatches per frame.
+    pub fn steady(dt: f64, params: &SolverParams, colors: usize, has_tethers: bool) -> Self {
+        Self {
+            starting: false,
+            substeps: params.substeps.count(dt),
             iterations: params.iterations,
             colors: colors as u32,
             tethers: has_tethers && params.tethers.is_some(),

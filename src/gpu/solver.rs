@@ -269,13 +269,12 @@ impl GpuSolver {
 
     /// The schedule of a frame of `dt` seconds after the first under the current parameters.
     pub fn schedule(&self, dt: f64) -> FrameSchedule {
-        FrameSchedule {
-            starting: false,
-            substeps: self.params.substeps.count(dt),
-            iterations: self.params.iterations,
-            colors: self.color_sizes.len() as u32,
-            tethers: self.params.tethers.is_some() && !self.anchors.tethers().is_empty(),
-        }
+        FrameSchedule::steady(
+            dt,
+            &self.params,
+            self.color_sizes.len(),
+            !self.anchors.tethers().is_empty(),
+        )
     }
 
     /// Compute dispatches a frame of `dt` seconds records under the current parameters.
