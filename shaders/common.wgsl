@@ -57,10 +57,10 @@ struct Health {
     first_bad: atomic<u32>,
 }
 
-// The grid of `compute_normals` (Rust: config::Grid).
-struct Grid {
-    columns: u32,
-    rows: u32,
+// The surface `compute_normals` walks (Rust: config::MeshInfo).
+struct MeshInfo {
+    particle_count: u32,
+    triangle_count: u32,
     pad0: u32,
     pad1: u32,
 }

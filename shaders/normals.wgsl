@@ -1,10 +1,16 @@
-// Per-particle normals of a grid cloth from central differences, for drawing
-// (CPU twin: src/cpu/normals.rs). One thread per particle; reads neighbours
-// only, so no atomics are needed.
+// Per-particle normals of any triangle mesh, for drawing and export (CPU twin:
+// src/cpu/normals.rs). One thread per particle sums the area-weighted normals of the triangles
+// that use it, found through a CSR list (offsets, incident); each thread writes only its own
+// normal, so no float atomics are needed.
 
-@group(0) @binding(0) var<uniform> grid: Grid;
+@group(0) @binding(0) var<uniform> mesh: MeshInfo;
 @group(0) @binding(1) var<storage, read> positions: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read_write> normals: array<vec4<f32>>;
+// Three particle indices per triangle.
+@group(0) @binding(2) var<storage, read> triangles: array<u32>;
+// Particle p's triangles are incident[offsets[p]..offsets[p + 1]].
+@group(0) @binding(3) var<storage, read> offsets: array<u32>;
+@group(0) @binding(4) var<storage, read> incident: array<u32>;
+@group(0) @binding(5) var<storage, read_write> normals: array<vec4<f32>>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn compute_normals(
@@ -13,24 +19,24 @@ fn compute_normals(
     @builtin(local_invocation_index) local: u32,
 ) {
     let i = thread_index(group, groups, local);
-    if (i >= grid.columns * grid.rows) {
+    if (i >= mesh.particle_count) {
         return;
     }
-    let c = i % grid.columns;
-    let r = i / grid.columns;
-    // Neighbours clamped at the border (one-sided differences there).
-    let left = r * grid.columns + select(c - 1u, c, c == 0u);
-    let right = r * grid.columns + min(c + 1u, grid.columns - 1u);
-    let up = select(r - 1u, r, r == 0u) * grid.columns + c;
-    let down = min(r + 1u, grid.rows - 1u) * grid.columns + c;
-    let du = positions[right].xyz - positions[left].xyz;
-    let dv = positions[down].xyz - positions[up].xyz;
-    let n = cross(dv, du);
-    let len = length(n);
-    // A collapsed neighbourhood has no normal; +y keeps the lighting finite.
+    var sum = vec3<f32>(0.0);
+    for (var k = offsets[i]; k < offsets[i + 1u]; k = k + 1u) {
+        let t = incident[k] * 3u;
+        let a = positions[triangles[t]].xyz;
+        let b = positions[triangles[t + 1u]].xyz;
+        let c = positions[triangles[t + 2u]].xyz;
+        // |cross| is twice the area: larger triangles weigh more.
+        sum = sum + cross(b - a, c - a);
+    }
+    let len = length(sum);
+    // A collapsed neighbourhood (or a particle with no triangle) has no normal; +y keeps the
+    // lighting finite.
     var out = vec3<f32>(0.0, 1.0, 0.0);
     if (len > 1e-12) {
-        out = n / len;
+        out = sum / len;
     }
     normals[i] = vec4<f32>(out, 0.0);
 }

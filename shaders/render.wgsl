@@ -7,10 +7,13 @@ struct Scene {
     light_dir: vec4<f32>,  // xyz: unit vector towards the light
     sphere: vec4<f32>,     // xyz: centre (m), w: radius (m)
     ground: vec4<f32>,     // x: height (m)
-    grid: vec4<u32>,       // x: columns, y: rows of the cloth
 }
 
 @group(0) @binding(0) var<uniform> scene: Scene;
+// The cloth's particles, straight from the solver (w: inverse mass), and the normals kernel's
+// output. Read by particle index, so a vertex at a UV seam can share its particle.
+@group(1) @binding(0) var<storage, read> positions: array<vec4<f32>>;
+@group(1) @binding(1) var<storage, read> normals: array<vec4<f32>>;
 
 struct VsOut {
     @builtin(position) clip: vec4<f32>,
@@ -36,17 +39,15 @@ fn shade(base: vec3<f32>, normal: vec3<f32>, world: vec3<f32>) -> vec3<f32> {
 
 @vertex
 fn cloth_vs(
-    @builtin(vertex_index) index: u32,
-    @location(0) position: vec4<f32>,   // solver's positions (w: inverse mass)
-    @location(1) normal: vec4<f32>,
+    @location(0) particle: u32,   // which particle this corner is
+    @location(1) uv: vec2<f32>,   // its texture coordinate (the mesh's, or a planar one)
 ) -> VsOut {
     var out: VsOut;
-    out.clip = scene.view_proj * vec4<f32>(position.xyz, 1.0);
-    out.world = position.xyz;
-    out.normal = normal.xyz;
-    let c = index % scene.grid.x;
-    let r = index / scene.grid.x;
-    out.uv = vec2<f32>(f32(c) / f32(scene.grid.x - 1u), f32(r) / f32(scene.grid.y - 1u));
+    let position = positions[particle].xyz;
+    out.clip = scene.view_proj * vec4<f32>(position, 1.0);
+    out.world = position;
+    out.normal = normals[particle].xyz;
+    out.uv = uv;
     return out;
 }
 

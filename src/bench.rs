@@ -101,6 +101,8 @@ pub struct BenchRecord {
     pub constraints: usize,
     /// Colors of the constraints.
     pub colors: usize,
+    /// Constraints per color, in solve order.
+    pub color_sizes: Vec<u32>,
     /// Dispatches (GPU) or kernel calls (CPU) per frame, from the frame schedule.
     pub dispatches_per_frame: u64,
     /// Constraint iterations per substep.
@@ -267,6 +269,7 @@ fn skipped(backend: Backend, adapter: &str, n: u32, cfg: &BenchConfig, why: Stri
         particles: n as usize * n as usize,
         constraints: 0,
         colors: 0,
+        color_sizes: Vec::new(),
         dispatches_per_frame: 0,
         iterations: cfg.params.iterations,
         substeps: cfg.params.substeps.count(STANDARD_DT),
@@ -369,6 +372,7 @@ fn record(
         particles: n as usize,
         constraints: m as usize,
         colors: cloth.colors().len(),
+        color_sizes: cloth.color_sizes(),
         dispatches_per_frame: dispatches,
         iterations: p.iterations,
         substeps: s as u32,
@@ -682,6 +686,19 @@ impl Figure for BenchPlot<'_> {
     }
 }
 
+/// One line on a cloth's coloring: "`what`: C colors, sizes a/b/c (largest/smallest x.xx)".
+pub fn describe_colors(what: &str, sizes: &[u32]) -> String {
+    let max = sizes.iter().copied().max().unwrap_or(0);
+    let min = sizes.iter().copied().min().unwrap_or(0);
+    let list: Vec<String> = sizes.iter().map(u32::to_string).collect();
+    format!(
+        "{what}: {} colors, constraints per color {} (largest/smallest {:.2})",
+        sizes.len(),
+        list.join("/"),
+        max as f64 / min.max(1) as f64
+    )
+}
+
 /// Runs the benchmark as the command line asks: header, progress, table, JSON and plot.
 pub fn run_and_report(cfg: &BenchConfig, outputs: &BenchOutputs) -> Result<Vec<BenchRecord>> {
     let p = &cfg.params;
@@ -702,6 +719,16 @@ pub fn run_and_report(cfg: &BenchConfig, outputs: &BenchOutputs) -> Result<Vec<B
         println!("gpu: {}", r.adapter);
     }
     print!("{}", table(&records));
+    let mut shown = Vec::new();
+    for r in records.iter().filter(|r| r.colors > 0) {
+        if !shown.contains(&r.n) {
+            shown.push(r.n);
+            println!(
+                "{}",
+                describe_colors(&format!("{0}x{0}", r.n), &r.color_sizes)
+            );
+        }
+    }
     if let Some(path) = &outputs.json {
         let text = serde_json::to_string_pretty(&records).expect("records serialize");
         std::fs::write(path, text).map_err(|e| ChiffonError::Io {

@@ -2,8 +2,10 @@
 
 use glam::Vec3;
 
+pub use crate::builder::{ClothBuilder, Layout, MAX_PARTICLES, Mass, Pinning};
 use crate::coloring::ColoredConstraints;
-use crate::error::{ChiffonError, Result, check_at_least, check_finite3, check_range};
+use crate::error::{ChiffonError, Result, check_finite3};
+use crate::geometry::{MeshStats, UvLayer, VertexTriangles};
 
 /// One distance constraint as both the GPU and the CPU store it (16 bytes).
 #[repr(C)]
@@ -57,249 +59,7 @@ impl ConstraintKind {
     }
 }
 
-/// How the grid is placed in the world.
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub enum Layout {
-    /// In the x-y plane, centred on x = 0, top row at `top` (m), rows going down (−y), z = 0.
-    Hanging {
-        /// Height of the top row (m).
-        top: f32,
-    },
-    /// In the x-z plane at height `height` (m), centred on the origin; rows go along +z.
-    Flat {
-        /// Height of the sheet (m).
-        height: f32,
-    },
-}
-
-/// Which particles never move (inverse mass 0).
-#[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub enum Pinning {
-    /// Nothing pinned.
-    None,
-    /// The two corners of the first row.
-    Corners,
-    /// The whole first row.
-    Edge,
-    /// Explicit particle indices (row-major).
-    List(Vec<u32>),
-}
-
-/// Largest grid the builder accepts, in particles (4096 × 4096); the GPU may allow fewer.
-pub const MAX_PARTICLES: u64 = 1 << 24;
-
-/// Builder for a rectangular grid cloth.
-///
-/// ```
-/// use chiffon::{ClothBuilder, Pinning};
-/// let cloth = ClothBuilder::grid(32, 32).pinning(Pinning::Corners).build().unwrap();
-/// assert_eq!(cloth.particle_count(), 1024);
-/// ```
-#[derive(Clone, Debug)]
-pub struct ClothBuilder {
-    columns: u32,
-    rows: u32,
-    spacing: Option<f32>,
-    total_mass: f32,
-    layout: Layout,
-    velocity: Vec3,
-    pinning: Pinning,
-    kinds: [bool; 3],
-}
-
-impl ClothBuilder {
-    /// A `columns` × `rows` grid. Defaults: 1 m wide (spacing = 1 / (columns − 1)), 0.2 kg,
-    /// hanging with its top row at y = 1 m, at rest, two corners pinned, all three constraint
-    /// kinds on.
-    pub fn grid(columns: u32, rows: u32) -> Self {
-        Self {
-            columns,
-            rows,
-            spacing: None,
-            total_mass: 0.2,
-            layout: Layout::Hanging { top: 1.0 },
-            velocity: Vec3::ZERO,
-            pinning: Pinning::Corners,
-            kinds: [true; 3],
-        }
-    }
-
-    /// Distance between neighbouring particles (m).
-    pub fn spacing(mut self, spacing: f32) -> Self {
-        self.spacing = Some(spacing);
-        self
-    }
-
-    /// Mass of the whole cloth (kg), shared equally by the particles.
-    pub fn total_mass(mut self, kg: f32) -> Self {
-        self.total_mass = kg;
-        self
-    }
-
-    /// Placement in the world.
-    pub fn layout(mut self, layout: Layout) -> Self {
-        self.layout = layout;
-        self
-    }
-
-    /// Initial velocity of every unpinned particle (m/s).
-    pub fn velocity(mut self, v: Vec3) -> Self {
-        self.velocity = v;
-        self
-    }
-
-    /// Which particles are pinned.
-    pub fn pinning(mut self, pinning: Pinning) -> Self {
-        self.pinning = pinning;
-        self
-    }
-
-    /// Turns a constraint kind on or off (how stiff it is is the solver's
-    /// [`crate::params::Compliance`]).
-    pub fn constraint(mut self, kind: ConstraintKind, on: bool) -> Self {
-        self.kinds[kind as usize] = on;
-        self
-    }
-
-    /// Builds the particles, the constraints (colored and sorted by color) and the triangles.
-    pub fn build(self) -> Result<Cloth> {
-        let (w, h) = (self.columns, self.rows);
-        if w < 2 || h < 2 {
-            return Err(ChiffonError::InvalidCloth(format!(
-                "a grid needs at least 2 × 2 particles, got {w} × {h}"
-            )));
-        }
-        let n = w as u64 * h as u64;
-        if n > MAX_PARTICLES {
-            return Err(ChiffonError::InvalidCloth(format!(
-                "{w} × {h} = {n} particles is more than the {MAX_PARTICLES} chiffon supports"
-            )));
-        }
-        let spacing = self.spacing.unwrap_or(1.0 / (w - 1) as f32);
-        check_range("spacing (m)", spacing as f64, 1.0e-5, 1.0e3)?;
-        check_range("total mass (kg)", self.total_mass as f64, 1.0e-9, 1.0e9)?;
-        check_finite3("initial velocity", self.velocity)?;
-        match self.layout {
-            Layout::Hanging { top: y } | Layout::Flat { height: y } => {
-                check_at_least("layout height (m)", y as f64, -1.0e6)?
-            }
-        }
-        let n = n as usize;
-        let width = spacing * (w - 1) as f32;
-        let height = spacing * (h - 1) as f32;
-        let mut positions = Vec::with_capacity(n);
-        for r in 0..h {
-            for c in 0..w {
-                let u = c as f32 * spacing - 0.5 * width;
-                let v = r as f32 * spacing;
-                positions.push(match self.layout {
-                    Layout::Hanging { top } => Vec3::new(u, top - v, 0.0),
-                    Layout::Flat { height: y } => Vec3::new(u, y, v - 0.5 * height),
-                });
-            }
-        }
-
-        let mut pinned = vec![false; n];
-        match &self.pinning {
-            Pinning::None => {}
-            Pinning::Corners => {
-                pinned[0] = true;
-                pinned[w as usize - 1] = true;
-            }
-            Pinning::Edge => pinned[..w as usize].fill(true),
-            Pinning::List(list) => {
-                for &p in list {
-                    let slot = pinned.get_mut(p as usize).ok_or_else(|| {
-                        ChiffonError::InvalidCloth(format!(
-                            "pinned particle {p} does not exist (the grid has {n})"
-                        ))
-                    })?;
-                    *slot = true;
-                }
-            }
-        }
-        let w_free = n as f32 / self.total_mass;
-        let inverse_mass = pinned
-            .iter()
-            .map(|&p| if p { 0.0 } else { w_free })
-            .collect();
-
-        let constraints = grid_constraints(w, h, spacing, self.kinds);
-        Cloth::build(
-            ClothDesc {
-                positions,
-                inverse_mass,
-                velocity: self.velocity,
-                constraints,
-                triangles: grid_triangles(w, h),
-            },
-            Some(GridShape {
-                columns: w,
-                rows: h,
-                spacing,
-            }),
-        )
-    }
-}
-
-/// Generates the grid's constraints, kind by kind, each kind row-major. This order lets the
-/// greedy coloring reach the 12-color optimum of a full grid.
-fn grid_constraints(w: u32, h: u32, s: f32, kinds: [bool; 3]) -> Vec<Constraint> {
-    let idx = |c: u32, r: u32| r * w + c;
-    let mut out = Vec::new();
-    let mut add = |kind: ConstraintKind, offsets: &[(u32, u32, bool)], rest: f32| {
-        if !kinds[kind as usize] {
-            return;
-        }
-        // (dc, dr, mirrored): mirrored pairs run from (c + dc, r) to (c, r + dr).
-        for &(dc, dr, mirrored) in offsets {
-            for r in 0..h.saturating_sub(dr) {
-                for c in 0..w.saturating_sub(dc) {
-                    let (i, j) = if mirrored {
-                        (idx(c + dc, r), idx(c, r + dr))
-                    } else {
-                        (idx(c, r), idx(c + dc, r + dr))
-                    };
-                    out.push(Constraint::new(i, j, rest, kind));
-                }
-            }
-        }
-    };
-    add(
-        ConstraintKind::Structural,
-        &[(1, 0, false), (0, 1, false)],
-        s,
-    );
-    add(
-        ConstraintKind::Shear,
-        &[(1, 1, false), (1, 1, true)],
-        s * std::f32::consts::SQRT_2,
-    );
-    add(
-        ConstraintKind::Bend,
-        &[(2, 0, false), (0, 2, false)],
-        2.0 * s,
-    );
-    out
-}
-
-/// Two triangles per grid cell, counter-clockwise seen from +z (hanging) / −y (flat).
-fn grid_triangles(w: u32, h: u32) -> Vec<[u32; 3]> {
-    let mut t = Vec::with_capacity(2 * (w as usize - 1) * (h as usize - 1));
-    for r in 0..h - 1 {
-        for c in 0..w - 1 {
-            let a = r * w + c;
-            let (b, d, e) = (a + 1, a + w, a + w + 1);
-            t.push([a, d, b]);
-            t.push([b, d, e]);
-        }
-    }
-    t
-}
-
-/// The shape of a grid cloth, for grid-only consumers (the demo's normals and texture).
+/// The shape of a grid cloth (for the grid-only pin selections and for reports).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GridShape {
     /// Particles per row.
@@ -324,6 +84,20 @@ pub struct ClothDesc {
     pub constraints: Vec<Constraint>,
     /// Triangles for drawing and export (may be empty, e.g. for a rope).
     pub triangles: Vec<[u32; 3]>,
+    /// Texture coordinates per triangle corner, parallel to `triangles`.
+    pub uvs: Option<UvLayer>,
+    /// Named particle sets (a mesh's OBJ groups).
+    pub groups: Vec<ParticleGroup>,
+}
+
+/// A named set of particles (an OBJ group, after welding).
+#[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ParticleGroup {
+    /// The group's name.
+    pub name: String,
+    /// Its particles, sorted.
+    pub particles: Vec<u32>,
 }
 
 /// A built cloth: initial state plus topology, checked and colored. Both solvers are made from
@@ -332,10 +106,15 @@ pub struct ClothDesc {
 pub struct Cloth {
     positions: Vec<Vec3>,
     inverse_mass: Vec<f32>,
+    free_inverse_mass: Vec<f32>,
     velocity: Vec3,
     constraints: ColoredConstraints,
     triangles: Vec<[u32; 3]>,
+    uvs: Option<UvLayer>,
+    groups: Vec<ParticleGroup>,
+    vertex_triangles: VertexTriangles,
     grid: Option<GridShape>,
+    stats: MeshStats,
 }
 
 impl Cloth {
@@ -343,10 +122,17 @@ impl Cloth {
     /// indices in range, finite non-negative rest lengths, known kinds), colors its
     /// constraints and sorts them by color.
     pub fn new(desc: ClothDesc) -> Result<Self> {
-        Self::build(desc, None)
+        Self::build(desc, None, MeshStats::default(), None)
     }
 
-    fn build(desc: ClothDesc, grid: Option<GridShape>) -> Result<Self> {
+    /// `free`: the inverse masses the particles have when not pinned (the builder knows them;
+    /// for a [`ClothDesc`] a pinned particle gets the mean of the free ones).
+    pub(crate) fn build(
+        desc: ClothDesc,
+        grid: Option<GridShape>,
+        stats: MeshStats,
+        free: Option<Vec<f32>>,
+    ) -> Result<Self> {
         let n = desc.positions.len();
         let bad = |msg: String| Err(ChiffonError::InvalidCloth(msg));
         if n == 0 {
@@ -392,14 +178,62 @@ impl Cloth {
         {
             return bad(format!("triangle {t:?} names a particle beyond {n}"));
         }
+        if let Some(uv) = &desc.uvs
+            && (uv.triangles.len() != desc.triangles.len()
+                || uv
+                    .triangles
+                    .iter()
+                    .flatten()
+                    .any(|&i| i as usize >= uv.uvs.len())
+                || uv.uvs.iter().any(|u| !u.is_finite()))
+        {
+            return bad(format!(
+                "the UV layer ({} UVs, {} UV triangles) does not match the {} triangles \
+                     or is not finite",
+                uv.uvs.len(),
+                uv.triangles.len(),
+                desc.triangles.len()
+            ));
+        }
+        if let Some(g) = desc
+            .groups
+            .iter()
+            .find(|g| g.particles.iter().any(|&p| p as usize >= n))
+        {
+            return bad(format!("group {:?} names a particle beyond {n}", g.name));
+        }
         let (constraints, _) = ColoredConstraints::new(&desc.constraints, n)?;
+        let free_inverse_mass = match free {
+            Some(free) if free.len() == n && free.iter().all(|w| w.is_finite() && *w > 0.0) => free,
+            _ => {
+                let (sum, count) = desc
+                    .inverse_mass
+                    .iter()
+                    .filter(|&&w| w > 0.0)
+                    .fold((0.0f64, 0usize), |(s, c), &w| (s + w as f64, c + 1));
+                let mean = if count > 0 {
+                    (sum / count as f64) as f32
+                } else {
+                    1.0
+                };
+                desc.inverse_mass
+                    .iter()
+                    .map(|&w| if w > 0.0 { w } else { mean })
+                    .collect()
+            }
+        };
         Ok(Cloth {
+            free_inverse_mass,
+            vertex_triangles: VertexTriangles::new(n, &desc.triangles),
             positions: desc.positions,
             inverse_mass: desc.inverse_mass,
             velocity: desc.velocity,
             constraints,
             triangles: desc.triangles,
+            uvs: desc.uvs,
+            groups: desc.groups,
             grid,
+            stats,
         })
     }
 
@@ -418,6 +252,24 @@ impl Cloth {
         &self.inverse_mass
     }
 
+    /// The inverse mass each particle has when it is not pinned (1/kg): what unpinning gives
+    /// back.
+    pub fn free_inverse_masses(&self) -> &[f32] {
+        &self.free_inverse_mass
+    }
+
+    /// Mean rest length of the structural constraints (m), the cloth's resolution; 0 without.
+    pub fn mean_edge_length(&self) -> f32 {
+        let (sum, count) = self
+            .structural_constraints()
+            .fold((0.0f64, 0usize), |(s, c), k| (s + k.rest as f64, c + 1));
+        if count == 0 {
+            0.0
+        } else {
+            (sum / count as f64) as f32
+        }
+    }
+
     /// Initial velocity of free particles (m/s).
     pub fn velocity(&self) -> Vec3 {
         self.velocity
@@ -431,6 +283,27 @@ impl Cloth {
     /// Triangles for drawing and export.
     pub fn triangles(&self) -> &[[u32; 3]] {
         &self.triangles
+    }
+
+    /// Texture coordinates per triangle corner, if the cloth has them (grids and most meshes).
+    pub fn uvs(&self) -> Option<&UvLayer> {
+        self.uvs.as_ref()
+    }
+
+    /// Named particle sets (a mesh's OBJ groups).
+    pub fn groups(&self) -> &[ParticleGroup] {
+        &self.groups
+    }
+
+    /// For each particle, the triangles that use it (what the normals kernel walks).
+    pub fn vertex_triangles(&self) -> &VertexTriangles {
+        &self.vertex_triangles
+    }
+
+    /// What building the cloth from a mesh found (welded vertices, dropped triangles,
+    /// non-manifold edges); zeros for cloths made otherwise.
+    pub fn mesh_stats(&self) -> MeshStats {
+        self.stats
     }
 
     /// The constraints, sorted by color.

@@ -95,14 +95,14 @@ impl ColorRange {
     }
 }
 
-/// Uniform block of `compute_normals` (`Grid` in `shaders/common.wgsl`).
+/// Uniform block of `compute_normals` (`MeshInfo` in `shaders/common.wgsl`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct Grid {
-    /// Particles per row.
-    pub columns: u32,
-    /// Rows.
-    pub rows: u32,
+pub struct MeshInfo {
+    /// Particles (one normal each).
+    pub particle_count: u32,
+    /// Triangles.
+    pub triangle_count: u32,
     /// Padding to 16 bytes.
     pub pad0: u32,
     /// Padding to 16 bytes.
@@ -199,9 +199,9 @@ pub const GPU_STRUCTS: &[GpuStructLayout] = &[
     layout!(Constraint { i, j, rest, kind }),
     layout!(TetherSlot { anchor, rest }),
     layout!(Health { first_bad }),
-    layout!(Grid {
-        columns,
-        rows,
+    layout!(MeshInfo {
+        particle_count,
+        triangle_count,
         pad0,
         pad1
     }),

@@ -18,6 +18,15 @@ pub enum ChiffonError {
     #[error("invalid cloth: {0}")]
     InvalidCloth(String),
 
+    /// A mesh (an OBJ file or a [`crate::geometry::TriangleMesh`]) cannot become a cloth.
+    #[error("invalid mesh {source_name}: {reason}")]
+    InvalidMesh {
+        /// The file name, or the name given to a mesh made in code.
+        source_name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+
     /// A coloring breaks the rule that no particle appears twice in one color.
     #[error("invalid coloring: {0}")]
     InvalidColoring(String),

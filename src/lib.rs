@@ -16,7 +16,9 @@
 //! ```
 //!
 //! Where things are:
-//! - [`cloth`]: [`Cloth`] (validated, colored) and [`ClothBuilder`] for grids;
+//! - [`cloth`]: [`Cloth`] (validated, colored); [`builder`]: [`ClothBuilder`] for grids,
+//!   triangle meshes, OBJ files and ropes, one path for all; [`geometry`]: meshes, OBJ
+//!   reading, welding, a mesh's edges and bending pairs;
 //! - [`coloring`]: greedy + balanced graph coloring, and [`coloring::ColoredConstraints`], the
 //!   only form in which constraints reach a solver;
 //! - [`integrator`]: the Verlet formulas (shared by the CPU kernel and the integrator study);
@@ -33,6 +35,7 @@
 //! `default-features = false` the crate is the solver alone.
 #![warn(missing_docs)]
 
+pub mod builder;
 pub mod cloth;
 pub mod coloring;
 pub mod config;
@@ -40,6 +43,7 @@ pub mod conformance;
 pub mod cpu;
 pub mod error;
 pub mod export;
+pub mod geometry;
 pub mod gpu;
 pub mod integrator;
 pub mod params;
@@ -62,11 +66,11 @@ pub mod plot;
 #[cfg(feature = "tools")]
 pub mod study;
 
-pub use cloth::{
-    Cloth, ClothBuilder, ClothDesc, Constraint, ConstraintKind, GridShape, Layout, Pinning,
-};
+pub use builder::{ClothBuilder, Layout, Mass, Pinning};
+pub use cloth::{Cloth, ClothDesc, Constraint, ConstraintKind, GridShape, ParticleGroup};
 pub use cpu::CpuSolver;
 pub use error::{ChiffonError, Result};
+pub use geometry::{MeshStats, TriangleMesh};
 pub use gpu::{GpuContext, GpuSolver};
 pub use integrator::Integrator;
 pub use params::{SolverParams, Sphere};

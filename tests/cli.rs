@@ -323,3 +323,177 @@ fn tethers_on_a_cloth_without_pins_are_said_once() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.matches("no pinned particle").count(), 1, "{stderr}");
 }
+
+fn asset(name: &str) -> String {
+    format!("{}/assets/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn simulate_a_mesh_pinned_by_group_and_export_an_obj_sequence() {
+    let dir = temp_path("cape-seq");
+    let out = chiffon(&[
+        "simulate",
+        "--backend",
+        "cpu",
+        "--mesh",
+        &asset("cape.obj"),
+        "--pin",
+        "group:collar",
+        "--translate",
+        "0,-0.5,0",
+        "--frames",
+        "9",
+        "--out-every",
+        "4",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The coloring is reported: count and sizes.
+    assert!(stdout.contains("colors, constraints per color"), "{stdout}");
+    assert!(stdout.contains("(75 pinned)"), "{stdout}");
+    // Frames 0, 4 and 8: the start and every 4th frame.
+    let names: Vec<String> = (0..3).map(|k| format!("frame_{k:04}.obj")).collect();
+    for n in &names {
+        let text = std::fs::read_to_string(dir.join(n)).unwrap();
+        assert_eq!(text.lines().filter(|l| l.starts_with("v ")).count(), 625);
+        assert_eq!(text.lines().filter(|l| l.starts_with("vn ")).count(), 625);
+        assert!(text.lines().any(|l| l.starts_with("vt ")));
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("f ") && l.matches('/').count() == 6)
+        );
+    }
+    assert!(!dir.join("frame_0003.obj").exists());
+    // The start is the mesh, moved by --translate.
+    let first = std::fs::read_to_string(dir.join(&names[0])).unwrap();
+    let top = first
+        .lines()
+        .filter_map(|l| l.strip_prefix("v "))
+        .map(|l| l.split(' ').nth(1).unwrap().parse::<f32>().unwrap())
+        .fold(f32::MIN, f32::max);
+    assert!((top - 1.1).abs() < 1e-5, "{top}");
+}
+
+#[test]
+fn conform_runs_on_a_mesh() {
+    if common::gpu("conform_runs_on_a_mesh").is_none() {
+        return;
+    }
+    let out = chiffon(&[
+        "conform",
+        "--mesh",
+        &asset("flag.obj"),
+        "--pin",
+        "group:pole",
+        "--wind",
+        "0,0,3",
+        "--frames",
+        "60",
+        "--dt",
+        "random:30:144:2",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["particles"], 651);
+    assert_eq!(v["pass"], true);
+}
+
+#[test]
+fn bad_mesh_input_is_one_clear_line() {
+    let out = temp_path("mesh-out.obj");
+    let out = out.to_str().unwrap();
+    let bad = temp_path("bad.obj");
+    std::fs::write(&bad, "v 0 0 0\r\nv 1 0 0\r\nv 0 1 0\r\nf 1 2 7\r\n").unwrap();
+    let nan = temp_path("nan.obj");
+    std::fs::write(&nan, "v nan 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n").unwrap();
+    let lines = temp_path("lines.obj");
+    std::fs::write(&lines, "v 0 0 0\nv 1 0 0\nl 1 2\n").unwrap();
+    fn with<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+        let mut v = vec![
+            "simulate",
+            "--backend",
+            "cpu",
+            "--frames",
+            "2",
+            "--out",
+            out,
+        ];
+        v.extend_from_slice(extra);
+        v
+    }
+    let sim = |extra: &[&str]| {
+        with(out, extra)
+            .iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>()
+    };
+    let rejects = |args: Vec<String>, needle: &str| {
+        rejects(&args.iter().map(String::as_str).collect::<Vec<_>>(), needle)
+    };
+    let (bad, nan, lines) = (
+        bad.to_str().unwrap().to_string(),
+        nan.to_str().unwrap().to_string(),
+        lines.to_str().unwrap().to_string(),
+    );
+    let flag = asset("flag.obj");
+    rejects(sim(&["--mesh", "/nonexistent/x.obj"]), "/nonexistent/x.obj");
+    rejects(sim(&["--mesh", &bad]), "bad.obj");
+    rejects(sim(&["--mesh", &nan]), "non-finite");
+    rejects(sim(&["--mesh", &lines]), "no faces");
+    rejects(sim(&["--mesh", &flag, "--pin", "group:mast"]), "\"mast\"");
+    rejects(
+        sim(&["--mesh", &flag, "--pin", "box:5,5,5,6,6,6"]),
+        "holds no particle",
+    );
+    rejects(sim(&["--mesh", &flag, "--pin", "corners"]), "needs a grid");
+    rejects(sim(&["--mesh", &flag, "--pin", "top:-1"]), "top:DIST");
+    rejects(sim(&["--mesh", &flag, "--pin", "box:1,2"]), "six numbers");
+    rejects(sim(&["--mesh", &flag, "--pin", "list:1,x"]), "list:I,J");
+    rejects(
+        sim(&["--mesh", &flag, "--pin", "sideways"]),
+        "pin selection",
+    );
+    rejects(sim(&["--mesh", &flag, "--density", "-2"]), "density");
+    rejects(sim(&["--mesh", &flag, "--scale", "0"]), "scale");
+    let args = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    rejects(
+        args(&[
+            "simulate",
+            "--backend",
+            "cpu",
+            "--mesh",
+            &flag,
+            "--out-every",
+            "0",
+            "--out",
+            "/tmp/x",
+        ]),
+        "--out-every",
+    );
+    rejects(
+        args(&[
+            "simulate",
+            "--backend",
+            "cpu",
+            "--mesh",
+            &flag,
+            "--out-every",
+            "2",
+            "--out",
+            out,
+        ]),
+        "folder",
+    );
+    rejects(args(&["demo", "--pin", "edge"]), "go with --mesh");
+}

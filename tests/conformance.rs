@@ -232,28 +232,36 @@ fn a_grid_too_large_for_the_device_is_a_clear_error() {
     assert!(msg.contains("max_storage_buffer_binding_size"), "{msg}");
 }
 
+/// The shipped round tablecloth: a mesh that is not a grid (rings of 6k vertices).
+fn tablecloth() -> Cloth {
+    ClothBuilder::obj(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/tablecloth.obj"
+    ))
+    .unwrap()
+    .build()
+    .unwrap()
+}
+
 #[cfg(feature = "demo")]
 #[test]
-fn normals_kernel_matches_its_cpu_twin() {
-    let Some(ctx) = common::gpu("normals_kernel_matches_its_cpu_twin") else {
+fn normals_kernel_matches_its_cpu_twin_on_a_mesh() {
+    let Some(ctx) = common::gpu("normals_kernel_matches_its_cpu_twin_on_a_mesh") else {
         return;
     };
-    use chiffon::config::Grid;
-    use chiffon::cpu::compute_normals;
+    use chiffon::cpu::cloth_normals;
     use chiffon::demo::render::Renderer;
-    let cloth = ClothBuilder::grid(37, 23)
-        .layout(Layout::Flat { height: 0.4 })
-        .build()
-        .unwrap();
+    // A mesh that is not a grid, draped over a sphere so its normals point every way.
+    let cloth = tablecloth();
     let params = SolverParams {
         sphere: Some(Sphere {
-            center: Vec3::new(0.0, 0.1, 0.0),
-            radius: 0.25,
+            center: Vec3::new(0.0, 0.45, 0.1),
+            radius: 0.28,
         }),
         ..Default::default()
     };
     let mut gpu = GpuSolver::new(&ctx, &cloth, params).unwrap();
-    for _ in 0..30 {
+    for _ in 0..40 {
         gpu.step(1.0 / 60.0).unwrap();
     }
     let renderer = Renderer::new(&ctx.device, wgpu::TextureFormat::Rgba8UnormSrgb, 1);
@@ -265,25 +273,69 @@ fn normals_kernel_matches_its_cpu_twin() {
     ctx.queue.submit([encoder.finish()]);
     let gpu_normals: Vec<glam::Vec4> = ctx.read_buffer(mesh.normals()).unwrap();
 
-    let positions = gpu.raw_positions().unwrap();
-    let mut cpu_normals = vec![glam::Vec4::ZERO; positions.len()];
-    let shape = cloth.grid().unwrap();
-    let grid = Grid {
-        columns: shape.columns,
-        rows: shape.rows,
-        pad0: 0,
-        pad1: 0,
-    };
-    compute_normals(&grid, &positions, &mut cpu_normals);
+    let positions = gpu.positions().unwrap();
+    let cpu_normals = cloth_normals(&cloth, &positions);
     let mut worst = 0.0f32;
     for (g, c) in gpu_normals.iter().zip(&cpu_normals) {
-        assert!((c.truncate().length() - 1.0).abs() < 1e-4, "not unit: {c}");
-        worst = worst.max((*g - *c).length());
+        assert!((c.length() - 1.0).abs() < 1e-4, "not unit: {c}");
+        worst = worst.max((g.truncate() - *c).length());
     }
     // Unit vectors from the same positions: only rounding separates them.
     assert!(worst < 1e-4, "normals differ by {worst}");
     // The draped cloth is not flat, so the test compares real normals.
-    assert!(cpu_normals.iter().any(|n| n.y < 0.9));
+    assert!(cpu_normals.iter().filter(|n| n.y.abs() < 0.5).count() > 50);
+}
+
+#[test]
+fn a_non_grid_mesh_matches_over_a_long_random_dt_run_with_colliders() {
+    let Some(ctx) = common::gpu("a_non_grid_mesh_matches_over_a_long_random_dt_run_with_colliders")
+    else {
+        return;
+    };
+    // The tablecloth pinned at its rim's highest-x particles, blown onto a sphere and the
+    // ground: irregular coloring, area masses, tethers, both colliders.
+    let cloth = ClothBuilder::obj(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/tablecloth.obj"
+    ))
+    .unwrap()
+    .pinning(Pinning::Box {
+        min: Vec3::new(0.55, -1.0, -1.0),
+        max: Vec3::new(1.0, 2.0, 1.0),
+    })
+    .build()
+    .unwrap();
+    assert!(cloth.grid().is_none() && cloth.colors().len() > 12);
+    let params = SolverParams {
+        ground: Some(0.65),
+        sphere: Some(Sphere {
+            center: Vec3::new(0.0, 0.8, 0.0),
+            radius: 0.25,
+        }),
+        wind: Vec3::new(-1.0, 0.0, 1.0),
+        ..Default::default()
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let dts: Vec<f64> = (0..240)
+        .map(|_| rng.random_range(1.0 / 144.0..=1.0 / 30.0))
+        .collect();
+    let (g, c) = run_both(&ctx, &cloth, &params, &dts);
+    let on_ground = c.iter().filter(|p| p.y <= 0.65 + 1e-4).count();
+    let on_sphere = c
+        .iter()
+        .filter(|p| p.distance(Vec3::new(0.0, 0.8, 0.0)) < 0.25 + 1e-3)
+        .count();
+    assert!(
+        on_ground > 10 && on_sphere > 10,
+        "colliders not exercised: {on_ground} on the ground, {on_sphere} on the sphere"
+    );
+    assert_close(
+        "tablecloth, 240 random frames",
+        &g,
+        &c,
+        &cloth,
+        LONG_RUN_TOLERANCE,
+    );
 }
 
 #[test]

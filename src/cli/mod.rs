@@ -14,12 +14,12 @@ use clap::{Parser, Subcommand};
 use serde_json::json;
 
 use crate::conformance::{LONG_RUN_TOLERANCE, deviation};
-use crate::export::write_positions;
+use crate::export::{ObjSequence, write_positions};
 use crate::solver::check_finite;
 use crate::{Backend, GpuContext, Solver};
 
 pub use bench_args::BenchArgs;
-pub use scene::SceneArgs;
+pub use scene::{ClothArgs, SceneArgs};
 pub use solver_args::SolverArgs;
 
 #[derive(Parser, Debug)]
@@ -51,6 +51,12 @@ enum Command {
         /// Window and screenshot size, WIDTHxHEIGHT.
         #[arg(long, default_value = "1280x720", value_parser = scene::parse_size)]
         size: (u32, u32),
+        /// A mesh to show instead of the grid, with its pins and placement.
+        #[command(flatten)]
+        cloth: ClothArgs,
+        /// Start with the wind on at this strength (m/s², the panel's heading).
+        #[arg(long)]
+        wind: Option<f32>,
     },
     /// Print the adapter (name, backend, device type) and the limits that bound cloth size.
     Info,
@@ -62,9 +68,14 @@ enum Command {
         /// Which solver runs the scene.
         #[arg(long, default_value = "gpu")]
         backend: Backend,
-        /// Output file: .csv (x,y,z per line, row-major) or .obj (with faces).
+        /// Output: the final positions as .csv (x,y,z per line) or .obj (faces, UVs,
+        /// normals); with --out-every, a folder for the OBJ sequence.
         #[arg(long)]
         out: PathBuf,
+        /// Write an OBJ every N frames into the --out folder (frame_0000.obj is the start,
+        /// frame_0001.obj after N frames, ...), for Blender or any DCC tool.
+        #[arg(long)]
+        out_every: Option<usize>,
     },
     /// Headless benchmark of the standard scene (same code as `cargo bench`).
     Bench {
@@ -103,28 +114,48 @@ enum Command {
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<ExitCode> {
-    match cli.command.unwrap_or(Command::Demo {
-        grid: None,
-        screenshot: None,
-        frames: 120,
-        size: (1280, 720),
-    }) {
+    let command = match cli.command {
+        Some(c) => c,
+        // No subcommand: the demo with its defaults.
+        None => Cli::parse_from(["chiffon", "demo"])
+            .command
+            .expect("demo parses"),
+    };
+    match command {
         Command::Demo {
             grid,
             screenshot,
             frames,
             size,
+            cloth,
+            wind,
         } => {
+            if let Some(w) = wind.filter(|w| !(w.is_finite() && *w >= 0.0 && *w <= 100.0)) {
+                anyhow::bail!("--wind {w} must be a strength in m/s² between 0 and 100");
+            }
+            if cloth.mesh.is_none() && cloth.any_placement() {
+                anyhow::bail!(
+                    "--pin, --scale, --translate, --mass, --density and --weld go with --mesh in \
+                     the demo (its grid has its own panel)"
+                );
+            }
+            let mesh = cloth.mesh_builder()?;
+            if let Some(b) = &mesh {
+                // Build once here so a bad mesh or pin fails before a window opens.
+                b.clone().build()?;
+            }
             #[cfg(feature = "demo")]
             crate::demo::run(crate::demo::DemoOptions {
                 grid,
+                mesh,
+                wind,
                 screenshot,
                 frames,
                 size,
             })?;
             #[cfg(not(feature = "demo"))]
             {
-                let _ = (grid, screenshot, frames, size);
+                let _ = (grid, screenshot, frames, size, mesh, wind);
                 anyhow::bail!("this chiffon was built without the `demo` feature");
             }
             #[cfg(feature = "demo")]
@@ -145,7 +176,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             scene,
             backend,
             out,
-        } => simulate(&scene, backend, &out),
+            out_every,
+        } => simulate(&scene, backend, &out, out_every),
         Command::Conform {
             scene,
             tolerance,
@@ -241,35 +273,105 @@ fn run_frames(solver: &mut dyn Solver, dts: &[f64]) -> Result<Vec<glam::Vec3>> {
     Ok(positions)
 }
 
-fn simulate(scene: &SceneArgs, backend: Backend, out: &std::path::Path) -> Result<ExitCode> {
-    let dts = scene.dts()?;
-    // Check the output name before spending time on the run.
-    if !matches!(
-        out.extension().and_then(|e| e.to_str()),
-        Some("csv" | "obj" | "CSV" | "OBJ")
-    ) {
-        anyhow::bail!("--out {} must end in .csv or .obj", out.display());
+/// Says what the cloth is: its size, coloring, and what building it from a mesh found.
+fn describe_cloth(scene: &SceneArgs, cloth: &crate::Cloth) -> String {
+    let what = match (&scene.cloth.mesh, cloth.grid()) {
+        (Some(path), _) => format!("mesh {}", path.display()),
+        (None, Some(g)) => format!("{}x{} grid", g.columns, g.rows),
+        (None, None) => "cloth".to_string(),
+    };
+    let mut text = format!(
+        "{what}: {} particles ({} pinned), {} constraints, {} triangles\n{}",
+        cloth.particle_count(),
+        (0..cloth.particle_count())
+            .filter(|&i| cloth.is_pinned(i))
+            .count(),
+        cloth.constraint_count(),
+        cloth.triangles().len(),
+        crate::bench::describe_colors("coloring", &cloth.color_sizes())
+    );
+    let st = cloth.mesh_stats();
+    if scene.cloth.mesh.is_some() {
+        text += &format!(
+            "\nmesh: welded {} vertices, dropped {} degenerate triangles and {} unused vertices, {} boundary edges",
+            st.welded_vertices, st.degenerate_triangles, st.unused_vertices, st.boundary_edges
+        );
     }
+    if st.non_manifold_edges > 0 {
+        text += &format!(
+            "\nchiffon: note: {} non-manifold edges (more than two triangles): simulated, with no bending across them",
+            st.non_manifold_edges
+        );
+    }
+    text
+}
+
+fn simulate(
+    scene: &SceneArgs,
+    backend: Backend,
+    out: &std::path::Path,
+    out_every: Option<usize>,
+) -> Result<ExitCode> {
+    let dts = scene.dts()?;
+    // Check the output before spending time on the run.
+    let mut sequence = match out_every {
+        Some(0) => anyhow::bail!("--out-every must be at least 1 frame"),
+        Some(_) => {
+            if out.extension().is_some_and(|e| e == "obj" || e == "csv") {
+                anyhow::bail!(
+                    "--out {} names a file, but with --out-every it is the folder for frame_0000.obj, ...",
+                    out.display()
+                );
+            }
+            Some(ObjSequence::new(out).with_context(|| format!("creating {}", out.display()))?)
+        }
+        None => {
+            if !matches!(
+                out.extension().and_then(|e| e.to_str()),
+                Some("csv" | "obj" | "CSV" | "OBJ")
+            ) {
+                anyhow::bail!("--out {} must end in .csv or .obj", out.display());
+            }
+            None
+        }
+    };
     let mut solver = make_solver(scene, backend)?;
+    println!("{}", describe_cloth(scene, solver.cloth()));
     solver_args::note_missing_tethers(solver.as_ref());
     let start = Instant::now();
-    let positions = run_frames(solver.as_mut(), &dts)?;
+    let positions = match (&mut sequence, out_every) {
+        (Some(seq), Some(every)) => {
+            let cloth = solver.cloth().clone();
+            seq.write(&cloth, &solver.positions()?)?;
+            for (k, &dt) in dts.iter().enumerate() {
+                solver.step(dt)?;
+                if (k + 1) % every == 0 {
+                    let p = solver.positions()?;
+                    check_finite(&p, k as u64 + 1)?;
+                    seq.write(&cloth, &p)?;
+                }
+            }
+            let p = solver.positions()?;
+            check_finite(&p, dts.len() as u64)?;
+            p
+        }
+        _ => run_frames(solver.as_mut(), &dts)?,
+    };
     let elapsed = start.elapsed();
-    let cloth = solver.cloth();
-    write_positions(out, &positions, cloth.triangles())
-        .with_context(|| format!("writing {}", out.display()))?;
+    let written = match &sequence {
+        Some(seq) => format!("{} OBJ files in {}", seq.len(), out.display()),
+        None => {
+            write_positions(out, solver.cloth(), &positions)
+                .with_context(|| format!("writing {}", out.display()))?;
+            out.display().to_string()
+        }
+    };
     println!(
-        "simulated {} frames ({:.3} s of cloth time) of a {}x{} cloth ({} particles, {} constraints, {} colors) on {} in {:.2} s; wrote {}",
+        "simulated {} frames ({:.3} s of cloth time) on {} in {:.2} s; wrote {written}",
         dts.len(),
         dts.iter().sum::<f64>(),
-        cloth.grid().map_or(0, |g| g.columns),
-        cloth.grid().map_or(0, |g| g.rows),
-        cloth.particle_count(),
-        cloth.constraint_count(),
-        cloth.colors().len(),
         solver.backend_name(),
         elapsed.as_secs_f64(),
-        out.display()
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -280,6 +382,9 @@ fn conform(scene: &SceneArgs, tolerance: f32, as_json: bool) -> Result<ExitCode>
     }
     let dts = scene.dts()?;
     let mut gpu = make_solver(scene, Backend::Gpu)?;
+    if !as_json {
+        println!("{}", describe_cloth(scene, gpu.cloth()));
+    }
     solver_args::note_missing_tethers(gpu.as_ref());
     let mut cpu = make_solver(scene, Backend::Cpu)?;
     let g = run_frames(gpu.as_mut(), &dts)?;

@@ -15,7 +15,7 @@ mod tethers;
 pub use collide::collide;
 pub use health::check_health;
 pub use integrate::integrate;
-pub use normals::compute_normals;
+pub use normals::{cloth_normals, compute_normals};
 pub use solve_color::solve_color;
 pub use start::start;
 pub use tethers::solve_tethers;

@@ -30,6 +30,11 @@ use crate::solver::Solver;
 pub struct DemoOptions {
     /// Grid resolution N (N×N); `None` picks by adapter (256 on a GPU, 64 on a CPU adapter).
     pub grid: Option<u32>,
+    /// A cloth to show instead of the grid (a mesh from an OBJ file, with its pins and
+    /// placement), rebuilt from this builder on reset.
+    pub mesh: Option<crate::ClothBuilder>,
+    /// Start with the wind on at this strength (m/s²).
+    pub wind: Option<f32>,
     /// Write a PNG of the scene after `frames` frames, then exit.
     pub screenshot: Option<PathBuf>,
     /// Frames to run before the screenshot.
@@ -42,6 +47,8 @@ impl Default for DemoOptions {
     fn default() -> Self {
         Self {
             grid: None,
+            mesh: None,
+            wind: None,
             screenshot: None,
             frames: 120,
             size: (1280, 720),
@@ -141,6 +148,8 @@ struct Grab {
 /// Everything the control panel edits.
 struct Settings {
     grid: u32,
+    /// The mesh shown instead of the grid, if any.
+    mesh: Option<crate::ClothBuilder>,
     /// The solver's settings the panel edits directly (integrator, iterations, substeps or
     /// frequency, damping, compliance, projection, over-relaxation, tethers); the scene fields
     /// below override gravity, wind and the colliders.
@@ -162,7 +171,8 @@ struct Settings {
     sphere: Sphere,
     ground_on: bool,
     ground: f32,
-    corners_pinned: bool,
+    /// Whether the cloth's pinned particles (the grid's corners, or the mesh's pins) are held.
+    pins_held: bool,
 }
 
 impl Settings {
@@ -206,7 +216,6 @@ struct State {
     targets: Targets,
     solver: GpuSolver,
     mesh: ClothMesh,
-    free_inverse_mass: f32,
     settings: Settings,
     camera: OrbitCamera,
     egui: Egui,
@@ -228,11 +237,12 @@ struct State {
 
 /// The default scene ([`scenes::demo_cloth`], [`scenes::demo_params`]): a cloth held by two
 /// corners, falling onto a sphere above the ground.
-fn default_settings(grid: u32) -> Settings {
+fn default_settings(grid: u32, mesh: Option<crate::ClothBuilder>) -> Settings {
     let p = scenes::demo_params();
     let tethers = p.tethers.unwrap_or_default();
     Settings {
         grid,
+        mesh,
         frequency: match p.substeps {
             Substeps::Frequency(f) => f,
             Substeps::Fixed(_) => crate::params::DEFAULT_FREQUENCY,
@@ -253,27 +263,32 @@ fn default_settings(grid: u32) -> Settings {
         sphere: p.sphere.unwrap_or(scenes::DEMO_SPHERE),
         ground_on: p.ground.is_some(),
         ground: p.ground.unwrap_or(0.0),
-        corners_pinned: true,
+        pins_held: true,
     }
 }
 
-fn build_solver(ctx: &GpuContext, s: &Settings) -> Result<(GpuSolver, f32)> {
-    let cloth = scenes::demo_cloth(s.grid, s.corners_pinned)?;
-    let free = free_inverse_mass(&cloth);
-    Ok((GpuSolver::new(ctx, &cloth, s.params())?, free))
+/// The cloth the settings show: the mesh, or the demo's grid with its corners pinned.
+fn demo_cloth(s: &Settings) -> Result<crate::Cloth> {
+    match &s.mesh {
+        Some(builder) => builder.clone().build(),
+        None => scenes::demo_cloth(s.grid, true),
+    }
 }
 
-/// The inverse mass of the cloth's free particles (what an unpinned corner gets back).
-fn free_inverse_mass(cloth: &crate::Cloth) -> f32 {
-    cloth.inverse_masses().iter().copied().fold(0.0, f32::max)
+fn build_solver(ctx: &GpuContext, s: &Settings) -> Result<GpuSolver> {
+    GpuSolver::new(ctx, &demo_cloth(s)?, s.params())
 }
 
-/// Pins (inverse mass 0) or frees the two corners of the grid's first row.
-fn set_corners_pinned(solver: &mut dyn Solver, pinned: bool, free_inverse_mass: f32) -> Result<()> {
-    let columns = solver.cloth().grid().map_or(1, |g| g.columns) as usize;
-    let w = if pinned { 0.0 } else { free_inverse_mass };
-    for corner in [0, columns - 1] {
-        solver.set_inverse_mass(corner, w)?;
+/// Holds (inverse mass 0) or releases the particles the cloth was built with pinned.
+fn set_pins_held(solver: &mut dyn Solver, held: bool) -> Result<()> {
+    let cloth = solver.cloth().clone();
+    for i in (0..cloth.particle_count()).filter(|&i| cloth.is_pinned(i)) {
+        let w = if held {
+            0.0
+        } else {
+            cloth.free_inverse_masses()[i]
+        };
+        solver.set_inverse_mass(i, w)?;
     }
     Ok(())
 }
@@ -284,11 +299,10 @@ fn apply_panel_actions(
     actions: &UiActions,
     settings: &mut Settings,
     solver: &mut dyn Solver,
-    free_inverse_mass: f32,
 ) -> Result<()> {
-    if actions.toggle_corners {
-        settings.corners_pinned = !settings.corners_pinned;
-        set_corners_pinned(solver, settings.corners_pinned, free_inverse_mass)?;
+    if actions.toggle_pins {
+        settings.pins_held = !settings.pins_held;
+        set_pins_held(solver, settings.pins_held)?;
     }
     Ok(())
 }
@@ -346,8 +360,17 @@ impl State {
         let cpu_note = (on_cpu && options.grid.is_none()).then(|| {
             "CPU adapter: 64x64 by default to stay interactive (raise it in the panel)".to_string()
         });
-        let settings = default_settings(grid);
-        let (solver, free_inverse_mass) = build_solver(&ctx, &settings)?;
+        let mut settings = default_settings(grid, options.mesh.clone());
+        if let Some(w) = options.wind {
+            settings.wind_on = true;
+            settings.wind_strength = w;
+        }
+        let solver = build_solver(&ctx, &settings)?;
+        let camera = if settings.mesh.is_some() {
+            OrbitCamera::framing(solver.cloth().positions())
+        } else {
+            OrbitCamera::default()
+        };
         let mesh = renderer.cloth_mesh(&ctx.device, solver.cloth(), solver.position_buffer())?;
 
         let egui_ctx = egui::Context::default();
@@ -373,9 +396,8 @@ impl State {
             targets,
             solver,
             mesh,
-            free_inverse_mass,
             settings,
-            camera: OrbitCamera::default(),
+            camera,
             egui: Egui {
                 ctx: egui_ctx,
                 state: egui_state,
@@ -461,7 +483,7 @@ impl State {
                     KeyCode::KeyN => s.step_once = true,
                     KeyCode::KeyR => self.reset()?,
                     KeyCode::KeyW => s.wind_on = !s.wind_on,
-                    KeyCode::KeyP => self.toggle_corners()?,
+                    KeyCode::KeyP => self.toggle_pins()?,
                     KeyCode::ArrowLeft => s.sphere.center.x -= 0.05,
                     KeyCode::ArrowRight => s.sphere.center.x += 0.05,
                     KeyCode::ArrowUp => s.sphere.center.z -= 0.05,
@@ -478,8 +500,7 @@ impl State {
     fn try_grab(&mut self) -> Result<bool> {
         let positions = self.solver.positions()?;
         let ray = self.camera.ray(self.cursor, self.viewport());
-        let spacing = self.solver.cloth().grid().map_or(0.0, |g| g.spacing);
-        let radius = 2.5 * spacing.max(0.004);
+        let radius = 2.5 * self.solver.cloth().mean_edge_length().max(0.004);
         let Some((index, t)) = pick(&ray, &positions, radius) else {
             return Ok(false);
         };
@@ -498,32 +519,26 @@ impl State {
     fn reset(&mut self) -> Result<()> {
         self.grab = None;
         self.solver.reset()?;
-        self.settings.corners_pinned = true;
+        self.settings.pins_held = true;
         Ok(())
     }
 
-    fn toggle_corners(&mut self) -> Result<()> {
+    fn toggle_pins(&mut self) -> Result<()> {
         let actions = UiActions {
-            toggle_corners: true,
+            toggle_pins: true,
             ..Default::default()
         };
-        apply_panel_actions(
-            &actions,
-            &mut self.settings,
-            &mut self.solver,
-            self.free_inverse_mass,
-        )
+        apply_panel_actions(&actions, &mut self.settings, &mut self.solver)
     }
 
     fn rebuild(&mut self) -> Result<()> {
         self.grab = None;
-        self.settings.corners_pinned = true;
-        let (solver, free) = build_solver(&self.ctx, &self.settings)?;
+        self.settings.pins_held = true;
+        let solver = build_solver(&self.ctx, &self.settings)?;
         self.mesh =
             self.renderer
                 .cloth_mesh(&self.ctx.device, solver.cloth(), solver.position_buffer())?;
         self.solver = solver;
-        self.free_inverse_mass = free;
         Ok(())
     }
 
@@ -610,7 +625,6 @@ impl State {
             &self.targets,
             &view,
             &self.mesh,
-            self.solver.position_buffer(),
             &scene,
         );
         self.draw_ui(&mut encoder, &view)?;
@@ -661,12 +675,7 @@ impl State {
         if actions.reset {
             self.reset()?;
         }
-        apply_panel_actions(
-            &actions,
-            &mut self.settings,
-            &mut self.solver,
-            self.free_inverse_mass,
-        )?;
+        apply_panel_actions(&actions, &mut self.settings, &mut self.solver)?;
 
         let screen = egui_wgpu::ScreenDescriptor {
             size_in_pixels: [self.config.width, self.config.height],
@@ -756,7 +765,6 @@ impl State {
             &targets,
             &view,
             &self.mesh,
-            self.solver.position_buffer(),
             &scene,
         );
         encoder.copy_texture_to_buffer(
@@ -798,13 +806,12 @@ impl State {
             }
         })?;
         println!(
-            "wrote {} ({}x{}, frame {}, {}x{} cloth on {})",
+            "wrote {} ({}x{}, frame {}, cloth of {} particles on {})",
             path.display(),
             size.0,
             size.1,
             self.frames,
-            self.settings.grid,
-            self.settings.grid,
+            self.solver.cloth().particle_count(),
             self.solver.backend_name()
         );
         Ok(())
@@ -816,7 +823,7 @@ impl State {
 struct UiActions {
     rebuild: bool,
     reset: bool,
-    toggle_corners: bool,
+    toggle_pins: bool,
 }
 
 /// Frames between two stretch measurements in the HUD.
@@ -869,28 +876,32 @@ fn controls(ctx: &egui::Context, s: &mut Settings, hud: &Hud, actions: &mut UiAc
                     actions.reset = true;
                 }
                 if ui
-                    .button(if s.corners_pinned {
-                        "Unpin corners"
-                    } else {
-                        "Pin corners"
+                    .button(match (s.pins_held, s.mesh.is_some()) {
+                        (true, false) => "Unpin corners",
+                        (false, false) => "Pin corners",
+                        (true, true) => "Release pins",
+                        (false, true) => "Pin again",
                     })
                     .clicked()
                 {
-                    actions.toggle_corners = true;
+                    actions.toggle_pins = true;
                 }
             });
-            egui::ComboBox::from_label("resolution")
-                .selected_text(format!("{0}x{0}", s.grid))
-                .show_ui(ui, |ui| {
-                    for n in [32, 64, 128, 256, 512, 1024] {
-                        if ui
-                            .selectable_value(&mut s.grid, n, format!("{n}x{n}"))
-                            .changed()
-                        {
-                            actions.rebuild = true;
+            // A mesh has its own resolution.
+            if s.mesh.is_none() {
+                egui::ComboBox::from_label("resolution")
+                    .selected_text(format!("{0}x{0}", s.grid))
+                    .show_ui(ui, |ui| {
+                        for n in [32, 64, 128, 256, 512, 1024] {
+                            if ui
+                                .selectable_value(&mut s.grid, n, format!("{n}x{n}"))
+                                .changed()
+                            {
+                                actions.rebuild = true;
+                            }
                         }
-                    }
-                });
+                    });
+            }
             egui::ComboBox::from_label("integrator")
                 .selected_text(s.solver.integrator.name())
                 .show_ui(ui, |ui| {
@@ -968,29 +979,49 @@ mod tests {
     /// nothing (the P key worked).
     #[test]
     fn pin_button_toggles_the_corners_once() {
-        let mut settings = default_settings(8);
-        let cloth = scenes::demo_cloth(8, true).unwrap();
-        let free = free_inverse_mass(&cloth);
+        let mut settings = default_settings(8, None);
+        let cloth = demo_cloth(&settings).unwrap();
+        let free = [0, 7].map(|i| cloth.free_inverse_masses()[i]);
+        assert!(free.iter().all(|&w| w > 0.0));
         let mut solver = CpuSolver::new(&cloth, settings.params()).unwrap();
         let corner_w = |s: &CpuSolver| [s.raw_positions()[0].w, s.raw_positions()[7].w];
         assert_eq!(corner_w(&solver), [0.0, 0.0], "the corners start pinned");
         let button = UiActions {
-            toggle_corners: true,
+            toggle_pins: true,
             ..Default::default()
         };
-        apply_panel_actions(&button, &mut settings, &mut solver, free).unwrap();
-        assert!(!settings.corners_pinned);
-        assert_eq!(
-            corner_w(&solver),
-            [free, free],
-            "one click frees the corners"
-        );
-        apply_panel_actions(&button, &mut settings, &mut solver, free).unwrap();
-        assert!(settings.corners_pinned);
+        apply_panel_actions(&button, &mut settings, &mut solver).unwrap();
+        assert!(!settings.pins_held);
+        assert_eq!(corner_w(&solver), free, "one click frees the corners");
+        apply_panel_actions(&button, &mut settings, &mut solver).unwrap();
+        assert!(settings.pins_held);
         assert_eq!(
             corner_w(&solver),
             [0.0, 0.0],
             "a second click pins them again"
         );
+    }
+
+    #[test]
+    fn the_pin_button_releases_a_meshs_group_pins() {
+        let flag =
+            crate::ClothBuilder::obj(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/flag.obj"))
+                .unwrap()
+                .pinning(crate::Pinning::Group("pole".into()));
+        let mut settings = default_settings(8, Some(flag));
+        let cloth = demo_cloth(&settings).unwrap();
+        let pinned: Vec<usize> = (0..cloth.particle_count())
+            .filter(|&i| cloth.is_pinned(i))
+            .collect();
+        assert!(pinned.len() >= 2);
+        let mut solver = CpuSolver::new(&cloth, settings.params()).unwrap();
+        let button = UiActions {
+            toggle_pins: true,
+            ..Default::default()
+        };
+        apply_panel_actions(&button, &mut settings, &mut solver).unwrap();
+        for &i in &pinned {
+            assert_eq!(solver.raw_positions()[i].w, cloth.free_inverse_masses()[i]);
+        }
     }
 }

@@ -31,6 +31,24 @@ impl Default for OrbitCamera {
     }
 }
 
+impl OrbitCamera {
+    /// The default view, moved to frame `positions` (a mesh placed elsewhere than the grid):
+    /// looks at the middle of their bounding box from far enough to see all of it.
+    pub fn framing(positions: &[Vec3]) -> Self {
+        let (lo, hi) = positions.iter().fold(
+            (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+            |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+        );
+        let radius = 0.5 * (hi - lo).length();
+        let camera = Self::default();
+        Self {
+            target: 0.5 * (lo + hi) - Vec3::new(0.0, 0.1 * radius, 0.0),
+            distance: (3.2 * radius).clamp(1.0, 50.0),
+            ..camera
+        }
+    }
+}
+
 /// A ray from `origin` along the unit vector `dir`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Ray {

@@ -2,9 +2,11 @@
 
 use glam::{Mat4, Vec3};
 
-use crate::config::DEFAULT_WORKGROUP_SIZE;
-use crate::config::Grid;
+use std::collections::HashMap;
+
+use crate::config::{DEFAULT_WORKGROUP_SIZE, MeshInfo};
 use crate::error::{ChiffonError, Result};
+use crate::geometry::planar_uvs;
 use crate::gpu::kernels::{Binding, Kernel, bind_group, bind_group_layout};
 use crate::gpu::shaders;
 
@@ -32,8 +34,50 @@ pub struct SceneUniform {
     pub sphere: [f32; 4],
     /// x: height (m).
     pub ground: [f32; 4],
-    /// x: columns, y: rows of the cloth.
-    pub grid: [u32; 4],
+}
+
+/// One corner of the drawn cloth (`cloth_vs`'s vertex input): a particle and a texture
+/// coordinate. Particles with two UVs (at a seam) are drawn as two vertices.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct ClothVertex {
+    /// Index into the solver's positions.
+    pub particle: u32,
+    /// Padding so `uv` is 8-byte aligned.
+    pub pad: u32,
+    /// Texture coordinate.
+    pub uv: [f32; 2],
+}
+
+/// The vertices and indices that draw `cloth`: one vertex per distinct (particle, UV) pair.
+/// Without UVs, a planar projection of the rest shape gives the checker its coordinates.
+pub fn cloth_vertices(cloth: &crate::Cloth) -> (Vec<ClothVertex>, Vec<u32>) {
+    let planar;
+    let layer = match cloth.uvs() {
+        Some(uvs) => uvs,
+        None => {
+            planar = planar_uvs(cloth.positions(), cloth.triangles());
+            &planar
+        }
+    };
+    let mut vertices = Vec::with_capacity(cloth.particle_count());
+    let mut seen: HashMap<(u32, u32), u32> = HashMap::with_capacity(cloth.particle_count());
+    let mut indices = Vec::with_capacity(cloth.triangles().len() * 3);
+    for (t, uv_t) in cloth.triangles().iter().zip(&layer.triangles) {
+        for (&p, &u) in t.iter().zip(uv_t) {
+            let next = vertices.len() as u32;
+            let v = *seen.entry((p, u)).or_insert_with(|| {
+                vertices.push(ClothVertex {
+                    particle: p,
+                    pad: 0,
+                    uv: layer.uvs[u as usize].to_array(),
+                });
+                next
+            });
+            indices.push(v);
+        }
+    }
+    (vertices, indices)
 }
 
 /// What to draw this frame besides the cloth.
@@ -90,13 +134,16 @@ impl Targets {
     }
 }
 
-/// Per-cloth GPU data: indices, the normals buffer and the normals kernel's bindings.
+/// Per-cloth GPU data: vertices, indices, the normals buffer and the bindings of the normals
+/// kernel and of the cloth's draw.
 pub struct ClothMesh {
+    vertex_buffer: wgpu::Buffer,
     index_buffer: wgpu::Buffer,
     index_count: u32,
     normals: wgpu::Buffer,
     normals_bind_group: wgpu::BindGroup,
-    grid: Grid,
+    draw_bind_group: wgpu::BindGroup,
+    particle_count: u32,
 }
 
 impl ClothMesh {
@@ -119,6 +166,7 @@ pub struct Renderer {
     sphere_index_count: u32,
     normals: Kernel,
     normals_layout: wgpu::BindGroupLayout,
+    cloth_layout: wgpu::BindGroupLayout,
 }
 
 impl Renderer {
@@ -155,18 +203,44 @@ impl Renderer {
             label: Some(shaders::RENDER.file),
             source: wgpu::ShaderSource::Wgsl(shaders::RENDER.source().into()),
         });
+        // The cloth's particles and normals, read by the vertex shader.
+        let storage_entry = |binding| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::VERTEX,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: true },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let cloth_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("cloth draw layout"),
+            entries: &[storage_entry(0), storage_entry(1)],
+        });
         let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("render layout"),
             bind_group_layouts: &[Some(&scene_layout)],
             immediate_size: 0,
         });
-        let vec4_attr = |location| wgpu::VertexAttribute {
-            format: wgpu::VertexFormat::Float32x4,
-            offset: 0,
-            shader_location: location,
-        };
-        let positions_attr = [vec4_attr(0)];
-        let normals_attr = [vec4_attr(1)];
+        let cloth_pipeline_layout =
+            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("cloth render layout"),
+                bind_group_layouts: &[Some(&scene_layout), Some(&cloth_layout)],
+                immediate_size: 0,
+            });
+        let vertex_attrs = [
+            wgpu::VertexAttribute {
+                format: wgpu::VertexFormat::Uint32,
+                offset: 0,
+                shader_location: 0,
+            },
+            wgpu::VertexAttribute {
+                format: wgpu::VertexFormat::Float32x2,
+                offset: 8,
+                shader_location: 1,
+            },
+        ];
         let unit_attr = [wgpu::VertexAttribute {
             format: wgpu::VertexFormat::Float32x3,
             offset: 0,
@@ -179,10 +253,14 @@ impl Renderer {
                 attributes,
             })
         };
-        let pipeline = |name: &str, vs, fs, buffers: &[Option<wgpu::VertexBufferLayout>]| {
+        let pipeline = |name: &str,
+                        layout: &wgpu::PipelineLayout,
+                        vs,
+                        fs,
+                        buffers: &[Option<wgpu::VertexBufferLayout>]| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(name),
-                layout: Some(&layout),
+                layout: Some(layout),
                 vertex: wgpu::VertexState {
                     module: &module,
                     entry_point: Some(vs),
@@ -212,16 +290,18 @@ impl Renderer {
                 cache: None,
             })
         };
-        // The cloth reads the solver's position buffer and the normals as two vertex buffers.
+        // The cloth's vertices name particles; positions and normals come from storage.
         let cloth = pipeline(
             "cloth",
+            &cloth_pipeline_layout,
             "cloth_vs",
             "cloth_fs",
-            &[buffer(16, &positions_attr), buffer(16, &normals_attr)],
+            &[buffer(size_of::<ClothVertex>() as u64, &vertex_attrs)],
         );
-        let ground = pipeline("ground", "ground_vs", "ground_fs", &[]);
+        let ground = pipeline("ground", &layout, "ground_vs", "ground_fs", &[]);
         let sphere = pipeline(
             "sphere",
+            &layout,
             "sphere_vs",
             "sphere_fs",
             &[buffer(12, &unit_attr)],
@@ -241,15 +321,19 @@ impl Renderer {
             wgpu::BufferUsages::INDEX,
         );
 
-        // The normals kernel: grid uniform, positions (read), normals (write).
+        // The normals kernel: mesh uniform, positions, triangles, CSR offsets and incident
+        // triangles (read), normals (write).
         let normals_layout = bind_group_layout(
             device,
             "compute_normals",
             &[
                 Binding::Uniform {
-                    size: size_of::<Grid>() as u64,
+                    size: size_of::<MeshInfo>() as u64,
                     dynamic: false,
                 },
+                Binding::StorageRead,
+                Binding::StorageRead,
+                Binding::StorageRead,
                 Binding::StorageRead,
                 Binding::StorageReadWrite,
             ],
@@ -274,6 +358,7 @@ impl Renderer {
             sphere_index_count: indices.len() as u32,
             normals,
             normals_layout,
+            cloth_layout,
         }
     }
 
@@ -282,23 +367,26 @@ impl Renderer {
         self.samples
     }
 
-    /// GPU data for drawing `cloth` (a grid), whose positions live in `positions`.
+    /// GPU data for drawing `cloth` (any mesh with triangles), whose positions live in
+    /// `positions`.
     pub fn cloth_mesh(
         &self,
         device: &wgpu::Device,
         cloth: &crate::Cloth,
         positions: &wgpu::Buffer,
     ) -> Result<ClothMesh> {
-        let shape = cloth
-            .grid()
-            .ok_or_else(|| ChiffonError::InvalidCloth("the demo draws grid cloths only".into()))?;
-        let grid = Grid {
-            columns: shape.columns,
-            rows: shape.rows,
-            pad0: 0,
-            pad1: 0,
-        };
-        let indices: Vec<u32> = cloth.triangles().iter().flatten().copied().collect();
+        if cloth.triangles().is_empty() {
+            return Err(ChiffonError::InvalidCloth(
+                "the demo draws cloths with triangles (a rope has none)".into(),
+            ));
+        }
+        let (vertices, indices) = cloth_vertices(cloth);
+        let vertex_buffer = buffer_init(
+            device,
+            "cloth vertices",
+            bytemuck::cast_slice(&vertices),
+            wgpu::BufferUsages::VERTEX,
+        );
         let index_buffer = buffer_init(
             device,
             "cloth indices",
@@ -308,29 +396,65 @@ impl Renderer {
         let normals = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("cloth normals"),
             size: positions.size(),
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::VERTEX
-                | wgpu::BufferUsages::COPY_SRC,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
-        let grid_buffer = buffer_init(
+        let info = MeshInfo {
+            particle_count: cloth.particle_count() as u32,
+            triangle_count: cloth.triangles().len() as u32,
+            pad0: 0,
+            pad1: 0,
+        };
+        let csr = cloth.vertex_triangles();
+        let storage =
+            |label, bytes: &[u8]| buffer_init(device, label, bytes, wgpu::BufferUsages::STORAGE);
+        let info_buffer = buffer_init(
             device,
-            "grid",
-            bytemuck::bytes_of(&grid),
+            "mesh info",
+            bytemuck::bytes_of(&info),
             wgpu::BufferUsages::UNIFORM,
         );
+        let triangles = storage("triangles", bytemuck::cast_slice(cloth.triangles()));
+        let offsets = storage(
+            "vertex triangle offsets",
+            bytemuck::cast_slice(&csr.offsets),
+        );
+        let incident = storage("vertex triangles", bytemuck::cast_slice(&csr.items));
         let normals_bind_group = bind_group(
             device,
             "compute_normals",
             &self.normals_layout,
-            &[(&grid_buffer, None), (positions, None), (&normals, None)],
+            &[
+                (&info_buffer, None),
+                (positions, None),
+                (&triangles, None),
+                (&offsets, None),
+                (&incident, None),
+                (&normals, None),
+            ],
         );
+        let draw_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("cloth draw bindings"),
+            layout: &self.cloth_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: positions.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: normals.as_entire_binding(),
+                },
+            ],
+        });
         Ok(ClothMesh {
+            vertex_buffer,
             index_buffer,
             index_count: indices.len() as u32,
             normals,
             normals_bind_group,
-            grid,
+            draw_bind_group,
+            particle_count: info.particle_count,
         })
     }
 
@@ -342,12 +466,10 @@ impl Renderer {
         });
         pass.set_pipeline(&self.normals.pipeline);
         pass.set_bind_group(0, &mesh.normals_bind_group, &[]);
-        self.normals
-            .dispatch(&mut pass, mesh.grid.columns * mesh.grid.rows);
+        self.normals.dispatch(&mut pass, mesh.particle_count);
     }
 
     /// Records normals, then the scene, into `encoder`, drawing onto `target` (resolving MSAA).
-    #[allow(clippy::too_many_arguments)]
     pub fn draw(
         &self,
         queue: &wgpu::Queue,
@@ -355,7 +477,6 @@ impl Renderer {
         targets: &Targets,
         target: &wgpu::TextureView,
         mesh: &ClothMesh,
-        positions: &wgpu::Buffer,
         view: &SceneView,
     ) {
         let uniform = SceneUniform {
@@ -366,7 +487,6 @@ impl Renderer {
                 .sphere
                 .map_or([0.0; 4], |(c, r)| c.extend(r).to_array()),
             ground: [view.ground.unwrap_or(0.0), 0.0, 0.0, 0.0],
-            grid: [mesh.grid.columns, mesh.grid.rows, 0, 0],
         };
         queue.write_buffer(&self.scene_buffer, 0, bytemuck::bytes_of(&uniform));
 
@@ -402,8 +522,8 @@ impl Renderer {
         });
         pass.set_bind_group(0, &self.scene_bind_group, &[]);
         pass.set_pipeline(&self.cloth);
-        pass.set_vertex_buffer(0, positions.slice(..));
-        pass.set_vertex_buffer(1, mesh.normals.slice(..));
+        pass.set_bind_group(1, &mesh.draw_bind_group, &[]);
+        pass.set_vertex_buffer(0, mesh.vertex_buffer.slice(..));
         pass.set_index_buffer(mesh.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
         pass.draw_indexed(0..mesh.index_count, 0, 0..1);
         if view.ground.is_some() {

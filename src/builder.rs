@@ -1,0 +1,680 @@
+//! [`ClothBuilder`]: grids, triangle meshes (from code or OBJ files) and ropes become a
+//! [`Cloth`] through one path. Each source produces a surface (positions, triangles, UVs,
+//! groups and its constraints); then, the same for all: placement, masses from areas (or
+//! lengths), pin selection, validation and coloring.
+
+use std::path::Path;
+
+use glam::{Vec2, Vec3};
+
+use crate::cloth::{Cloth, ClothDesc, Constraint, ConstraintKind, GridShape, ParticleGroup};
+use crate::error::{ChiffonError, Result, check_finite3, check_range};
+use crate::geometry::{
+    self, DEFAULT_WELD_TOLERANCE, MeshStats, TriangleMesh, UvLayer, mesh_constraints, triangle_area,
+};
+
+/// How the grid is placed in the world.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Layout {
+    /// In the x-y plane, centred on x = 0, top row at `top` (m), rows going down (−y), z = 0.
+    Hanging {
+        /// Height of the top row (m).
+        top: f32,
+    },
+    /// In the x-z plane at height `height` (m), centred on the origin; rows go along +z.
+    Flat {
+        /// Height of the sheet (m).
+        height: f32,
+    },
+}
+
+/// Which particles never move (inverse mass 0). Several selections can be combined with
+/// [`ClothBuilder::pin`]; each must select something.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Pinning {
+    /// Nothing pinned.
+    None,
+    /// The two corners of a grid's first row (grids only).
+    Corners,
+    /// A grid's whole first row (grids only).
+    Edge,
+    /// Particle indices of the built cloth: row-major on a grid, the points' order on a rope,
+    /// and on a mesh its vertices after welding, in order (as chiffon's OBJ export lists them).
+    List(Vec<u32>),
+    /// Every vertex of the mesh's triangles in the OBJ group (`g` or `o`) of this name.
+    Group(String),
+    /// Every particle inside the axis-aligned box (m, after placement), corners included.
+    Box {
+        /// Lowest corner.
+        min: Vec3,
+        /// Highest corner.
+        max: Vec3,
+    },
+    /// The topmost particles: those within `distance` (m) below the highest one (in y).
+    Top {
+        /// Height below the highest particle (m), at least 0.
+        distance: f32,
+    },
+}
+
+/// How much the cloth weighs. Particles get the mass of their share of the surface: a third of
+/// each triangle they belong to (a quarter of each cell on a grid, half of each segment on a
+/// rope), so an irregular mesh is not heavier where it is finer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Mass {
+    /// The whole cloth's mass (kg).
+    Total(f32),
+    /// Areal density (kg/m²; for a rope, linear density in kg/m). Cotton is about 0.15.
+    Density(f32),
+}
+
+#[derive(Clone, Debug)]
+enum Source {
+    Grid {
+        columns: u32,
+        rows: u32,
+        spacing: Option<f32>,
+    },
+    Mesh(TriangleMesh),
+    Rope(Vec<Vec3>),
+}
+
+/// Builder for a cloth from a grid, a triangle mesh, an OBJ file or a polyline (a rope).
+///
+/// ```
+/// use chiffon::{ClothBuilder, Pinning};
+/// let cloth = ClothBuilder::grid(32, 32).pinning(Pinning::Corners).build().unwrap();
+/// assert_eq!(cloth.particle_count(), 1024);
+/// ```
+#[derive(Clone, Debug)]
+pub struct ClothBuilder {
+    source: Source,
+    mass: Mass,
+    layout: Layout,
+    velocity: Vec3,
+    pins: Vec<Pinning>,
+    kinds: [bool; 3],
+    scale: f32,
+    translate: Vec3,
+    weld_tolerance: Option<f32>,
+}
+
+/// Largest cloth the builder accepts, in particles (4096 × 4096); the GPU may allow fewer.
+pub const MAX_PARTICLES: u64 = 1 << 24;
+
+/// Mass of a mesh or rope when none is given: 0.2 kg/m² (0.2 kg/m), a light cotton.
+pub const DEFAULT_DENSITY: f32 = 0.2;
+
+impl ClothBuilder {
+    fn from_source(source: Source, mass: Mass, pins: Vec<Pinning>) -> Self {
+        Self {
+            source,
+            mass,
+            layout: Layout::Hanging { top: 1.0 },
+            velocity: Vec3::ZERO,
+            pins,
+            kinds: [true; 3],
+            scale: 1.0,
+            translate: Vec3::ZERO,
+            weld_tolerance: None,
+        }
+    }
+
+    /// A `columns` × `rows` grid. Defaults: 1 m wide (spacing = 1 / (columns − 1)), 0.2 kg,
+    /// hanging with its top row at y = 1 m, at rest, two corners pinned, all three constraint
+    /// kinds on: structural (neighbours), shear (both diagonals) and bend (two apart), which
+    /// color in 12 colors.
+    pub fn grid(columns: u32, rows: u32) -> Self {
+        Self::from_source(
+            Source::Grid {
+                columns,
+                rows,
+                spacing: None,
+            },
+            Mass::Total(0.2),
+            vec![Pinning::Corners],
+        )
+    }
+
+    /// A cloth from a triangle mesh: vertices closer than the weld tolerance become one
+    /// particle, one structural constraint per edge (shear for polygon diagonals), one bending
+    /// constraint across each interior edge. Defaults: [`DEFAULT_DENSITY`], nothing pinned, at
+    /// rest where the mesh is.
+    pub fn mesh(mesh: TriangleMesh) -> Self {
+        Self::from_source(
+            Source::Mesh(mesh),
+            Mass::Density(DEFAULT_DENSITY),
+            vec![Pinning::None],
+        )
+    }
+
+    /// A cloth from the OBJ file at `path` ([`geometry::obj`] says what is read).
+    pub fn obj(path: impl AsRef<Path>) -> Result<Self> {
+        Ok(Self::mesh(geometry::obj::load(path.as_ref())?))
+    }
+
+    /// A rope (or chain) through `points`: a structural constraint per segment and a bending
+    /// constraint between every other point. Defaults: [`DEFAULT_DENSITY`] kg/m, nothing pinned.
+    pub fn rope(points: Vec<Vec3>) -> Self {
+        Self::from_source(
+            Source::Rope(points),
+            Mass::Density(DEFAULT_DENSITY),
+            vec![Pinning::None],
+        )
+    }
+
+    /// Distance between neighbouring particles of a grid (m).
+    pub fn spacing(mut self, spacing: f32) -> Self {
+        if let Source::Grid { spacing: s, .. } = &mut self.source {
+            *s = Some(spacing);
+        }
+        self
+    }
+
+    /// Mass of the whole cloth (kg).
+    pub fn total_mass(mut self, kg: f32) -> Self {
+        self.mass = Mass::Total(kg);
+        self
+    }
+
+    /// Areal density (kg/m²; kg/m for a rope).
+    pub fn density(mut self, kg_per_unit: f32) -> Self {
+        self.mass = Mass::Density(kg_per_unit);
+        self
+    }
+
+    /// Mass, as a total or a density.
+    pub fn mass(mut self, mass: Mass) -> Self {
+        self.mass = mass;
+        self
+    }
+
+    /// Placement of a grid in the world (meshes and ropes stay where they are made, then
+    /// [`Self::scale`] and [`Self::translate`] apply).
+    pub fn layout(mut self, layout: Layout) -> Self {
+        self.layout = layout;
+        self
+    }
+
+    /// Uniform scale about the origin, applied before [`Self::translate`] (default 1).
+    pub fn scale(mut self, scale: f32) -> Self {
+        self.scale = scale;
+        self
+    }
+
+    /// Offset added to every position after scaling (m).
+    pub fn translate(mut self, offset: Vec3) -> Self {
+        self.translate = offset;
+        self
+    }
+
+    /// Welding distance for meshes (m); default [`DEFAULT_WELD_TOLERANCE`] × the mesh's
+    /// bounding-box diagonal; 0 welds exact duplicates only.
+    pub fn weld_tolerance(mut self, metres: f32) -> Self {
+        self.weld_tolerance = Some(metres);
+        self
+    }
+
+    /// Initial velocity of every unpinned particle (m/s).
+    pub fn velocity(mut self, v: Vec3) -> Self {
+        self.velocity = v;
+        self
+    }
+
+    /// Pins exactly this selection (replacing any before).
+    pub fn pinning(mut self, pinning: Pinning) -> Self {
+        self.pins = vec![pinning];
+        self
+    }
+
+    /// Pins this selection too.
+    pub fn pin(mut self, pinning: Pinning) -> Self {
+        self.pins.retain(|p| *p != Pinning::None);
+        self.pins.push(pinning);
+        self
+    }
+
+    /// Turns a constraint kind on or off (how stiff it is is the solver's
+    /// [`crate::params::Compliance`]).
+    pub fn constraint(mut self, kind: ConstraintKind, on: bool) -> Self {
+        self.kinds[kind as usize] = on;
+        self
+    }
+
+    /// Builds the particles, the constraints (colored and sorted by color) and the triangles.
+    pub fn build(self) -> Result<Cloth> {
+        check_range("scale", self.scale as f64, 1.0e-6, 1.0e6)?;
+        check_finite3("translation", self.translate)?;
+        check_finite3("initial velocity", self.velocity)?;
+        let (Mass::Total(m) | Mass::Density(m)) = self.mass;
+        check_range(
+            match self.mass {
+                Mass::Total(_) => "total mass (kg)",
+                Mass::Density(_) => "density (kg/m²)",
+            },
+            m as f64,
+            1.0e-9,
+            1.0e9,
+        )?;
+        let surface = match &self.source {
+            Source::Grid {
+                columns,
+                rows,
+                spacing,
+            } => self.grid_surface(*columns, *rows, *spacing)?,
+            Source::Mesh(mesh) => self.mesh_surface(mesh)?,
+            Source::Rope(points) => self.rope_surface(points)?,
+        };
+        self.finish(surface)
+    }
+
+    fn place(&self, p: Vec3) -> Vec3 {
+        p * self.scale + self.translate
+    }
+
+    fn grid_surface(&self, w: u32, h: u32, spacing: Option<f32>) -> Result<Surface> {
+        if w < 2 || h < 2 {
+            return Err(ChiffonError::InvalidCloth(format!(
+                "a grid needs at least 2 × 2 particles, got {w} × {h}"
+            )));
+        }
+        let n = w as u64 * h as u64;
+        if n > MAX_PARTICLES {
+            return Err(ChiffonError::InvalidCloth(format!(
+                "{w} × {h} = {n} particles is more than the {MAX_PARTICLES} chiffon supports"
+            )));
+        }
+        let spacing = spacing.unwrap_or(1.0 / (w - 1) as f32);
+        check_range("spacing (m)", spacing as f64, 1.0e-5, 1.0e3)?;
+        let (Layout::Hanging { top: y } | Layout::Flat { height: y }) = self.layout;
+        check_range("layout height (m)", y as f64, -1.0e6, 1.0e6)?;
+        let n = n as usize;
+        let width = spacing * (w - 1) as f32;
+        let height = spacing * (h - 1) as f32;
+        let mut positions = Vec::with_capacity(n);
+        let mut uvs = Vec::with_capacity(n);
+        for r in 0..h {
+            for c in 0..w {
+                let u = c as f32 * spacing - 0.5 * width;
+                let v = r as f32 * spacing;
+                positions.push(self.place(match self.layout {
+                    Layout::Hanging { top } => Vec3::new(u, top - v, 0.0),
+                    Layout::Flat { height: y } => Vec3::new(u, y, v - 0.5 * height),
+                }));
+                uvs.push(Vec2::new(
+                    c as f32 / (w - 1) as f32,
+                    r as f32 / (h - 1) as f32,
+                ));
+            }
+        }
+        let s = spacing * self.scale;
+        // A quarter of each cell to each of its corners.
+        let mut share = vec![0.0f32; n];
+        for r in 0..h as usize - 1 {
+            for c in 0..w as usize - 1 {
+                let a = r * w as usize + c;
+                for v in [a, a + 1, a + w as usize, a + w as usize + 1] {
+                    share[v] += 0.25 * s * s;
+                }
+            }
+        }
+        let triangles = grid_triangles(w, h);
+        Ok(Surface {
+            constraints: grid_constraints(w, h, s, self.kinds),
+            uvs: Some(UvLayer {
+                uvs,
+                triangles: triangles.clone(),
+            }),
+            positions,
+            triangles,
+            groups: Vec::new(),
+            share,
+            grid: Some(GridShape {
+                columns: w,
+                rows: h,
+                spacing: s,
+            }),
+            stats: MeshStats {
+                boundary_edges: 2 * (w as usize - 1 + h as usize - 1),
+                ..MeshStats::default()
+            },
+            what: "grid",
+        })
+    }
+
+    fn mesh_surface(&self, mesh: &TriangleMesh) -> Result<Surface> {
+        if mesh.positions.len() as u64 > MAX_PARTICLES {
+            return Err(ChiffonError::InvalidMesh {
+                source_name: mesh.name.clone(),
+                reason: format!(
+                    "{} vertices is more than the {MAX_PARTICLES} chiffon supports",
+                    mesh.positions.len()
+                ),
+            });
+        }
+        let mut placed = mesh.clone();
+        if let Some(v) = placed.positions.iter().position(|p| !p.is_finite()) {
+            return Err(ChiffonError::InvalidMesh {
+                source_name: mesh.name.clone(),
+                reason: format!(
+                    "vertex {} has a non-finite coordinate {:?}",
+                    v + 1,
+                    mesh.positions[v].to_array()
+                ),
+            });
+        }
+        for p in &mut placed.positions {
+            *p = self.place(*p);
+        }
+        let tolerance = match self.weld_tolerance {
+            Some(t) => t,
+            None => {
+                let (lo, hi) = placed.positions.iter().fold(
+                    (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+                    |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+                );
+                DEFAULT_WELD_TOLERANCE * (hi - lo).length().max(0.0)
+            }
+        };
+        let welded = geometry::weld(&placed, tolerance)?;
+        let (constraints, non_manifold_edges, boundary_edges) = mesh_constraints(
+            &welded.positions,
+            &welded.triangles,
+            &welded.diagonals,
+            self.kinds,
+        );
+        let mut share = vec![0.0f32; welded.positions.len()];
+        for &t in &welded.triangles {
+            let a = triangle_area(&welded.positions, t) / 3.0;
+            for v in t {
+                share[v as usize] += a;
+            }
+        }
+        Ok(Surface {
+            positions: welded.positions,
+            uvs: welded.uvs,
+            triangles: welded.triangles,
+            groups: welded
+                .groups
+                .into_iter()
+                .map(|(name, particles)| ParticleGroup { name, particles })
+                .collect(),
+            constraints,
+            share,
+            grid: None,
+            stats: MeshStats {
+                non_manifold_edges,
+                boundary_edges,
+                ..welded.stats
+            },
+            what: "mesh",
+        })
+    }
+
+    fn rope_surface(&self, points: &[Vec3]) -> Result<Surface> {
+        if points.len() < 2 {
+            return Err(ChiffonError::InvalidCloth(format!(
+                "a rope needs at least 2 points, got {}",
+                points.len()
+            )));
+        }
+        if let Some(k) = points.iter().position(|p| !p.is_finite()) {
+            return Err(ChiffonError::InvalidCloth(format!(
+                "rope point {k} is not finite"
+            )));
+        }
+        let positions: Vec<Vec3> = points.iter().map(|&p| self.place(p)).collect();
+        let mut constraints = Vec::new();
+        let mut share = vec![0.0f32; positions.len()];
+        for k in 0..positions.len() - 1 {
+            let l = positions[k].distance(positions[k + 1]);
+            if l <= 1.0e-7 {
+                return Err(ChiffonError::InvalidCloth(format!(
+                    "rope points {k} and {} coincide",
+                    k + 1
+                )));
+            }
+            share[k] += 0.5 * l;
+            share[k + 1] += 0.5 * l;
+            if self.kinds[ConstraintKind::Structural as usize] {
+                constraints.push(Constraint::new(
+                    k as u32,
+                    k as u32 + 1,
+                    l,
+                    ConstraintKind::Structural,
+                ));
+            }
+        }
+        if self.kinds[ConstraintKind::Bend as usize] {
+            for k in 0..positions.len().saturating_sub(2) {
+                let l = positions[k].distance(positions[k + 2]);
+                constraints.push(Constraint::new(
+                    k as u32,
+                    k as u32 + 2,
+                    l,
+                    ConstraintKind::Bend,
+                ));
+            }
+        }
+        Ok(Surface {
+            positions,
+            triangles: Vec::new(),
+            uvs: None,
+            groups: Vec::new(),
+            constraints,
+            share,
+            grid: None,
+            stats: MeshStats::default(),
+            what: "rope",
+        })
+    }
+
+    /// The part every source shares: masses, pins, validation and coloring.
+    fn finish(self, s: Surface) -> Result<Cloth> {
+        let n = s.positions.len();
+        let total_share: f64 = s.share.iter().map(|&a| a as f64).sum();
+        if total_share.is_nan() || total_share <= 0.0 {
+            return Err(ChiffonError::InvalidCloth(format!(
+                "the {} has no area or length to give it mass",
+                s.what
+            )));
+        }
+        let mass_per_share = match self.mass {
+            Mass::Total(kg) => kg as f64 / total_share,
+            Mass::Density(d) => d as f64,
+        };
+        let free: Vec<f32> = s
+            .share
+            .iter()
+            .map(|&a| (1.0 / (a as f64 * mass_per_share)) as f32)
+            .collect();
+        let mut inverse_mass = free.clone();
+        for pin in &self.pins {
+            for p in select(pin, &s)? {
+                inverse_mass[p as usize] = 0.0;
+            }
+        }
+        debug_assert_eq!(inverse_mass.len(), n);
+        Cloth::build(
+            ClothDesc {
+                positions: s.positions,
+                inverse_mass,
+                velocity: self.velocity,
+                constraints: s.constraints,
+                triangles: s.triangles,
+                uvs: s.uvs,
+                groups: s.groups,
+            },
+            s.grid,
+            s.stats,
+            Some(free),
+        )
+    }
+}
+
+/// A source's output, before masses and pins.
+struct Surface {
+    positions: Vec<Vec3>,
+    triangles: Vec<[u32; 3]>,
+    uvs: Option<UvLayer>,
+    groups: Vec<ParticleGroup>,
+    constraints: Vec<Constraint>,
+    /// Area (m²) or length (m) each particle stands for.
+    share: Vec<f32>,
+    grid: Option<GridShape>,
+    stats: MeshStats,
+    /// "grid", "mesh" or "rope", for messages.
+    what: &'static str,
+}
+
+/// The particles `pin` selects on `s`; an error when it selects nothing (except `None`) or
+/// does not apply.
+fn select(pin: &Pinning, s: &Surface) -> Result<Vec<u32>> {
+    let n = s.positions.len();
+    let bad = |msg: String| Err(ChiffonError::InvalidCloth(msg));
+    let picked: Vec<u32> = match pin {
+        Pinning::None => return Ok(Vec::new()),
+        Pinning::Corners | Pinning::Edge => {
+            let Some(g) = s.grid else {
+                return bad(format!(
+                    "pinning {} needs a grid; a {} can be pinned by group, box, top or list",
+                    if *pin == Pinning::Corners {
+                        "corners"
+                    } else {
+                        "edge"
+                    },
+                    s.what
+                ));
+            };
+            if *pin == Pinning::Corners {
+                vec![0, g.columns - 1]
+            } else {
+                (0..g.columns).collect()
+            }
+        }
+        Pinning::List(list) => {
+            if let Some(&p) = list.iter().find(|&&p| p as usize >= n) {
+                return bad(format!(
+                    "pinned particle {p} does not exist (the {} has {n})",
+                    s.what
+                ));
+            }
+            list.clone()
+        }
+        Pinning::Group(name) => match s.groups.iter().find(|g| g.name == *name) {
+            Some(g) => g.particles.clone(),
+            None => {
+                let names: Vec<&str> = s.groups.iter().map(|g| g.name.as_str()).collect();
+                return bad(format!(
+                    "pin group {name:?} does not exist; the {} has {}",
+                    s.what,
+                    if names.is_empty() {
+                        "no groups".to_string()
+                    } else {
+                        format!("groups {}", names.join(", "))
+                    }
+                ));
+            }
+        },
+        Pinning::Box { min, max } => {
+            if !(min.is_finite() && max.is_finite()) {
+                return bad("the pin box's corners must be finite".into());
+            }
+            (0..n as u32)
+                .filter(|&p| {
+                    let q = s.positions[p as usize];
+                    q.cmpge(*min).all() && q.cmple(*max).all()
+                })
+                .collect()
+        }
+        Pinning::Top { distance } => {
+            if !(distance.is_finite() && *distance >= 0.0) {
+                return bad(format!(
+                    "the top pin distance {distance} m must be finite and at least 0"
+                ));
+            }
+            let top = s.positions.iter().map(|p| p.y).fold(f32::MIN, f32::max);
+            (0..n as u32)
+                .filter(|&p| s.positions[p as usize].y >= top - distance)
+                .collect()
+        }
+    };
+    if picked.is_empty() {
+        return bad(match pin {
+            Pinning::Box { min, max } => {
+                let (lo, hi) = s.positions.iter().fold(
+                    (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+                    |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+                );
+                format!(
+                    "the pin box {:?}..{:?} holds no particle (the {} spans {:?}..{:?})",
+                    min.to_array(),
+                    max.to_array(),
+                    s.what,
+                    lo.to_array(),
+                    hi.to_array()
+                )
+            }
+            _ => format!("pinning {pin:?} selects no particle"),
+        });
+    }
+    Ok(picked)
+}
+
+/// Generates the grid's constraints, kind by kind, each kind row-major. This order lets the
+/// greedy coloring reach the 12-color optimum of a full grid.
+fn grid_constraints(w: u32, h: u32, s: f32, kinds: [bool; 3]) -> Vec<Constraint> {
+    let idx = |c: u32, r: u32| r * w + c;
+    let mut out = Vec::new();
+    let mut add = |kind: ConstraintKind, offsets: &[(u32, u32, bool)], rest: f32| {
+        if !kinds[kind as usize] {
+            return;
+        }
+        // (dc, dr, mirrored): mirrored pairs run from (c + dc, r) to (c, r + dr).
+        for &(dc, dr, mirrored) in offsets {
+            for r in 0..h.saturating_sub(dr) {
+                for c in 0..w.saturating_sub(dc) {
+                    let (i, j) = if mirrored {
+                        (idx(c + dc, r), idx(c, r + dr))
+                    } else {
+                        (idx(c, r), idx(c + dc, r + dr))
+                    };
+                    out.push(Constraint::new(i, j, rest, kind));
+                }
+            }
+        }
+    };
+    add(
+        ConstraintKind::Structural,
+        &[(1, 0, false), (0, 1, false)],
+        s,
+    );
+    add(
+        ConstraintKind::Shear,
+        &[(1, 1, false), (1, 1, true)],
+        s * std::f32::consts::SQRT_2,
+    );
+    add(
+        ConstraintKind::Bend,
+        &[(2, 0, false), (0, 2, false)],
+        2.0 * s,
+    );
+    out
+}
+
+/// Two triangles per grid cell, counter-clockwise seen from +z (hanging) / −y (flat).
+fn grid_triangles(w: u32, h: u32) -> Vec<[u32; 3]> {
+    let mut t = Vec::with_capacity(2 * (w as usize - 1) * (h as usize - 1));
+    for r in 0..h - 1 {
+        for c in 0..w - 1 {
+            let a = r * w + c;
+            let (b, d, e) = (a + 1, a + w, a + w + 1);
+            t.push([a, d, b]);
+            t.push([b, d, e]);
+        }
+    }
+    t
+}

@@ -1,0 +1,290 @@
+//! Surfaces before they become cloth: triangle meshes (made in code or read from OBJ files),
+//! welding of coincident vertices, and the constraint topology of a mesh (one distance
+//! constraint per edge, bending across each interior edge).
+//!
+//! [`crate::ClothBuilder`] turns any of these into a [`crate::Cloth`]; grids, meshes and ropes
+//! all go through the same builder path (masses from areas, pin selection, validation,
+//! coloring).
+
+pub mod obj;
+mod weld;
+
+use std::collections::HashMap;
+
+use glam::{Vec2, Vec3};
+
+use crate::cloth::{Constraint, ConstraintKind};
+
+pub(crate) use weld::weld;
+
+/// Default welding tolerance, as a fraction of the mesh's bounding-box diagonal: vertices
+/// closer than this are one particle. Small enough never to merge distinct vertices of a
+/// real garment (1 m cloth: 10 µm), large enough to close an exporter's rounding at seams.
+pub const DEFAULT_WELD_TOLERANCE: f32 = 1.0e-5;
+
+/// Texture coordinates per triangle corner, as OBJ stores them: `triangles[t]` indexes `uvs`
+/// for the three corners of the mesh's triangle `t`, so a seam can have two UVs at one vertex.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct UvLayer {
+    /// The texture coordinates.
+    pub uvs: Vec<Vec2>,
+    /// One entry per mesh triangle, in the same order.
+    pub triangles: Vec<[u32; 3]>,
+}
+
+/// A named set of triangles (an OBJ `g` or `o` group).
+#[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct MeshGroup {
+    /// Group name as written in the file.
+    pub name: String,
+    /// Indices into [`TriangleMesh::triangles`].
+    pub triangles: Vec<u32>,
+}
+
+/// A triangle mesh as a modelling tool hands it over: vertices that may repeat at seams,
+/// triangles, optional UVs and named groups.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct TriangleMesh {
+    /// Where the mesh came from (a file name, or a word for a mesh made in code); errors name it.
+    pub name: String,
+    /// Vertex positions (m).
+    pub positions: Vec<Vec3>,
+    /// Counter-clockwise triangles of vertex indices.
+    pub triangles: Vec<[u32; 3]>,
+    /// Texture coordinates, if the mesh has them.
+    pub uvs: Option<UvLayer>,
+    /// Named triangle groups.
+    pub groups: Vec<MeshGroup>,
+    /// Edges that split a polygon into triangles (a quad's diagonal). They get the shear kind,
+    /// and bending across them joins the quad's other two corners (also shear), as on a grid.
+    pub diagonals: Vec<[u32; 2]>,
+}
+
+impl TriangleMesh {
+    /// A mesh named `name` with these positions and triangles, no UVs, groups or diagonals.
+    pub fn new(name: impl Into<String>, positions: Vec<Vec3>, triangles: Vec<[u32; 3]>) -> Self {
+        Self {
+            name: name.into(),
+            positions,
+            triangles,
+            ..Self::default()
+        }
+    }
+}
+
+/// What building a cloth from a mesh found, for the caller to report.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct MeshStats {
+    /// Vertices merged into another one by welding.
+    pub welded_vertices: usize,
+    /// Triangles dropped for having (after welding) a repeated vertex or no area.
+    pub degenerate_triangles: usize,
+    /// Vertices dropped because no remaining triangle uses them.
+    pub unused_vertices: usize,
+    /// Edges shared by more than two triangles: simulated, with no bending across them.
+    pub non_manifold_edges: usize,
+    /// Edges with one triangle (the cloth's border).
+    pub boundary_edges: usize,
+}
+
+/// The distance constraints of a triangle mesh: one per edge (structural, or shear for the
+/// `diagonals`), and one bending constraint across each edge with exactly two triangles
+/// between the two opposite vertices (shear across a diagonal, where the pair is the quad's
+/// other diagonal). Kinds turned off in `kinds` are left out. Deterministic: constraints come
+/// in the order the triangles first name their edges. Returns the constraints and the counts
+/// of non-manifold and boundary edges.
+pub fn mesh_constraints(
+    positions: &[Vec3],
+    triangles: &[[u32; 3]],
+    diagonals: &[[u32; 2]],
+    kinds: [bool; 3],
+) -> (Vec<Constraint>, usize, usize) {
+    let key = |a: u32, b: u32| (a.min(b), a.max(b));
+    struct Edge {
+        ends: (u32, u32),
+        opposite: [u32; 2],
+        count: u32,
+    }
+    let mut index: HashMap<(u32, u32), usize> = HashMap::with_capacity(triangles.len() * 2);
+    let mut edges: Vec<Edge> = Vec::with_capacity(triangles.len() * 2);
+    for t in triangles {
+        for e in 0..3 {
+            let (a, b, o) = (t[e], t[(e + 1) % 3], t[(e + 2) % 3]);
+            let k = key(a, b);
+            let slot = *index.entry(k).or_insert_with(|| {
+                edges.push(Edge {
+                    ends: k,
+                    opposite: [o, o],
+                    count: 0,
+                });
+                edges.len() - 1
+            });
+            let edge = &mut edges[slot];
+            if edge.count == 1 {
+                edge.opposite[1] = o;
+            }
+            edge.count += 1;
+        }
+    }
+    let diagonal: std::collections::HashSet<(u32, u32)> =
+        diagonals.iter().map(|&[a, b]| key(a, b)).collect();
+    let rest = |a: u32, b: u32| positions[a as usize].distance(positions[b as usize]);
+    let mut out = Vec::with_capacity(edges.len() * 2);
+    // A pair can arise twice (an edge that is also some edge's bending pair on a tiny closed
+    // mesh); keep the first.
+    let mut taken: std::collections::HashSet<(u32, u32)> = std::collections::HashSet::new();
+    let mut push = |out: &mut Vec<Constraint>, a: u32, b: u32, kind: ConstraintKind| {
+        if kinds[kind as usize] && a != b && taken.insert(key(a, b)) {
+            out.push(Constraint::new(a, b, rest(a, b), kind));
+        }
+    };
+    for e in &edges {
+        let kind = if diagonal.contains(&e.ends) {
+            ConstraintKind::Shear
+        } else {
+            ConstraintKind::Structural
+        };
+        push(&mut out, e.ends.0, e.ends.1, kind);
+    }
+    let (mut non_manifold, mut boundary) = (0, 0);
+    for e in &edges {
+        match e.count {
+            1 => boundary += 1,
+            2 => {
+                let kind = if diagonal.contains(&e.ends) {
+                    ConstraintKind::Shear
+                } else {
+                    ConstraintKind::Bend
+                };
+                push(&mut out, e.opposite[0], e.opposite[1], kind);
+            }
+            _ => non_manifold += 1,
+        }
+    }
+    (out, non_manifold, boundary)
+}
+
+/// For each vertex, the triangles that use it, as a compressed sparse row list: the triangles
+/// of vertex `v` are `items[offsets[v]..offsets[v + 1]]`. The normals kernel walks it with one
+/// thread per vertex, so no two threads write the same normal (no float atomics).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VertexTriangles {
+    /// `vertex_count + 1` offsets into `items`.
+    pub offsets: Vec<u32>,
+    /// Triangle indices, grouped by vertex.
+    pub items: Vec<u32>,
+}
+
+impl VertexTriangles {
+    /// The list for `vertex_count` vertices and `triangles`.
+    pub fn new(vertex_count: usize, triangles: &[[u32; 3]]) -> Self {
+        let mut offsets = vec![0u32; vertex_count + 1];
+        for t in triangles {
+            for &v in t {
+                offsets[v as usize + 1] += 1;
+            }
+        }
+        for v in 0..vertex_count {
+            offsets[v + 1] += offsets[v];
+        }
+        let mut fill = offsets.clone();
+        let mut items = vec![0u32; triangles.len() * 3];
+        for (k, t) in triangles.iter().enumerate() {
+            for &v in t {
+                items[fill[v as usize] as usize] = k as u32;
+                fill[v as usize] += 1;
+            }
+        }
+        Self { offsets, items }
+    }
+
+    /// The triangles of vertex `v`.
+    pub fn of(&self, v: usize) -> &[u32] {
+        &self.items[self.offsets[v] as usize..self.offsets[v + 1] as usize]
+    }
+}
+
+/// Area of triangle `t` (m²).
+pub fn triangle_area(positions: &[Vec3], t: [u32; 3]) -> f32 {
+    let [a, b, c] = t.map(|v| positions[v as usize]);
+    0.5 * (b - a).cross(c - a).length()
+}
+
+/// Texture coordinates for a mesh that has none: the rest positions projected onto the plane
+/// of the two longest sides of the bounding box, scaled so the longer spans [0, 1]. Gives the
+/// demo's checker something to draw.
+pub fn planar_uvs(positions: &[Vec3], triangles: &[[u32; 3]]) -> UvLayer {
+    let (lo, hi) = positions.iter().fold(
+        (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+    );
+    let extent = (hi - lo).max(Vec3::splat(1e-9));
+    // The two longest axes, in x, y, z order.
+    let mut axes = [0usize, 1, 2];
+    axes.sort_by(|&a, &b| extent[b].total_cmp(&extent[a]));
+    let (mut u, mut v) = (axes[0], axes[1]);
+    if u > v {
+        std::mem::swap(&mut u, &mut v);
+    }
+    let span = extent[u].max(extent[v]);
+    UvLayer {
+        uvs: positions
+            .iter()
+            .map(|p| Vec2::new((p[u] - lo[u]) / span, (p[v] - lo[v]) / span))
+            .collect(),
+        triangles: triangles.to_vec(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_quad_split_on_its_diagonal_has_a_grid_cells_constraints() {
+        // 0 1
+        // 2 3, split on 1-2.
+        let p = [
+            Vec3::new(0.0, 0.0, 0.0),
+            Vec3::new(1.0, 0.0, 0.0),
+            Vec3::new(0.0, -1.0, 0.0),
+            Vec3::new(1.0, -1.0, 0.0),
+        ];
+        let (c, non_manifold, boundary) =
+            mesh_constraints(&p, &[[0, 2, 1], [1, 2, 3]], &[[1, 2]], [true; 3]);
+        let kinds: Vec<_> = c
+            .iter()
+            .map(|c| (c.i.min(c.j), c.i.max(c.j), c.kind))
+            .collect();
+        let s = ConstraintKind::Structural as u32;
+        let sh = ConstraintKind::Shear as u32;
+        assert_eq!(
+            kinds,
+            vec![
+                (0, 2, s),
+                (1, 2, sh),
+                (0, 1, s),
+                (2, 3, s),
+                (1, 3, s),
+                (0, 3, sh)
+            ]
+        );
+        assert_eq!((non_manifold, boundary), (0, 4));
+        assert!((c[5].rest - 2f32.sqrt()).abs() < 1e-6);
+    }
+
+    #[test]
+    fn vertex_triangles_lists_every_corner_once() {
+        let t = [[0, 1, 2], [2, 1, 3]];
+        let csr = VertexTriangles::new(5, &t);
+        assert_eq!(csr.of(0), &[0]);
+        assert_eq!(csr.of(1), &[0, 1]);
+        assert_eq!(csr.of(2), &[0, 1]);
+        assert_eq!(csr.of(3), &[1]);
+        assert!(csr.of(4).is_empty());
+    }
+}
