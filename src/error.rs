@@ -58,7 +58,7 @@ pub enum ChiffonError {
     /// A buffer the cloth needs is larger than the device allows.
     #[error(
         "{what} needs {bytes} bytes but this device allows at most {limit} bytes ({limit_name}); \
-         use a smaller grid"
+         use a smaller cloth"
     )]
     ExceedsDeviceLimit {
         /// The buffer.
