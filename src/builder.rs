@@ -355,27 +355,16 @@ impl ClothBuilder {
                 ),
             });
         }
+        // Placed before welding, so tolerances and pin boxes are in world units; `weld`
+        // checks the coordinates.
         let mut placed = mesh.clone();
-        if let Some(v) = placed.positions.iter().position(|p| !p.is_finite()) {
-            return Err(ChiffonError::InvalidMesh {
-                source_name: mesh.name.clone(),
-                reason: format!(
-                    "vertex {} has a non-finite coordinate {:?}",
-                    v + 1,
-                    mesh.positions[v].to_array()
-                ),
-            });
-        }
         for p in &mut placed.positions {
             *p = self.place(*p);
         }
         let tolerance = match self.weld_tolerance {
             Some(t) => t,
             None => {
-                let (lo, hi) = placed.positions.iter().fold(
-                    (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
-                    |(lo, hi), p| (lo.min(*p), hi.max(*p)),
-                );
+                let (lo, hi) = geometry::bounds(&placed.positions);
                 DEFAULT_WELD_TOLERANCE * (hi - lo).length().max(0.0)
             }
         };
@@ -605,10 +594,7 @@ fn select(pin: &Pinning, s: &Surface) -> Result<Vec<u32>> {
     if picked.is_empty() {
         return bad(match pin {
             Pinning::Box { min, max } => {
-                let (lo, hi) = s.positions.iter().fold(
-                    (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
-                    |(lo, hi), p| (lo.min(*p), hi.max(*p)),
-                );
+                let (lo, hi) = geometry::bounds(&s.positions);
                 format!(
                     "the pin box {:?}..{:?} holds no particle (the {} spans {:?}..{:?})",
                     min.to_array(),

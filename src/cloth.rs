@@ -341,10 +341,7 @@ impl Cloth {
         if let Some(g) = self.grid {
             return g.spacing * (g.columns.max(g.rows) - 1) as f32;
         }
-        let (lo, hi) = self.positions.iter().fold(
-            (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
-            |(lo, hi), p| (lo.min(*p), hi.max(*p)),
-        );
+        let (lo, hi) = crate::geometry::bounds(&self.positions);
         (hi - lo).max_element()
     }
 

@@ -32,6 +32,21 @@ fn rejects(args: &[&str], needle: &str) {
     );
 }
 
+/// `simulate` on the CPU for 2 frames into `out`, plus `extra`.
+fn sim<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec![
+        "simulate",
+        "--backend",
+        "cpu",
+        "--frames",
+        "2",
+        "--out",
+        out,
+    ];
+    v.extend_from_slice(extra);
+    v
+}
+
 fn temp_path(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("chiffon-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -42,19 +57,6 @@ fn temp_path(name: &str) -> std::path::PathBuf {
 fn bad_scene_input_is_one_clear_line() {
     let csv = temp_path("out.csv");
     let out = csv.to_str().unwrap();
-    fn sim<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
-        let mut v = vec![
-            "simulate",
-            "--backend",
-            "cpu",
-            "--frames",
-            "2",
-            "--out",
-            out,
-        ];
-        v.extend_from_slice(extra);
-        v
-    }
     rejects(&sim(out, &["--grid", "0x0"]), "at least 2 × 2");
     rejects(
         &sim(out, &["--grid", "100000x100000"]),
@@ -419,56 +421,48 @@ fn bad_mesh_input_is_one_clear_line() {
     std::fs::write(&nan, "v nan 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n").unwrap();
     let lines = temp_path("lines.obj");
     std::fs::write(&lines, "v 0 0 0\nv 1 0 0\nl 1 2\n").unwrap();
-    fn with<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
-        let mut v = vec![
-            "simulate",
-            "--backend",
-            "cpu",
-            "--frames",
-            "2",
-            "--out",
-            out,
-        ];
-        v.extend_from_slice(extra);
-        v
-    }
-    let sim = |extra: &[&str]| {
-        with(out, extra)
-            .iter()
-            .map(|s| s.to_string())
-            .collect::<Vec<_>>()
-    };
-    let rejects = |args: Vec<String>, needle: &str| {
-        rejects(&args.iter().map(String::as_str).collect::<Vec<_>>(), needle)
-    };
     let (bad, nan, lines) = (
         bad.to_str().unwrap().to_string(),
         nan.to_str().unwrap().to_string(),
         lines.to_str().unwrap().to_string(),
     );
     let flag = asset("flag.obj");
-    rejects(sim(&["--mesh", "/nonexistent/x.obj"]), "/nonexistent/x.obj");
-    rejects(sim(&["--mesh", &bad]), "bad.obj");
-    rejects(sim(&["--mesh", &nan]), "non-finite");
-    rejects(sim(&["--mesh", &lines]), "no faces");
-    rejects(sim(&["--mesh", &flag, "--pin", "group:mast"]), "\"mast\"");
     rejects(
-        sim(&["--mesh", &flag, "--pin", "box:5,5,5,6,6,6"]),
+        &sim(out, &["--mesh", "/nonexistent/x.obj"]),
+        "/nonexistent/x.obj",
+    );
+    rejects(&sim(out, &["--mesh", &bad]), "bad.obj");
+    rejects(&sim(out, &["--mesh", &nan]), "non-finite");
+    rejects(&sim(out, &["--mesh", &lines]), "no faces");
+    rejects(
+        &sim(out, &["--mesh", &flag, "--pin", "group:mast"]),
+        "\"mast\"",
+    );
+    rejects(
+        &sim(out, &["--mesh", &flag, "--pin", "box:5,5,5,6,6,6"]),
         "holds no particle",
     );
-    rejects(sim(&["--mesh", &flag, "--pin", "corners"]), "needs a grid");
-    rejects(sim(&["--mesh", &flag, "--pin", "top:-1"]), "top:DIST");
-    rejects(sim(&["--mesh", &flag, "--pin", "box:1,2"]), "six numbers");
-    rejects(sim(&["--mesh", &flag, "--pin", "list:1,x"]), "list:I,J");
     rejects(
-        sim(&["--mesh", &flag, "--pin", "sideways"]),
+        &sim(out, &["--mesh", &flag, "--pin", "corners"]),
+        "needs a grid",
+    );
+    rejects(&sim(out, &["--mesh", &flag, "--pin", "top:-1"]), "top:DIST");
+    rejects(
+        &sim(out, &["--mesh", &flag, "--pin", "box:1,2"]),
+        "six numbers",
+    );
+    rejects(
+        &sim(out, &["--mesh", &flag, "--pin", "list:1,x"]),
+        "list:I,J",
+    );
+    rejects(
+        &sim(out, &["--mesh", &flag, "--pin", "sideways"]),
         "pin selection",
     );
-    rejects(sim(&["--mesh", &flag, "--density", "-2"]), "density");
-    rejects(sim(&["--mesh", &flag, "--scale", "0"]), "scale");
-    let args = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    rejects(&sim(out, &["--mesh", &flag, "--density", "-2"]), "density");
+    rejects(&sim(out, &["--mesh", &flag, "--scale", "0"]), "scale");
     rejects(
-        args(&[
+        &[
             "simulate",
             "--backend",
             "cpu",
@@ -478,11 +472,11 @@ fn bad_mesh_input_is_one_clear_line() {
             "0",
             "--out",
             "/tmp/x",
-        ]),
+        ],
         "--out-every",
     );
     rejects(
-        args(&[
+        &[
             "simulate",
             "--backend",
             "cpu",
@@ -492,8 +486,8 @@ fn bad_mesh_input_is_one_clear_line() {
             "2",
             "--out",
             out,
-        ]),
+        ],
         "folder",
     );
-    rejects(args(&["demo", "--pin", "edge"]), "go with --mesh");
+    rejects(&["demo", "--pin", "edge"], "go with --mesh");
 }

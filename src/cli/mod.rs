@@ -341,14 +341,14 @@ fn simulate(
     let start = Instant::now();
     let positions = match (&mut sequence, out_every) {
         (Some(seq), Some(every)) => {
-            let cloth = solver.cloth().clone();
-            seq.write(&cloth, &solver.positions()?)?;
+            let first = solver.positions()?;
+            seq.write(solver.cloth(), &first)?;
             for (k, &dt) in dts.iter().enumerate() {
                 solver.step(dt)?;
                 if (k + 1) % every == 0 {
                     let p = solver.positions()?;
                     check_finite(&p, k as u64 + 1)?;
-                    seq.write(&cloth, &p)?;
+                    seq.write(solver.cloth(), &p)?;
                 }
             }
             let p = solver.positions()?;

@@ -281,13 +281,21 @@ fn build_solver(ctx: &GpuContext, s: &Settings) -> Result<GpuSolver> {
 
 /// Holds (inverse mass 0) or releases the particles the cloth was built with pinned.
 fn set_pins_held(solver: &mut dyn Solver, held: bool) -> Result<()> {
-    let cloth = solver.cloth().clone();
-    for i in (0..cloth.particle_count()).filter(|&i| cloth.is_pinned(i)) {
-        let w = if held {
-            0.0
-        } else {
-            cloth.free_inverse_masses()[i]
-        };
+    let cloth = solver.cloth();
+    let edits: Vec<(usize, f32)> = (0..cloth.particle_count())
+        .filter(|&i| cloth.is_pinned(i))
+        .map(|i| {
+            (
+                i,
+                if held {
+                    0.0
+                } else {
+                    cloth.free_inverse_masses()[i]
+                },
+            )
+        })
+        .collect();
+    for (i, w) in edits {
         solver.set_inverse_mass(i, w)?;
     }
     Ok(())

@@ -35,10 +35,7 @@ impl OrbitCamera {
     /// The default view, moved to frame `positions` (a mesh placed elsewhere than the grid):
     /// looks at the middle of their bounding box from far enough to see all of it.
     pub fn framing(positions: &[Vec3]) -> Self {
-        let (lo, hi) = positions.iter().fold(
-            (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
-            |(lo, hi), p| (lo.min(*p), hi.max(*p)),
-        );
+        let (lo, hi) = crate::geometry::bounds(positions);
         let radius = 0.5 * (hi - lo).length();
         let camera = Self::default();
         Self {

@@ -208,6 +208,14 @@ impl VertexTriangles {
     }
 }
 
+/// The axis-aligned bounding box of `positions`: (lowest corner, highest corner).
+pub fn bounds(positions: &[Vec3]) -> (Vec3, Vec3) {
+    positions.iter().fold(
+        (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+    )
+}
+
 /// Area of triangle `t` (m²).
 pub fn triangle_area(positions: &[Vec3], t: [u32; 3]) -> f32 {
     let [a, b, c] = t.map(|v| positions[v as usize]);
@@ -218,10 +226,7 @@ pub fn triangle_area(positions: &[Vec3], t: [u32; 3]) -> f32 {
 /// of the two longest sides of the bounding box, scaled so the longer spans [0, 1]. Gives the
 /// demo's checker something to draw.
 pub fn planar_uvs(positions: &[Vec3], triangles: &[[u32; 3]]) -> UvLayer {
-    let (lo, hi) = positions.iter().fold(
-        (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
-        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
-    );
+    let (lo, hi) = bounds(positions);
     let extent = (hi - lo).max(Vec3::splat(1e-9));
     // The two longest axes, in x, y, z order.
     let mut axes = [0usize, 1, 2];

@@ -129,10 +129,7 @@ pub(crate) fn weld(mesh: &TriangleMesh, tolerance: f32) -> Result<Welded> {
     }
 
     // 2. Triangles on representatives; drop those with a repeated vertex or (almost) no area.
-    let (lo, hi) = mesh.positions.iter().fold(
-        (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
-        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
-    );
+    let (lo, hi) = super::bounds(&mesh.positions);
     let diagonal = (hi - lo).length();
     let min_area = 1.0e-12 * diagonal * diagonal;
     let mut kept = Vec::with_capacity(mesh.triangles.len());
