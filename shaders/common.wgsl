@@ -11,7 +11,6 @@ struct StepParams {
     accel: vec4<f32>,          // xyz: gravity + wind (m/s²)
     start_velocity: vec4<f32>, // xyz: initial velocity of free particles (m/s), for `start`
     sphere: vec4<f32>,         // xyz: centre (m), w: radius (m); 0 = no sphere
-    compliance: vec4<f32>,     // xyz: α / h² of stretch, shear, bend (1/kg); w: over-relaxation
     ratio: f32,                // h / h_prev
     damping: f32,              // exp(-c h): velocity kept this substep
     accel_scale: f32,          // h² (or h (h + h_prev) / 2 for the exact form), s²
@@ -24,6 +23,10 @@ struct StepParams {
     tether_stiffness: f32,     // fraction of a violation corrected per substep
     shake: u32,                // 1: correct along the bond at the start of the step (SHAKE)
     max_distance: f32,         // health check: farther from the origin than this is diverged (m)
+    over_relaxation: f32,      // factor of every constraint correction (1 = plain XPBD)
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
 // The slice of the color-sorted constraint buffer one `solve_color` dispatch covers
@@ -40,7 +43,12 @@ struct Constraint {
     i: u32,
     j: u32,
     rest: f32,   // m
-    kind: u32,   // 0 stretch, 1 shear, 2 bend: which compliance applies
+    kind: u32,   // bits 0-1: 0 stretch, 1 shear, 2 bend; bits 2..: its material (row of `materials`)
+}
+
+// The compliance a constraint reads from a material's α̃ (Rust: Constraint::kind_index).
+fn constraint_alpha(material: vec4<f32>, kind: u32) -> f32 {
+    return material[kind & 3u];
 }
 
 // One tether of a particle (Rust: config::TetherSlot); config::TETHER_SLOTS per particle.
@@ -69,4 +77,130 @@ struct MeshInfo {
 // 65535 workgroups (2048² particles need 65536 groups of 64).
 fn thread_index(group: vec3<u32>, groups: vec3<u32>, local: u32) -> u32 {
     return (group.y * groups.x + group.x) * WORKGROUP_SIZE + local;
+}
+
+// One cloth of a world on the fused path (Rust: config::ClothRecord), one workgroup each.
+struct ClothRecord {
+    alpha: vec4<f32>,       // xyz: α̃ of stretch, shear, bend this frame (1/kg)
+    particle_offset: u32,   // its first particle in the world's buffers
+    particle_count: u32,
+    color_offset: u32,      // its first color in the fused color table
+    color_count: u32,
+    shared_memory: u32,     // 1: its particles live in workgroup memory for the frame
+    tethers: u32,           // 1: the tether stage runs for it
+    pad0: u32,
+    pad1: u32,
+}
+
+// What the fused kernel loops over this frame (Rust: config::FusedFrame).
+struct FusedFrame {
+    substeps: u32,
+    iterations: u32,
+    cloth_count: u32,
+    pad: u32,
+}
+
+// ---- Per-particle and per-constraint steps, shared by the per-pass kernels and the fused one,
+// so both paths do the same arithmetic in the same order (CPU twins in src/cpu/*.rs). ----
+
+// Time-corrected Verlet: a free particle's next position (CPU: integrator::verlet_next).
+fn verlet(params: StepParams, x: vec3<f32>, x_prev: vec3<f32>) -> vec3<f32> {
+    return x + (x - x_prev) * (params.ratio * params.damping) + params.accel.xyz * params.accel_scale;
+}
+
+// One XPBD step of a distance constraint of rest length `rest` between pi and pj (xyz, w the
+// inverse mass); `r` is the bond at the start of the step (for SHAKE), `alpha` its α̃ and
+// `lambda0` its multiplier so far. Returns the direction to move along (xyz) and Δλ (w):
+// x_i += w_i Δλ dir, x_j −= w_j Δλ dir. Δλ is 0 when nothing can move.
+//   C = |x_i − x_j| − L,  Δλ = (−C − α̃ λ) / ((w_i + w_j)(n · dir) + α̃)
+fn xpbd_step(params: StepParams, rest: f32, pi: vec4<f32>, pj: vec4<f32>, r: vec3<f32>, alpha: f32, lambda0: f32) -> vec4<f32> {
+    let w_sum = pi.w + pj.w;
+    // Both ends pinned: nothing can move.
+    if (w_sum == 0.0) {
+        return vec4<f32>(0.0);
+    }
+    let d = pi.xyz - pj.xyz;
+    let len = length(d);
+    // Coincident particles give no direction to push along.
+    if (len < 1e-9) {
+        return vec4<f32>(0.0);
+    }
+    let n = d / len;
+    // SHAKE corrects along the bond at the start of the step; where that bond turned by more
+    // than 60° in one step the linearization is poor, so fall back to the current bond.
+    var dir = n;
+    var along = 1.0;
+    if (params.shake == 1u) {
+        let r_len = length(r);
+        if (r_len > 1e-9) {
+            let nr = r / r_len;
+            let cos_turn = dot(n, nr);
+            if (cos_turn > 0.5) {
+                dir = nr;
+                along = cos_turn;
+            }
+        }
+    }
+    let constraint = len - rest;
+    let d_lambda = (-constraint - alpha * lambda0) / (w_sum * along + alpha) * params.over_relaxation;
+    return vec4<f32>(dir, d_lambda);
+}
+
+// A tether: x pulled back towards its anchor `a` when farther than the slack allows.
+fn tether_pull(params: StepParams, x: vec3<f32>, a: vec3<f32>, rest: f32) -> vec3<f32> {
+    let d = x - a;
+    let len = length(d);
+    let limit = params.tether_scale * rest;
+    // Unilateral: only a particle farther than the limit is pulled back.
+    if (len > limit && len > 1e-9) {
+        return x - d * ((len - limit) / len * params.tether_stiffness);
+    }
+    return x;
+}
+
+// The previous position that leaves, after contact with a surface of outward normal n:
+// no motion into the surface, motion away from it kept, sliding reduced by `friction`.
+fn contact_previous(x: vec3<f32>, x_prev: vec3<f32>, n: vec3<f32>, friction: f32) -> vec3<f32> {
+    let d = x - x_prev;
+    let dn = dot(d, n);
+    let tangential = d - n * dn;
+    let kept = tangential * (1.0 - friction) + n * max(dn, 0.0);
+    return x - kept;
+}
+
+// Pushes a free particle out of the ground plane and the sphere. Returns its position (xyz;
+// w = 1 on contact, else 0) and its previous position (xyz).
+fn collide_particle(params: StepParams, x_in: vec3<f32>, x_prev_in: vec3<f32>) -> array<vec4<f32>, 2> {
+    var x = x_in;
+    var x_prev = x_prev_in;
+    var hit = 0.0;
+    if (params.ground_on == 1u && x.y < params.ground_y) {
+        x.y = params.ground_y;
+        x_prev = contact_previous(x, x_prev, vec3<f32>(0.0, 1.0, 0.0), params.friction);
+        hit = 1.0;
+    }
+    let radius = params.sphere.w;
+    if (radius > 0.0) {
+        let offset = x - params.sphere.xyz;
+        let dist = length(offset);
+        // A particle exactly at the centre has no way out to prefer; leave it.
+        if (dist < radius && dist > 1e-9) {
+            let n = offset / dist;
+            x = params.sphere.xyz + n * radius;
+            x_prev = contact_previous(x, x_prev, n, params.friction);
+            hit = 1.0;
+        }
+    }
+    return array<vec4<f32>, 2>(vec4<f32>(x, hit), vec4<f32>(x_prev, 0.0));
+}
+
+fn non_finite(v: f32) -> bool {
+    return (bitcast<u32>(v) & 0x7f800000u) == 0x7f800000u;
+}
+
+// The divergence test: non-finite (told from the exponent bits, since WGSL implementations may
+// assume floats are finite and fold `x != x` away) or farther than max_distance from the origin.
+fn is_bad(params: StepParams, x: vec3<f32>) -> bool {
+    return non_finite(x.x) || non_finite(x.y) || non_finite(x.z)
+        || dot(x, x) > params.max_distance * params.max_distance;
 }

@@ -1,15 +1,10 @@
 // The divergence check, one thread per particle (CPU twin: src/cpu/health.rs): the lowest index
 // of a particle whose position is non-finite or farther than max_distance from the origin, by
-// an atomic minimum on a u32 (no float atomics). Non-finite is told from the exponent bits:
-// WGSL implementations may assume floats are finite, so `x != x` could be folded away.
+// an atomic minimum on a u32 (no float atomics). The test is `is_bad` (common.wgsl).
 
 @group(0) @binding(0) var<uniform> params: StepParams;
 @group(0) @binding(1) var<storage, read_write> positions: array<vec4<f32>>;  // w: inverse mass
 @group(0) @binding(4) var<storage, read_write> health: Health;
-
-fn non_finite(v: f32) -> bool {
-    return (bitcast<u32>(v) & 0x7f800000u) == 0x7f800000u;
-}
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn check_health(
@@ -21,10 +16,7 @@ fn check_health(
     if (i >= params.particle_count) {
         return;
     }
-    let x = positions[i].xyz;
-    let bad = non_finite(x.x) || non_finite(x.y) || non_finite(x.z)
-        || dot(x, x) > params.max_distance * params.max_distance;
-    if (bad) {
+    if (is_bad(params, positions[i].xyz)) {
         atomicMin(&health.first_bad, i);
     }
 }

@@ -1,5 +1,5 @@
 // Time-corrected Verlet, one thread per particle (CPU twin: src/cpu/integrate.rs).
-//   x_next = x + (x - x_prev) * (ratio * damping) + accel * accel_scale
+//   x_next = x + (x - x_prev) * (ratio * damping) + accel * accel_scale   (`verlet`, common.wgsl)
 // The host folds the integrator choice into `ratio` and `accel_scale` (src/integrator.rs).
 
 @group(0) @binding(0) var<uniform> params: StepParams;
@@ -21,9 +21,7 @@ fn integrate(
     if (p.w == 0.0) {
         return;
     }
-    let x = p.xyz;
-    let x_prev = previous[i].xyz;
-    let next = x + (x - x_prev) * (params.ratio * params.damping) + params.accel.xyz * params.accel_scale;
-    previous[i] = vec4<f32>(x, 0.0);
+    let next = verlet(params, p.xyz, previous[i].xyz);
+    previous[i] = vec4<f32>(p.xyz, 0.0);
     positions[i] = vec4<f32>(next, p.w);
 }

@@ -27,14 +27,7 @@ fn solve_tethers(
         if (slot.anchor == NO_ANCHOR) {
             continue;
         }
-        let a = positions[slot.anchor].xyz;
-        let d = x - a;
-        let len = length(d);
-        let limit = params.tether_scale * slot.rest;
-        // Unilateral: only a particle farther than the limit is pulled back.
-        if (len > limit && len > 1e-9) {
-            x -= d * ((len - limit) / len * params.tether_stiffness);
-        }
+        x = tether_pull(params, x, positions[slot.anchor].xyz, slot.rest);
     }
     positions[i] = vec4<f32>(x, p.w);
 }

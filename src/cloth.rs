@@ -17,7 +17,9 @@ pub struct Constraint {
     pub j: u32,
     /// Rest length (m).
     pub rest: f32,
-    /// Its [`ConstraintKind`] as a number (`kind as u32`), which picks its compliance.
+    /// Bits 0–1: its [`ConstraintKind`] as a number (`kind as u32`), which picks the
+    /// compliance; bits 2 and up: its material, the row of the kernels' `materials` table
+    /// (0 in a [`Cloth`]; a world gives each cloth its own, see [`crate::world`]).
     pub kind: u32,
 }
 
@@ -30,6 +32,28 @@ impl Constraint {
             rest,
             kind: kind as u32,
         }
+    }
+
+    /// Bits of `kind` below the material.
+    pub const MATERIAL_SHIFT: u32 = 2;
+
+    /// The same constraint reading material `material`.
+    pub fn with_material(self, material: u32) -> Self {
+        Self {
+            kind: (self.kind & ((1 << Self::MATERIAL_SHIFT) - 1))
+                | (material << Self::MATERIAL_SHIFT),
+            ..self
+        }
+    }
+
+    /// Its material (the row of the `materials` table).
+    pub fn material(&self) -> u32 {
+        self.kind >> Self::MATERIAL_SHIFT
+    }
+
+    /// Its α̃ out of a material's row (twin of `constraint_alpha` in `shaders/common.wgsl`).
+    pub fn alpha(&self, material: glam::Vec4) -> f32 {
+        material[(self.kind & 3) as usize]
     }
 }
 
@@ -334,6 +358,35 @@ impl Cloth {
     /// Constraints per color.
     pub fn color_sizes(&self) -> Vec<u32> {
         self.constraints.color_sizes()
+    }
+
+    /// The same cloth moved by `transform`: a rotation, a uniform scale and a translation
+    /// (rest lengths scale with it; masses stay). The initial velocity turns with it.
+    pub fn transformed(&self, transform: glam::Affine3A) -> Result<Cloth> {
+        let m = glam::Mat3::from(transform.matrix3);
+        let scale = m.x_axis.length();
+        let similar = (m.transpose() * m - glam::Mat3::IDENTITY * (scale * scale))
+            .to_cols_array()
+            .iter()
+            .all(|v| v.abs() <= 1e-4 * scale * scale);
+        if !(transform.is_finite() && scale > 0.0 && similar && m.determinant() > 0.0) {
+            return Err(ChiffonError::InvalidParameter {
+                name: "cloth transform",
+                reason: "it must be a rotation, a uniform positive scale and a translation \
+                         (finite)"
+                    .into(),
+            });
+        }
+        let mut out = self.clone();
+        for p in &mut out.positions {
+            *p = transform.transform_point3(*p);
+        }
+        out.velocity = (m * self.velocity) / scale;
+        out.constraints.scale_rest(scale);
+        if let Some(g) = &mut out.grid {
+            g.spacing *= scale;
+        }
+        Ok(out)
     }
 
     /// Largest extent of the cloth at rest (m); tolerances scale with it.

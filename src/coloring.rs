@@ -75,6 +75,13 @@ impl ColoredConstraints {
         })
     }
 
+    /// Every rest length times `scale` (a cloth scaled uniformly; the coloring is unchanged).
+    pub(crate) fn scale_rest(&mut self, scale: f32) {
+        for c in &mut self.constraints {
+            c.rest *= scale;
+        }
+    }
+
     /// The constraints, sorted by color.
     pub fn constraints(&self) -> &[Constraint] {
         &self.constraints

@@ -24,9 +24,6 @@ pub struct StepParams {
     pub start_velocity: [f32; 4],
     /// xyz: sphere centre (m); w: radius (m), 0 when there is no sphere.
     pub sphere: [f32; 4],
-    /// xyz: XPBD compliance of stretch, shear and bend constraints divided by h², α / h²
-    /// (1/kg); w: over-relaxation factor.
-    pub compliance: [f32; 4],
     /// dt ratio `h / h_prev` (1 for plain Verlet and for every substep after the first).
     pub ratio: f32,
     /// Velocity kept this substep, `exp(-c h)`.
@@ -51,6 +48,14 @@ pub struct StepParams {
     pub shake: u32,
     /// The health check's limit on the distance from the origin (m).
     pub max_distance: f32,
+    /// Over-relaxation factor of every constraint correction (1 = plain XPBD).
+    pub over_relaxation: f32,
+    /// Padding to a multiple of 16 bytes.
+    pub pad0: u32,
+    /// Padding.
+    pub pad1: u32,
+    /// Padding.
+    pub pad2: u32,
 }
 
 /// Uniform block of `solve_color` (`ColorRange` in `shaders/common.wgsl`): which slice of the
@@ -107,6 +112,47 @@ pub struct MeshInfo {
     pub pad0: u32,
     /// Padding to 16 bytes.
     pub pad1: u32,
+}
+
+/// One cloth of a world on the fused path (`ClothRecord` in `shaders/common.wgsl`): the slice
+/// of the world's buffers its workgroup owns for the frame. Rewritten every frame (α̃ depends
+/// on the substep length).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct ClothRecord {
+    /// xyz: the cloth's α̃ of stretch, shear and bend this frame (1/kg); w unused.
+    pub alpha: [f32; 4],
+    /// Its first particle in the world's particle buffers.
+    pub particle_offset: u32,
+    /// Its particles.
+    pub particle_count: u32,
+    /// Its first color in the fused color table.
+    pub color_offset: u32,
+    /// Its colors.
+    pub color_count: u32,
+    /// 1 when its particles live in workgroup memory for the frame, 0 when they stay in the
+    /// storage buffer.
+    pub shared_memory: u32,
+    /// 1 when the tether stage runs for it (tethers on, and it has some).
+    pub tethers: u32,
+    /// Padding to 16 bytes.
+    pub pad0: u32,
+    /// Padding.
+    pub pad1: u32,
+}
+
+/// The fused kernel's loop bounds for a frame (`FusedFrame` in `shaders/common.wgsl`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct FusedFrame {
+    /// Substeps in the frame (the first reads the first [`StepParams`] slot).
+    pub substeps: u32,
+    /// Sweeps over the colors per substep.
+    pub iterations: u32,
+    /// Cloths on the fused path (workgroups dispatched).
+    pub cloth_count: u32,
+    /// Padding to 16 bytes.
+    pub pad: u32,
 }
 
 /// Tether slots per particle: each free particle is tied to up to this many of its nearest
@@ -176,7 +222,6 @@ pub const GPU_STRUCTS: &[GpuStructLayout] = &[
         accel,
         start_velocity,
         sphere,
-        compliance,
         ratio,
         damping,
         accel_scale,
@@ -188,7 +233,11 @@ pub const GPU_STRUCTS: &[GpuStructLayout] = &[
         tether_scale,
         tether_stiffness,
         shake,
-        max_distance
+        max_distance,
+        over_relaxation,
+        pad0,
+        pad1,
+        pad2
     }),
     layout!(ColorRange {
         start,
@@ -199,6 +248,23 @@ pub const GPU_STRUCTS: &[GpuStructLayout] = &[
     layout!(Constraint { i, j, rest, kind }),
     layout!(TetherSlot { anchor, rest }),
     layout!(Health { first_bad }),
+    layout!(ClothRecord {
+        alpha,
+        particle_offset,
+        particle_count,
+        color_offset,
+        color_count,
+        shared_memory,
+        tethers,
+        pad0,
+        pad1
+    }),
+    layout!(FusedFrame {
+        substeps,
+        iterations,
+        cloth_count,
+        pad
+    }),
     layout!(MeshInfo {
         particle_count,
         triangle_count,
@@ -233,6 +299,8 @@ pub struct BufferSizes {
     pub tethers: u64,
     /// Two [`ColorRange`]s per color (first sweep, later sweeps), each in its own slot.
     pub color_table: u64,
+    /// One material row (`vec4`: α̃ of each kind) per material.
+    pub materials: u64,
     /// The [`StepParams`] slots (first substep, later substeps).
     pub step_params: u64,
     /// Distance between dynamic-offset uniform slots.
@@ -244,9 +312,15 @@ pub struct BufferSizes {
 pub const STEP_PARAM_SLOTS: u64 = 2;
 
 impl BufferSizes {
-    /// Sizes for `particles` particles, `constraints` constraints in `colors` colors, with
-    /// uniform slots aligned to `min_uniform_alignment` bytes.
-    pub fn new(particles: u64, constraints: u64, colors: u64, min_uniform_alignment: u64) -> Self {
+    /// Sizes for `particles` particles, `constraints` constraints in `colors` colors and
+    /// `materials` materials, with uniform slots aligned to `min_uniform_alignment` bytes.
+    pub fn new(
+        particles: u64,
+        constraints: u64,
+        colors: u64,
+        materials: u64,
+        min_uniform_alignment: u64,
+    ) -> Self {
         // Each slot must start on the device's alignment and hold the largest uniform block.
         let uniform_stride =
             (size_of::<StepParams>() as u64).next_multiple_of(min_uniform_alignment.max(1));
@@ -257,6 +331,7 @@ impl BufferSizes {
             multipliers: (constraints * 4).max(VEC4_BYTES),
             tethers: particles * (TETHER_SLOTS * size_of::<TetherSlot>()) as u64,
             color_table: 2 * colors.max(1) * uniform_stride,
+            materials: materials.max(1) * VEC4_BYTES,
             step_params: STEP_PARAM_SLOTS * uniform_stride,
             uniform_stride,
         }
@@ -269,6 +344,7 @@ impl BufferSizes {
             + self.multipliers
             + self.tethers
             + self.color_table
+            + self.materials
             + self.step_params
     }
 }
@@ -280,7 +356,7 @@ mod tests {
     #[test]
     fn uniform_slots_respect_the_device_alignment() {
         for align in [16, 32, 64, 256] {
-            let s = BufferSizes::new(100, 500, 12, align);
+            let s = BufferSizes::new(100, 500, 12, 1, align);
             assert_eq!(s.uniform_stride % align, 0, "alignment {align}");
             assert!(s.uniform_stride >= size_of::<StepParams>() as u64);
         }

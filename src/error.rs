@@ -88,6 +88,46 @@ pub enum ChiffonError {
         step: u64,
     },
 
+    /// A cloth of a [`crate::world::World`] diverged (see [`ChiffonError::Diverged`]).
+    #[error(
+        "simulation diverged: particle {particle} of cloth {cloth} is non-finite or beyond the \
+         maximum distance after frame {step}; lower dt, raise the solver frequency, or soften \
+         the constraints"
+    )]
+    ClothDiverged {
+        /// The cloth's handle index ([`crate::world::ClothHandle::index`]).
+        cloth: u32,
+        /// The first bad particle, in the cloth's own numbering.
+        particle: usize,
+        /// The frame after which it was found.
+        step: u64,
+    },
+
+    /// A [`crate::world::ClothHandle`] whose cloth was removed (or that another world made).
+    #[error(
+        "cloth handle {index} (generation {generation}) names no cloth in this world; was it removed?"
+    )]
+    StaleHandle {
+        /// The handle's slot.
+        index: u32,
+        /// The handle's generation.
+        generation: u32,
+    },
+
+    /// A world cannot take a cloth: its buffers hold fewer than it would need.
+    #[error(
+        "the world cannot take this cloth: {what} would be {needed}, but the world holds at most \
+         {capacity} (raise WorldCapacity::{what} when creating the world)"
+    )]
+    WorldFull {
+        /// The capacity that would be exceeded (`cloths`, `particles`, `constraints`, `colors`).
+        what: &'static str,
+        /// What the world would need with the cloth.
+        needed: u64,
+        /// What it holds.
+        capacity: u64,
+    },
+
     /// The demo could not open or use its window.
     #[error("window: {0}")]
     Window(String),

@@ -28,6 +28,9 @@
 //! - `shaders/NAME.wgsl` and `src/cpu/NAME.rs`: each GPU kernel and its CPU twin;
 //! - [`gpu`]: the device context (the one place that touches wgpu's device), kernels,
 //!   [`GpuSolver`] and the per-stage timer; [`cpu`]: [`CpuSolver`], the reference;
+//! - [`world`]: many cloths stepped together, on a fused path (one workgroup per cloth,
+//!   `shaders/solve_cloths.wgsl` / `cpu::solve_cloths`) and a global path (color c of every
+//!   cloth in one dispatch);
 //! - [`scenes`]: the scenes the benchmark, the study and the demo share.
 //!
 //! Features: `tools` (default) adds the command line, the benchmark and the study; `demo`
@@ -52,6 +55,7 @@ pub mod scenes;
 pub mod schedule;
 pub mod solver;
 pub mod tethers;
+pub mod world;
 
 #[cfg(feature = "tools")]
 pub mod bench;
@@ -75,3 +79,4 @@ pub use gpu::{GpuContext, GpuSolver};
 pub use integrator::Integrator;
 pub use params::{SolverParams, Sphere};
 pub use solver::{Backend, Solver};
+pub use world::{ClothHandle, ClothOptions, World, WorldConfig};

@@ -15,8 +15,13 @@
 //!             XPBD multipliers at 0)
 //!   tethers   when the cloth has any
 //!   collide   (same slot)
+//! [fused]                      a world's small cloths: one workgroup each solves its whole
+//!                              frame (every substep's stages above) in one dispatch
 //! health                       one flag per frame: the first non-finite or far particle
 //! ```
+//!
+//! A lone cloth runs the per-pass stages; a world runs them for the cloths on its global path
+//! (color c of every such cloth in one dispatch) and the fused stage for the others.
 
 use glam::Vec3;
 
@@ -38,18 +43,22 @@ pub enum Stage {
     Tethers,
     /// Projection out of the colliders.
     Collide,
+    /// A world's fused path: every stage of the frame for each small cloth, one workgroup
+    /// per cloth.
+    Fused,
     /// The divergence check.
     Health,
 }
 
 impl Stage {
     /// Every stage, in frame order.
-    pub const ALL: [Stage; 6] = [
+    pub const ALL: [Stage; 7] = [
         Stage::Start,
         Stage::Integrate,
         Stage::Solve,
         Stage::Tethers,
         Stage::Collide,
+        Stage::Fused,
         Stage::Health,
     ];
 
@@ -61,6 +70,7 @@ impl Stage {
             Stage::Solve => "solve",
             Stage::Tethers => "tethers",
             Stage::Collide => "collide",
+            Stage::Fused => "fused",
             Stage::Health => "health",
         }
     }
@@ -88,13 +98,16 @@ pub enum Pass {
         color: u32,
         /// True on the substep's first sweep (multipliers start at 0).
         first_sweep: bool,
-        /// The substep's parameters (compliance over h²).
+        /// The substep's parameters.
         slot: Slot,
     },
     /// `solve_tethers` (`shaders/tethers.wgsl`, `cpu::solve_tethers`).
     Tethers(Slot),
     /// `collide` (`shaders/collide.wgsl`, `cpu::collide`).
     Collide(Slot),
+    /// `solve_cloths` (`shaders/solve_cloths.wgsl`, `cpu::solve_cloths`): a whole frame of
+    /// every fused cloth.
+    SolveCloths,
     /// `check_health` (`shaders/health.wgsl`, `cpu::check_health`).
     Health,
 }
@@ -118,6 +131,11 @@ pub struct FrameSchedule {
     pub colors: u32,
     /// True when the tether stage runs (tethers on, and the cloth has some).
     pub tethers: bool,
+    /// True when the per-pass stages run (a lone cloth, or a world with cloths on its global
+    /// path).
+    pub global: bool,
+    /// True when the fused stage runs (a world with cloths on its fused path).
+    pub fused: bool,
 }
 
 impl FrameSchedule {
@@ -140,6 +158,8 @@ impl FrameSchedule {
             iterations: params.iterations,
             colors: colors as u32,
             tethers: has_tethers && params.tethers.is_some(),
+            global: true,
+            fused: false,
         }
     }
 
@@ -149,7 +169,8 @@ impl FrameSchedule {
             exec.stage(Stage::Start, &mut std::iter::once(Pass::Start));
         }
         let colors = self.colors;
-        for s in 0..self.substeps {
+        let global_substeps = if self.global { self.substeps } else { 0 };
+        for s in 0..global_substeps {
             let slot = if s == 0 { Slot::First } else { Slot::Rest };
             exec.stage(
                 Stage::Integrate,
@@ -167,6 +188,9 @@ impl FrameSchedule {
                 exec.stage(Stage::Tethers, &mut std::iter::once(Pass::Tethers(slot)));
             }
             exec.stage(Stage::Collide, &mut std::iter::once(Pass::Collide(slot)));
+        }
+        if self.fused {
+            exec.stage(Stage::Fused, &mut std::iter::once(Pass::SolveCloths));
         }
         exec.stage(Stage::Health, &mut std::iter::once(Pass::Health));
     }
@@ -202,6 +226,9 @@ pub struct FramePlan {
     pub substeps: u32,
     /// Substep length (s).
     pub h: f64,
+    /// The substep length the first substep's dt ratio divides by (s): the previous frame's,
+    /// or `h` on a starting frame. A cloth that starts this frame starts from it.
+    pub h_previous: f64,
     /// Parameters of the first substep ([`Slot::First`]).
     pub first: StepParams,
     /// Parameters of substeps 2..S ([`Slot::Rest`]).
@@ -251,6 +278,7 @@ impl StepClock {
         Ok(FramePlan {
             substeps,
             h,
+            h_previous: h_prev,
             first: uniform(first),
             rest: uniform(rest),
             starting,
@@ -288,9 +316,6 @@ fn step_params(
     let sphere = params
         .sphere
         .map_or([0.0; 4], |s| s.center.extend(s.radius).to_array());
-    // XPBD's α̃ = α / h², per kind, computed here once for every constraint of the substep.
-    let a = params.compliance;
-    let per_h2 = |alpha: f32| (alpha as f64 / (h * h)) as f32;
     let tethers = params.tethers.unwrap_or(crate::params::TetherParams {
         scale: 1.0,
         stiffness: 0.0,
@@ -299,12 +324,6 @@ fn step_params(
         accel: params.acceleration().extend(0.0).to_array(),
         start_velocity: start_velocity.extend(0.0).to_array(),
         sphere,
-        compliance: [
-            per_h2(a.stretch),
-            per_h2(a.shear),
-            per_h2(a.bend),
-            params.over_relaxation,
-        ],
         ratio: c.ratio as f32,
         damping: damping_factor(params.damping as f64, h) as f32,
         accel_scale: c.accel_scale as f32,
@@ -317,7 +336,24 @@ fn step_params(
         tether_stiffness: tethers.stiffness,
         shake: (params.projection == crate::params::Projection::Shake) as u32,
         max_distance: params.max_distance,
+        over_relaxation: params.over_relaxation,
+        pad0: 0,
+        pad1: 0,
+        pad2: 0,
     }
+}
+
+/// A material's XPBD compliance for substeps of `h` seconds, as the kernels read it (one
+/// `vec4` of the `materials` table): α̃ = α / h² of stretch, shear and bend (1/kg), w unused.
+/// Computed once per frame on the host, for every constraint of every substep.
+pub fn material_alpha(compliance: &crate::params::Compliance, h: f64) -> glam::Vec4 {
+    let per_h2 = |alpha: f32| (alpha as f64 / (h * h)) as f32;
+    glam::Vec4::new(
+        per_h2(compliance.stretch),
+        per_h2(compliance.shear),
+        per_h2(compliance.bend),
+        0.0,
+    )
 }
 
 #[cfg(test)]
@@ -332,6 +368,8 @@ mod tests {
             iterations: 10,
             colors: 12,
             tethers: false,
+            global: true,
+            fused: false,
         };
         // Per substep: integrate + 10 × 12 colors + collide; health once.
         assert_eq!(s.dispatches(), 2 * (2 + 120) + 1);
@@ -344,5 +382,15 @@ mod tests {
         assert_eq!(first.stages(), 8);
         let tethered = FrameSchedule { tethers: true, ..s };
         assert_eq!(tethered.dispatches(), s.dispatches() + 2);
+        // A world of fused cloths only: one dispatch for the solve, one for health.
+        let fused = FrameSchedule {
+            global: false,
+            fused: true,
+            ..s
+        };
+        assert_eq!(fused.dispatches(), 2);
+        assert_eq!(fused.stages(), 2);
+        let both = FrameSchedule { fused: true, ..s };
+        assert_eq!(both.dispatches(), s.dispatches() + 1);
     }
 }

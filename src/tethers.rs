@@ -126,6 +126,35 @@ impl Tethers {
     pub fn particle_count(&self) -> usize {
         self.slots.len() / TETHER_SLOTS
     }
+
+    /// Several cloths' tethers in one particle numbering: `parts` are `(offset, tethers)` in
+    /// ascending, non-overlapping particle order, each cloth's particles starting at `offset`,
+    /// over `particle_count` particles in all (a world's buffers).
+    pub fn concat<'a>(
+        particle_count: usize,
+        parts: impl IntoIterator<Item = (u32, &'a Tethers)>,
+    ) -> Self {
+        let mut all = Self::none(particle_count);
+        for (offset, t) in parts {
+            let shifted = t.slots.iter().map(|s| match s.anchor {
+                TetherSlot::NONE => *s,
+                a => TetherSlot {
+                    anchor: a + offset,
+                    rest: s.rest,
+                },
+            });
+            let start = offset as usize * TETHER_SLOTS;
+            for (dst, src) in all.slots[start..start + t.slots.len()]
+                .iter_mut()
+                .zip(shifted)
+            {
+                *dst = src;
+            }
+            all.anchors.extend(t.anchors.iter().map(|a| a + offset));
+        }
+        all.anchors.sort_unstable();
+        all
+    }
 }
 
 /// The distance to `r` from a virtual source at distance `dp` from `p` and `dq` from `q`, with

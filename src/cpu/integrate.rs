@@ -10,24 +10,29 @@ use crate::integrator::verlet_next;
 /// One Verlet-family step of every free particle:
 /// `x + (x - x_prev) * (ratio * damping) + accel * accel_scale`.
 pub fn integrate(params: &StepParams, positions: &mut [Vec4], previous: &mut [Vec4]) {
-    let accel = Vec4::from_array(params.accel).xyz();
     let n = params.particle_count as usize;
     let particles = positions[..n].par_iter_mut().zip(&mut previous[..n]);
-    particles.with_min_len(MIN_PER_TASK).for_each(|(p, prev)| {
-        // Pinned particles (inverse mass 0) never move.
-        if p.w == 0.0 {
-            return;
-        }
-        let x = p.xyz();
-        let next = verlet_next(
-            x,
-            prev.xyz(),
-            accel,
-            params.ratio,
-            params.damping,
-            params.accel_scale,
-        );
-        *prev = x.extend(0.0);
-        *p = next.extend(p.w);
-    });
+    particles
+        .with_min_len(MIN_PER_TASK)
+        .for_each(|(p, prev)| integrate_particle(params, p, prev));
+}
+
+/// One thread of `integrate` (and of the fused kernel's integrate stage).
+#[inline]
+pub(crate) fn integrate_particle(params: &StepParams, p: &mut Vec4, prev: &mut Vec4) {
+    // Pinned particles (inverse mass 0) never move.
+    if p.w == 0.0 {
+        return;
+    }
+    let x = p.xyz();
+    let next = verlet_next(
+        x,
+        prev.xyz(),
+        Vec4::from_array(params.accel).xyz(),
+        params.ratio,
+        params.damping,
+        params.accel_scale,
+    );
+    *prev = x.extend(0.0);
+    *p = next.extend(p.w);
 }

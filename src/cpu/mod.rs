@@ -8,6 +8,7 @@ mod collide;
 mod health;
 mod integrate;
 mod normals;
+mod solve_cloths;
 mod solve_color;
 mod start;
 mod tethers;
@@ -16,6 +17,7 @@ pub use collide::collide;
 pub use health::check_health;
 pub use integrate::integrate;
 pub use normals::{cloth_normals, compute_normals};
+pub use solve_cloths::solve_cloths;
 pub use solve_color::solve_color;
 pub use start::start;
 pub use tethers::solve_tethers;
@@ -26,7 +28,7 @@ use crate::cloth::Cloth;
 use crate::config::{ColorRange, Health};
 use crate::error::Result;
 use crate::params::SolverParams;
-use crate::schedule::{Executor, FramePlan, Pass, Stage, StepClock};
+use crate::schedule::{Executor, FramePlan, Pass, Stage, StepClock, material_alpha};
 use crate::solver::{Anchors, FrameCount, Solver, check_particle_edit};
 
 /// Particles (or constraints) per rayon task: below this, splitting costs more than it saves.
@@ -86,6 +88,8 @@ pub(crate) fn initial_positions(cloth: &Cloth) -> Vec<Vec4> {
 /// Runs the schedule's passes by calling the twins.
 struct CpuFrame<'a> {
     plan: &'a FramePlan,
+    /// The `materials` table: the solver's one material (α̃ of this frame).
+    materials: [Vec4; 1],
     s: &'a mut CpuSolver,
 }
 
@@ -111,6 +115,7 @@ impl Executor for CpuFrame<'_> {
                         &s.previous,
                         &mut s.multipliers,
                         self.plan.slot(slot),
+                        &self.materials,
                     )
                 }
                 Pass::Tethers(slot) => {
@@ -120,6 +125,7 @@ impl Executor for CpuFrame<'_> {
                     collide(self.plan.slot(slot), &mut s.positions, &mut s.previous)
                 }
                 Pass::Health => check_health(&self.plan.first, &s.positions, &mut s.health),
+                Pass::SolveCloths => unreachable!("a lone cloth's schedule has no fused stage"),
             }
         }
     }
@@ -133,6 +139,7 @@ impl Solver for CpuSolver {
                 .frame(dt, &self.params, &self.cloth, self.anchors.tethers())?;
         schedule.run(&mut CpuFrame {
             plan: &plan,
+            materials: [material_alpha(&self.params.compliance, plan.h)],
             s: self,
         });
         self.frames.advance();

@@ -30,6 +30,7 @@ pub fn solve_color(
     previous: &[Vec4],
     multipliers: &mut [f32],
     params: &StepParams,
+    materials: &[Vec4],
 ) {
     let batch = constraints
         .color(color)
@@ -67,31 +68,55 @@ pub fn solve_color(
                 )
             };
             let r = previous[c.i as usize].xyz() - previous[c.j as usize].xyz();
-            solve_constraint(c, pi, pj, r, lambda, color.first_sweep == 1, params);
+            let alpha = c.alpha(materials[c.material() as usize]);
+            solve_constraint(params, c, pi, pj, r, alpha, lambda, color.first_sweep == 1);
         });
 }
 
-/// One thread of `solve_color`: `r` is the bond at the start of the step.
+/// One thread of `solve_color` (and of the fused kernel's solve): `r` is the bond at the start
+/// of the step, `alpha` the constraint's α̃. The step is [`xpbd_step`].
+#[allow(clippy::too_many_arguments)]
 #[inline]
-fn solve_constraint(
+pub(crate) fn solve_constraint(
+    params: &StepParams,
     c: &Constraint,
     pi: &mut Vec4,
     pj: &mut Vec4,
     r: glam::Vec3,
+    alpha: f32,
     lambda: &mut f32,
     first_sweep: bool,
-    params: &StepParams,
 ) {
+    let lambda0 = if first_sweep { 0.0 } else { *lambda };
+    let step = xpbd_step(params, c.rest, *pi, *pj, r, alpha, lambda0);
+    *lambda = lambda0 + step.w;
+    *pi = (pi.xyz() + step.xyz() * (step.w * pi.w)).extend(pi.w);
+    *pj = (pj.xyz() - step.xyz() * (step.w * pj.w)).extend(pj.w);
+}
+
+/// Twin of `xpbd_step` in `shaders/common.wgsl`: the direction to move along (xyz) and Δλ (w)
+/// of one XPBD step, 0 when nothing can move.
+///   C = |x_i − x_j| − L,  Δλ = (−C − α̃ λ) / ((w_i + w_j)(n · dir) + α̃)
+#[inline]
+fn xpbd_step(
+    params: &StepParams,
+    rest: f32,
+    pi: Vec4,
+    pj: Vec4,
+    r: glam::Vec3,
+    alpha: f32,
+    lambda0: f32,
+) -> Vec4 {
     let w_sum = pi.w + pj.w;
     // Both ends pinned: nothing can move.
     if w_sum == 0.0 {
-        return;
+        return Vec4::ZERO;
     }
     let d = pi.xyz() - pj.xyz();
     let len = d.length();
     // Coincident particles give no direction to push along.
     if len < 1e-9 {
-        return;
+        return Vec4::ZERO;
     }
     let n = d / len;
     // SHAKE corrects along the bond at the start of the step; where that bond turned by more
@@ -109,12 +134,8 @@ fn solve_constraint(
             }
         }
     }
-    let alpha = params.compliance[c.kind as usize];
-    let relaxation = params.compliance[3];
-    let lambda0 = if first_sweep { 0.0 } else { *lambda };
-    let constraint = len - c.rest;
-    let d_lambda = (-constraint - alpha * lambda0) / (w_sum * along + alpha) * relaxation;
-    *lambda = lambda0 + d_lambda;
-    *pi = (pi.xyz() + dir * (d_lambda * pi.w)).extend(pi.w);
-    *pj = (pj.xyz() - dir * (d_lambda * pj.w)).extend(pj.w);
+    let constraint = len - rest;
+    let d_lambda =
+        (-constraint - alpha * lambda0) / (w_sum * along + alpha) * params.over_relaxation;
+    dir.extend(d_lambda)
 }

@@ -53,14 +53,28 @@ pub fn solve_tethers(params: &StepParams, positions: &mut [Vec4], tethers: &Teth
                     continue;
                 }
                 let a = unsafe { shared.0.add(slot.anchor as usize).read() }.xyz();
-                let d = x - a;
-                let len = d.length();
-                let limit = params.tether_scale * slot.rest;
-                // Unilateral: only a particle farther than the limit is pulled back.
-                if len > limit && len > 1e-9 {
-                    x -= d * ((len - limit) / len * params.tether_stiffness);
-                }
+                x = tether_pull(params, x, a, slot.rest);
             }
             unsafe { shared.0.add(i).write(x.extend(p.w)) };
         });
+}
+
+/// One tether (twin of `tether_pull` in `shaders/common.wgsl`): `x` pulled back towards its
+/// anchor `a` when farther than `tether_scale × rest`.
+#[inline]
+pub(crate) fn tether_pull(
+    params: &StepParams,
+    x: glam::Vec3,
+    a: glam::Vec3,
+    rest: f32,
+) -> glam::Vec3 {
+    let d = x - a;
+    let len = d.length();
+    let limit = params.tether_scale * rest;
+    // Unilateral: only a particle farther than the limit is pulled back.
+    if len > limit && len > 1e-9 {
+        x - d * ((len - limit) / len * params.tether_stiffness)
+    } else {
+        x
+    }
 }

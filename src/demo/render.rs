@@ -344,6 +344,7 @@ impl Renderer {
             "compute_normals",
             &normals_layout,
             DEFAULT_WORKGROUP_SIZE,
+            &[],
         );
 
         Self {

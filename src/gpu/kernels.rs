@@ -94,14 +94,18 @@ pub struct Kernel {
 
 impl Kernel {
     /// Compiles `entry` of `file` with `layout` and `workgroup_size` threads per workgroup
-    /// (checked against the device with [`check_workgroup_size`]).
+    /// (checked against the device with [`check_workgroup_size`]); `overrides` sets the
+    /// file's other pipeline-overridable constants.
     pub fn new(
         device: &wgpu::Device,
         file: ShaderFile,
         entry: &str,
         layout: &wgpu::BindGroupLayout,
         workgroup_size: u32,
+        overrides: &[(&str, f64)],
     ) -> Self {
+        let mut constants = vec![("WORKGROUP_SIZE", workgroup_size as f64)];
+        constants.extend_from_slice(overrides);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(file.file),
             source: wgpu::ShaderSource::Wgsl(file.source().into()),
@@ -117,7 +121,7 @@ impl Kernel {
             module: &module,
             entry_point: Some(entry),
             compilation_options: wgpu::PipelineCompilationOptions {
-                constants: &[("WORKGROUP_SIZE", workgroup_size as f64)],
+                constants: &constants,
                 ..Default::default()
             },
             cache: None,

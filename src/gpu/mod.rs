@@ -4,6 +4,7 @@
 
 pub mod context;
 pub mod kernels;
+pub(crate) mod passes;
 pub mod shaders;
 pub mod solver;
 pub mod timer;

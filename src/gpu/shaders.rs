@@ -76,6 +76,15 @@ pub const COLLIDE: ShaderFile = ShaderFile {
     text: include_str!("../../shaders/collide.wgsl"),
 };
 
+/// `solve_cloths`: the fused path, one workgroup per cloth for a whole frame (CPU twin:
+/// `src/cpu/solve_cloths.rs`).
+pub const SOLVE_CLOTHS: ShaderFile = ShaderFile {
+    file: "solve_cloths.wgsl",
+    entry_points: "solve_cloths",
+    uses_common: true,
+    text: include_str!("../../shaders/solve_cloths.wgsl"),
+};
+
 /// `compute_normals`: per-particle normals for drawing (CPU twin: `src/cpu/normals.rs`).
 pub const NORMALS: ShaderFile = ShaderFile {
     file: "normals.wgsl",
@@ -100,6 +109,7 @@ pub const ALL: &[ShaderFile] = &[
     TETHERS,
     COLLIDE,
     HEALTH,
+    SOLVE_CLOTHS,
     NORMALS,
     RENDER,
 ];

@@ -1,43 +1,21 @@
 //! The GPU solver: the cloth in storage buffers, the frame schedule recorded as one compute
 //! pass per stage into one command encoder, submitted once per frame.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use glam::{Vec3, Vec4};
 
 use super::context::{GpuContext, read_mapped};
-use super::kernels::{Binding, Kernel, bind_group, bind_group_layout, check_workgroup_size};
-use super::shaders;
+use super::kernels::check_workgroup_size;
+use super::passes::{BindGroups, HealthProbe, PassRecorder, Pipelines, SolverBuffers};
 use super::timer::StageTimer;
 use crate::cloth::Cloth;
-use crate::config::{
-    BufferSizes, ColorRange, DEFAULT_WORKGROUP_SIZE, Health, StepParams, VEC4_BYTES,
-};
+use crate::config::{BufferSizes, DEFAULT_WORKGROUP_SIZE, Health, VEC4_BYTES};
 use crate::cpu::initial_positions;
 use crate::error::Result;
 use crate::params::SolverParams;
-use crate::schedule::{Executor, FramePlan, FrameSchedule, Pass, Slot, Stage, StepClock};
+use crate::schedule::{FramePlan, FrameSchedule, StepClock, material_alpha};
 use crate::solver::{Anchors, FrameCount, Solver, check_particle_edit};
-
-/// The solver's kernels. The per-particle ones share one layout (step params, positions,
-/// previous positions, tethers, health); `solve_color` has its own (color range, constraints,
-/// positions, previous positions, multipliers, step params).
-struct Kernels {
-    start: Kernel,
-    integrate: Kernel,
-    solve_color: Kernel,
-    tethers: Kernel,
-    collide: Kernel,
-    health: Kernel,
-}
-
-/// A copy of the health flag on its way back to the host, read without stalling.
-struct HealthProbe {
-    staging: wgpu::Buffer,
-    /// Set by the map callback once the copy can be read.
-    ready: Option<Arc<AtomicBool>>,
-}
 
 /// Steps a [`Cloth`] with the WGSL kernels. Nothing is read back inside [`Solver::step`].
 pub struct GpuSolver {
@@ -47,29 +25,12 @@ pub struct GpuSolver {
     cloth: Cloth,
     params: SolverParams,
     clock: StepClock,
-    sizes: BufferSizes,
-    /// xyz + inverse mass per particle; also usable as a vertex buffer.
-    positions: wgpu::Buffer,
-    previous: wgpu::Buffer,
-    /// The constraints and one XPBD multiplier per constraint (only the bind group reads them;
-    /// owned here with the solver's other buffers).
-    _constraints: wgpu::Buffer,
-    _multipliers: wgpu::Buffer,
-    /// The tether slots of every particle.
-    tether_buffer: wgpu::Buffer,
-    /// The health flag ([`Health`]).
-    health: wgpu::Buffer,
+    buffers: SolverBuffers,
+    pipelines: Pipelines,
+    bind_groups: BindGroups,
     probe: HealthProbe,
     anchors: Anchors,
     frames: FrameCount,
-    /// Two [`StepParams`] slots: first substep, later substeps.
-    step_uniform: wgpu::Buffer,
-    /// One [`ColorRange`] per color, each in its own dynamic-offset slot (only the bind group
-    /// reads it; owned here with the solver's other buffers).
-    _color_uniform: wgpu::Buffer,
-    kernels: Kernels,
-    particle_bind_group: wgpu::BindGroup,
-    color_bind_group: wgpu::BindGroup,
     color_sizes: Vec<u32>,
     readback: OnceLock<wgpu::Buffer>,
 }
@@ -96,128 +57,21 @@ impl GpuSolver {
             cloth.particle_count() as u64,
             cloth.constraint_count() as u64,
             cloth.colors().len() as u64,
+            1,
             limits.min_uniform_buffer_offset_alignment as u64,
         );
-        ctx.check_storage_buffer("the particle position buffer", sizes.particles)?;
-        ctx.check_storage_buffer("the constraint buffer", sizes.constraints)?;
-        ctx.check_storage_buffer("the multiplier buffer", sizes.multipliers)?;
-        ctx.check_storage_buffer("the tether buffer", sizes.tethers)?;
-        ctx.check_storage_buffer("the color table", sizes.color_table)?;
-
         // Buffers: particles (vec4: xyz + inverse mass), previous positions, constraints sorted
-        // by color, and the two uniform tables read through dynamic offsets.
-        let storage = wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_DST
-            | wgpu::BufferUsages::COPY_SRC;
-        let buffer = |label, size, usage| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage,
-                mapped_at_creation: false,
-            })
-        };
-        let uniform = wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST;
-        let positions = buffer(
-            "positions",
-            sizes.particles,
-            storage | wgpu::BufferUsages::VERTEX,
+        // by color, multipliers, tethers, the health flag, the uniform tables read through
+        // dynamic offsets, and the one material.
+        let buffers = SolverBuffers::new(ctx, sizes, None)?;
+        ctx.queue.write_buffer(
+            &buffers.constraints,
+            0,
+            bytemuck::cast_slice(cloth.constraints()),
         );
-        let previous = buffer("previous positions", sizes.particles, storage);
-        let constraints = buffer("constraints", sizes.constraints, storage);
-        let multipliers = buffer("multipliers", sizes.multipliers, storage);
-        let tether_buffer = buffer("tethers", sizes.tethers, storage);
-        let health_bytes = size_of::<Health>() as u64;
-        let health = buffer("health", health_bytes.max(VEC4_BYTES), storage);
-        let staging = buffer(
-            "health readback",
-            health_bytes.max(VEC4_BYTES),
-            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        );
-        let step_uniform = buffer("step params", sizes.step_params, uniform);
-        let color_uniform = buffer("color ranges", sizes.color_table, uniform);
-        ctx.queue
-            .write_buffer(&constraints, 0, bytemuck::cast_slice(cloth.constraints()));
-        // A color is chosen by the dynamic offset at dispatch time, so nothing is rewritten per
-        // frame: slot 2c is color c's first sweep of a substep, 2c + 1 its later sweeps.
-        for (c, range) in cloth.colors().iter().enumerate() {
-            let later = ColorRange::new(range);
-            for (k, uniform) in [later.first(), later].iter().enumerate() {
-                ctx.queue.write_buffer(
-                    &color_uniform,
-                    (2 * c + k) as u64 * sizes.uniform_stride,
-                    bytemuck::bytes_of(uniform),
-                );
-            }
-        }
-
-        // Layouts and bind groups, bindings in the WGSL's order.
-        let step_size = size_of::<StepParams>() as u64;
-        let color_size = size_of::<ColorRange>() as u64;
-        let step_binding = Binding::Uniform {
-            size: step_size,
-            dynamic: true,
-        };
-        let particle_layout = bind_group_layout(
-            device,
-            "per-particle kernels",
-            &[
-                step_binding,
-                Binding::StorageReadWrite,
-                Binding::StorageReadWrite,
-                Binding::StorageRead,
-                Binding::StorageReadWrite,
-            ],
-        );
-        let color_layout = bind_group_layout(
-            device,
-            "solve_color",
-            &[
-                Binding::Uniform {
-                    size: color_size,
-                    dynamic: true,
-                },
-                Binding::StorageRead,
-                Binding::StorageReadWrite,
-                Binding::StorageRead,
-                Binding::StorageReadWrite,
-                step_binding,
-            ],
-        );
-        let particle_bind_group = bind_group(
-            device,
-            "per-particle kernels",
-            &particle_layout,
-            &[
-                (&step_uniform, Some(step_size)),
-                (&positions, None),
-                (&previous, None),
-                (&tether_buffer, None),
-                (&health, None),
-            ],
-        );
-        let color_bind_group = bind_group(
-            device,
-            "solve_color",
-            &color_layout,
-            &[
-                (&color_uniform, Some(color_size)),
-                (&constraints, None),
-                (&positions, None),
-                (&previous, None),
-                (&multipliers, None),
-                (&step_uniform, Some(step_size)),
-            ],
-        );
-        let kernel = |file, entry, layout| Kernel::new(device, file, entry, layout, workgroup_size);
-        let kernels = Kernels {
-            start: kernel(shaders::START, "start", &particle_layout),
-            integrate: kernel(shaders::INTEGRATE, "integrate", &particle_layout),
-            solve_color: kernel(shaders::SOLVE_COLOR, "solve_color", &color_layout),
-            tethers: kernel(shaders::TETHERS, "solve_tethers", &particle_layout),
-            collide: kernel(shaders::COLLIDE, "collide", &particle_layout),
-            health: kernel(shaders::HEALTH, "check_health", &particle_layout),
-        };
+        buffers.write_colors(&ctx.queue, cloth.colors());
+        let pipelines = Pipelines::new(device, workgroup_size, None);
+        let bind_groups = buffers.bind_groups(device, &pipelines);
 
         let mut solver = Self {
             device: device.clone(),
@@ -227,24 +81,12 @@ impl GpuSolver {
             cloth: cloth.clone(),
             params,
             clock: StepClock::default(),
-            sizes,
-            positions,
-            previous,
-            _constraints: constraints,
-            _multipliers: multipliers,
-            tether_buffer,
-            health,
-            probe: HealthProbe {
-                staging,
-                ready: None,
-            },
+            probe: HealthProbe::new(device),
+            buffers,
+            pipelines,
+            bind_groups,
             anchors: Anchors::new(cloth),
             frames: FrameCount::default(),
-            step_uniform,
-            _color_uniform: color_uniform,
-            kernels,
-            particle_bind_group,
-            color_bind_group,
             readback: OnceLock::new(),
         };
         solver.reset()?;
@@ -254,7 +96,7 @@ impl GpuSolver {
     /// The position buffer (`vec4<f32>` per particle: xyz in m, w = inverse mass). Renderers
     /// may bind it as a vertex or storage buffer instead of copying positions.
     pub fn position_buffer(&self) -> &wgpu::Buffer {
-        &self.positions
+        &self.buffers.positions
     }
 
     /// The device this solver runs on.
@@ -264,7 +106,7 @@ impl GpuSolver {
 
     /// Bytes of GPU memory the solver's buffers hold (readback staging excluded).
     pub fn gpu_bytes(&self) -> u64 {
-        self.sizes.total()
+        self.buffers.sizes.total()
     }
 
     /// The schedule of a frame of `dt` seconds after the first under the current parameters.
@@ -286,60 +128,20 @@ impl GpuSolver {
     fn upload_tethers(&mut self) {
         if self.anchors.take_changed() {
             self.queue.write_buffer(
-                &self.tether_buffer,
+                &self.buffers.tethers,
                 0,
                 bytemuck::cast_slice(self.anchors.tethers().slots()),
             );
         }
     }
 
-    /// Reads the health copy requested after an earlier frame, if it has arrived (no waiting),
-    /// and requests a new one after `encoder`'s frame when none is in flight.
-    fn probe_health(&mut self, encoder: &mut wgpu::CommandEncoder) -> Result<()> {
-        super::context::poll(&self.device);
-        if let Some(ready) = &self.probe.ready {
-            if !ready.load(Ordering::Acquire) {
-                return Ok(());
-            }
-            let flag = self
-                .probe
-                .staging
-                .get_mapped_range(..4)
-                .map(|b| super::context::pod_from_bytes::<Health>(&b)[0]);
-            self.probe.staging.unmap();
-            self.probe.ready = None;
-            if let Ok(health) = flag {
-                self.frames.check(health)?;
-            }
-        }
-        encoder.copy_buffer_to_buffer(&self.health, 0, &self.probe.staging, 0, 4);
-        Ok(())
-    }
-
-    /// Starts mapping the health copy recorded by [`Self::probe_health`] (after submission).
-    fn request_health(&mut self) {
-        if self.probe.ready.is_some() {
-            return;
-        }
-        let ready = Arc::new(AtomicBool::new(false));
-        let flag = ready.clone();
-        self.probe
-            .staging
-            .map_async(wgpu::MapMode::Read, .., move |r| {
-                flag.store(r.is_ok(), Ordering::Release);
-            });
-        self.probe.ready = Some(ready);
-    }
-
-    /// Writes the frame's two uniform slots.
+    /// Writes the frame's two uniform slots and its material.
     fn upload_plan(&self, plan: &FramePlan) {
-        for slot in [Slot::First, Slot::Rest] {
-            self.queue.write_buffer(
-                &self.step_uniform,
-                slot as u64 * self.sizes.uniform_stride,
-                bytemuck::bytes_of(plan.slot(slot)),
-            );
-        }
+        self.buffers
+            .write_step(&self.queue, &plan.first, &plan.rest);
+        let alpha = material_alpha(&self.params.compliance, plan.h);
+        self.queue
+            .write_buffer(&self.buffers.materials, 0, bytemuck::bytes_of(&alpha));
     }
 
     /// Records one frame into a new encoder, timing each stage with `timer` when given (the
@@ -366,8 +168,13 @@ impl GpuSolver {
         if let Some(t) = timer.as_deref_mut() {
             t.begin_frame();
         }
-        schedule.run(&mut GpuFrame {
-            solver: self,
+        schedule.run(&mut PassRecorder {
+            pipelines: &self.pipelines,
+            bind_groups: &self.bind_groups,
+            uniform_stride: self.buffers.sizes.uniform_stride,
+            particles: self.cloth.particle_count() as u32,
+            color_sizes: &self.color_sizes,
+            fused_cloths: 0,
             encoder: &mut encoder,
             timer: timer.as_deref_mut(),
         });
@@ -375,14 +182,19 @@ impl GpuSolver {
             t.resolve(&mut encoder);
         }
         self.frames.advance();
-        self.probe_health(&mut encoder)?;
+        if let Some(health) = self
+            .probe
+            .read(&self.device, &self.buffers.health, &mut encoder)
+        {
+            self.frames.check(health)?;
+        }
         Ok(encoder)
     }
 
     /// Submits an encoder returned by [`GpuSolver::step_timed`].
     pub fn submit(&mut self, encoder: wgpu::CommandEncoder) {
         self.queue.submit([encoder.finish()]);
-        self.request_health();
+        self.probe.request();
     }
 
     /// Blocks until every submitted frame has finished on the device.
@@ -392,7 +204,7 @@ impl GpuSolver {
 
     /// Positions with inverse mass in w, as the kernels see them (waits for the device).
     pub fn raw_positions(&self) -> Result<Vec<Vec4>> {
-        let bytes = self.positions.size();
+        let bytes = self.buffers.positions.size();
         let readback = self.readback.get_or_init(|| {
             self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("positions readback"),
@@ -406,66 +218,9 @@ impl GpuSolver {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("positions readback"),
             });
-        encoder.copy_buffer_to_buffer(&self.positions, 0, readback, 0, bytes);
+        encoder.copy_buffer_to_buffer(&self.buffers.positions, 0, readback, 0, bytes);
         self.queue.submit([encoder.finish()]);
         read_mapped(&self.device, readback)
-    }
-}
-
-/// Records the schedule's passes: one compute pass per stage, one dispatch per pass.
-struct GpuFrame<'a> {
-    solver: &'a GpuSolver,
-    encoder: &'a mut wgpu::CommandEncoder,
-    timer: Option<&'a mut StageTimer>,
-}
-
-impl Executor for GpuFrame<'_> {
-    fn stage(&mut self, stage: Stage, passes: &mut dyn Iterator<Item = Pass>) {
-        let s = self.solver;
-        let k = &s.kernels;
-        let timestamp_writes = self.timer.as_deref_mut().and_then(|t| t.pass(stage));
-        let mut pass = self
-            .encoder
-            .begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(stage.name()),
-                timestamp_writes,
-            });
-        let particles = s.cloth.particle_count() as u32;
-        let mut bound: Option<&Kernel> = None;
-        let stride = s.sizes.uniform_stride;
-        let at = |slot: u64| (slot * stride) as u32;
-        // Kernel, bind group, dynamic offsets (uniform slots) and how many, threads.
-        let particle = |kernel, slot: Slot| {
-            let offsets = [at(slot as u64), 0];
-            (kernel, &s.particle_bind_group, offsets, 1, particles)
-        };
-        for p in passes {
-            let (kernel, bindings, offsets, count, threads) = match p {
-                Pass::Start => particle(&k.start, Slot::First),
-                Pass::Integrate(slot) => particle(&k.integrate, slot),
-                Pass::SolveColor {
-                    color,
-                    first_sweep,
-                    slot,
-                } => {
-                    // Slot 2c of the color table is color c's first sweep, 2c + 1 the later.
-                    let entry = 2 * color as u64 + u64::from(!first_sweep);
-                    let offsets = [at(entry), at(slot as u64)];
-                    let threads = s.color_sizes[color as usize];
-                    (&k.solve_color, &s.color_bind_group, offsets, 2, threads)
-                }
-                Pass::Tethers(slot) => particle(&k.tethers, slot),
-                Pass::Collide(slot) => particle(&k.collide, slot),
-                Pass::Health => particle(&k.health, Slot::First),
-            };
-            // Set the pipeline only when it changes (every color of a sweep shares one).
-            if !bound.is_some_and(|b| std::ptr::eq(b, kernel)) {
-                pass.set_pipeline(&kernel.pipeline);
-                bound = Some(kernel);
-            }
-            pass.set_bind_group(0, bindings, &offsets[..count]);
-            kernel.dispatch(&mut pass, threads);
-        }
     }
 }
 
@@ -492,20 +247,18 @@ impl Solver for GpuSolver {
 
     fn reset(&mut self) -> Result<()> {
         let initial = initial_positions(&self.cloth);
+        let b = &self.buffers;
         self.queue
-            .write_buffer(&self.positions, 0, bytemuck::cast_slice(&initial));
+            .write_buffer(&b.positions, 0, bytemuck::cast_slice(&initial));
         self.queue
-            .write_buffer(&self.previous, 0, bytemuck::cast_slice(&initial));
+            .write_buffer(&b.previous, 0, bytemuck::cast_slice(&initial));
         let ok = Health {
             first_bad: Health::OK,
         };
         self.queue
-            .write_buffer(&self.health, 0, bytemuck::bytes_of(&ok));
+            .write_buffer(&self.buffers.health, 0, bytemuck::bytes_of(&ok));
         // A health copy still in flight belongs to the old run: wait for it and drop it.
-        if self.probe.ready.take().is_some() {
-            self.wait()?;
-            self.probe.staging.unmap();
-        }
+        self.probe.discard(&self.device)?;
         self.anchors = Anchors::new(&self.cloth);
         self.clock.reset();
         self.frames = FrameCount::default();
@@ -514,7 +267,7 @@ impl Solver for GpuSolver {
 
     fn health(&mut self) -> Result<()> {
         let flag: Vec<Health> =
-            super::context::read_buffer_on(&self.device, &self.queue, &self.health)?;
+            super::context::read_buffer_on(&self.device, &self.queue, &self.buffers.health)?;
         self.frames.check(flag[0])
     }
 
@@ -536,9 +289,9 @@ impl Solver for GpuSolver {
         let p = position.extend(inverse_mass);
         let prev = position.extend(0.0);
         self.queue
-            .write_buffer(&self.positions, offset, bytemuck::bytes_of(&p));
+            .write_buffer(&self.buffers.positions, offset, bytemuck::bytes_of(&p));
         self.queue
-            .write_buffer(&self.previous, offset, bytemuck::bytes_of(&prev));
+            .write_buffer(&self.buffers.previous, offset, bytemuck::bytes_of(&prev));
         self.anchors.held(&self.cloth, index, inverse_mass);
         Ok(())
     }
@@ -547,8 +300,11 @@ impl Solver for GpuSolver {
         check_particle_edit(&self.cloth, index, Vec3::ZERO, inverse_mass)?;
         // Only the w component: the position stays wherever the GPU has it.
         let offset = index as u64 * VEC4_BYTES + 12;
-        self.queue
-            .write_buffer(&self.positions, offset, bytemuck::bytes_of(&inverse_mass));
+        self.queue.write_buffer(
+            &self.buffers.positions,
+            offset,
+            bytemuck::bytes_of(&inverse_mass),
+        );
         self.anchors.pin(&self.cloth, index, inverse_mass == 0.0);
         Ok(())
     }

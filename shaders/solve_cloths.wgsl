@@ -1,0 +1,147 @@
+// The fused path: one workgroup solves one whole cloth for a whole frame, every substep's
+// integrate, iterations × colors, tethers and collide, with a barrier between stages and
+// between colors, so a world of small cloths costs one dispatch per frame instead of
+// colors × iterations × substeps (CPU twin: src/cpu/solve_cloths.rs). The per-particle and
+// per-constraint arithmetic is the same functions (common.wgsl) the per-pass kernels use.
+//
+// A cloth that fits (ClothRecord.shared_memory = 1) is copied into workgroup memory at the start
+// and back at the end; a larger one stays in the storage buffer and the barriers cover storage.
+// Previous positions always stay in storage: only their owner thread writes them and SHAKE
+// reads them, so they need no fast copy.
+
+@group(0) @binding(0) var<uniform> frame: FusedFrame;
+@group(0) @binding(1) var<uniform> first: StepParams;    // the first substep (frame's dt ratio)
+@group(0) @binding(2) var<uniform> rest: StepParams;     // every later substep
+@group(0) @binding(3) var<storage, read> cloths: array<ClothRecord>;
+@group(0) @binding(4) var<storage, read> colors: array<ColorRange>;  // each cloth's colors
+@group(0) @binding(5) var<storage, read> constraints: array<Constraint>;
+@group(0) @binding(6) var<storage, read_write> positions: array<vec4<f32>>;  // w: inverse mass
+@group(0) @binding(7) var<storage, read_write> previous: array<vec4<f32>>;
+@group(0) @binding(8) var<storage, read_write> multipliers: array<f32>;
+@group(0) @binding(9) var<storage, read> tethers: array<TetherSlot>;
+@group(0) @binding(10) var<storage, read_write> health: Health;
+
+// Particles per workgroup-memory cloth; the host sets it from the adapter's
+// max_compute_workgroup_storage_size (16 bytes each).
+override FUSED_CAPACITY: u32 = 1024u;
+
+var<workgroup> cloth_x: array<vec4<f32>, FUSED_CAPACITY>;
+
+// Particle `i` (an index into the world's buffers) from wherever its cloth keeps it.
+fn load_x(cloth: ClothRecord, i: u32) -> vec4<f32> {
+    if (cloth.shared_memory == 1u) {
+        return cloth_x[i - cloth.particle_offset];
+    }
+    return positions[i];
+}
+
+fn store_x(cloth: ClothRecord, i: u32, p: vec4<f32>) {
+    if (cloth.shared_memory == 1u) {
+        cloth_x[i - cloth.particle_offset] = p;
+    } else {
+        positions[i] = p;
+    }
+}
+
+// Every thread's writes, to workgroup memory and to storage, seen by every other thread.
+fn sync() {
+    storageBarrier();
+    workgroupBarrier();
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn solve_cloths(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    // One workgroup per cloth: the dispatch has exactly frame.cloth_count groups.
+    let cloth = cloths[group.x];
+    let offset = cloth.particle_offset;
+    let n = cloth.particle_count;
+    if (cloth.shared_memory == 1u) {
+        for (var i = local; i < n; i += WORKGROUP_SIZE) {
+            cloth_x[i] = positions[offset + i];
+        }
+    }
+    sync();
+    for (var s = 0u; s < frame.substeps; s++) {
+        var params = rest;
+        if (s == 0u) {
+            params = first;
+        }
+        // Integrate: each thread its own particles.
+        for (var i = offset + local; i < offset + n; i += WORKGROUP_SIZE) {
+            let p = load_x(cloth, i);
+            // Pinned particles (inverse mass 0) never move.
+            if (p.w != 0.0) {
+                let next = verlet(params, p.xyz, previous[i].xyz);
+                previous[i] = vec4<f32>(p.xyz, 0.0);
+                store_x(cloth, i, vec4<f32>(next, p.w));
+            }
+        }
+        sync();
+        // Solve: iterations × colors; within a color no two constraints share a particle.
+        for (var k = 0u; k < frame.iterations; k++) {
+            for (var c = 0u; c < cloth.color_count; c++) {
+                let range = colors[cloth.color_offset + c];
+                for (var t = local; t < range.count; t += WORKGROUP_SIZE) {
+                    let index = range.start + t;
+                    let con = constraints[index];
+                    let pi = load_x(cloth, con.i);
+                    let pj = load_x(cloth, con.j);
+                    // The substep's first sweep starts the multipliers at 0.
+                    var lambda0 = 0.0;
+                    if (k > 0u) {
+                        lambda0 = multipliers[index];
+                    }
+                    let alpha = constraint_alpha(cloth.alpha, con.kind);
+                    let r = previous[con.i].xyz - previous[con.j].xyz;
+                    let step = xpbd_step(params, con.rest, pi, pj, r, alpha, lambda0);
+                    multipliers[index] = lambda0 + step.w;
+                    store_x(cloth, con.i, vec4<f32>(pi.xyz + step.xyz * (step.w * pi.w), pi.w));
+                    store_x(cloth, con.j, vec4<f32>(pj.xyz - step.xyz * (step.w * pj.w), pj.w));
+                }
+                sync();
+            }
+        }
+        // Tethers: anchors are pinned, so a thread reads them while others move their particles.
+        if (cloth.tethers == 1u) {
+            for (var i = offset + local; i < offset + n; i += WORKGROUP_SIZE) {
+                let p = load_x(cloth, i);
+                if (p.w != 0.0) {
+                    var x = p.xyz;
+                    for (var slot = 0u; slot < TETHER_SLOTS; slot++) {
+                        let tether = tethers[i * TETHER_SLOTS + slot];
+                        if (tether.anchor != NO_ANCHOR) {
+                            x = tether_pull(params, x, load_x(cloth, tether.anchor).xyz, tether.rest);
+                        }
+                    }
+                    store_x(cloth, i, vec4<f32>(x, p.w));
+                }
+            }
+            sync();
+        }
+        // Collide: each thread its own particles.
+        for (var i = offset + local; i < offset + n; i += WORKGROUP_SIZE) {
+            let p = load_x(cloth, i);
+            if (p.w != 0.0) {
+                let contact = collide_particle(params, p.xyz, previous[i].xyz);
+                if (contact[0].w == 1.0) {
+                    store_x(cloth, i, vec4<f32>(contact[0].xyz, p.w));
+                    previous[i] = contact[1];
+                }
+            }
+        }
+        sync();
+    }
+    // Health (the frame's divergence check for this cloth) and, from workgroup memory, home.
+    for (var i = offset + local; i < offset + n; i += WORKGROUP_SIZE) {
+        let p = load_x(cloth, i);
+        if (is_bad(first, p.xyz)) {
+            atomicMin(&health.first_bad, i);
+        }
+        if (cloth.shared_memory == 1u) {
+            positions[i] = p;
+        }
+    }
+}

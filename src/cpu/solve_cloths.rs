@@ -1,0 +1,178 @@
+//! Twin of `solve_cloths` in `shaders/solve_cloths.wgsl`: the fused path, one whole frame of
+//! one cloth per "workgroup" (here one rayon task per cloth), stage by stage in the kernel's
+//! order. Within a cloth the twin runs each stage's threads one after another, which gives the
+//! same result as the kernel's threads in parallel: a stage's threads never touch the same
+//! particle (own particles, or one color). Where the kernel keeps the cloth (workgroup memory
+//! or storage) changes nothing in the arithmetic, so the twin ignores `shared_memory`.
+
+use glam::{Vec4, Vec4Swizzles};
+use rayon::prelude::*;
+
+use super::collide::collide_particle;
+use super::health::is_bad;
+use super::integrate::integrate_particle;
+use super::solve_color::solve_constraint;
+use super::tethers::tether_pull;
+use crate::cloth::Constraint;
+use crate::config::{
+    ClothRecord, ColorRange, FusedFrame, Health, StepParams, TETHER_SLOTS, TetherSlot,
+};
+
+/// One cloth's slices of the world's buffers.
+struct ClothSlices<'a> {
+    record: &'a ClothRecord,
+    positions: &'a mut [Vec4],
+    previous: &'a mut [Vec4],
+    multipliers: &'a mut [f32],
+    /// The index of `multipliers[0]` in the world's buffer.
+    first_constraint: usize,
+}
+
+/// Solves every cloth of `cloths` for one frame: `frame.substeps` substeps of integrate,
+/// `frame.iterations` sweeps over the cloth's colors, tethers, collide; then the health check.
+///
+/// # Panics
+/// When the records overlap or leave the buffers, or a cloth's colors are not one contiguous
+/// ascending run of constraints, or a constraint or tether leaves its cloth: the world's
+/// layout never makes such records.
+#[allow(clippy::too_many_arguments)]
+pub fn solve_cloths(
+    frame: &FusedFrame,
+    first: &StepParams,
+    rest: &StepParams,
+    cloths: &[ClothRecord],
+    colors: &[ColorRange],
+    constraints: &[Constraint],
+    positions: &mut [Vec4],
+    previous: &mut [Vec4],
+    multipliers: &mut [f32],
+    tethers: &[TetherSlot],
+    health: &mut Health,
+) {
+    let slices = split(
+        &cloths[..frame.cloth_count as usize],
+        colors,
+        positions,
+        previous,
+        multipliers,
+    );
+    let bad = slices
+        .into_par_iter()
+        .filter_map(|mut c| solve_cloth(frame, first, rest, colors, constraints, tethers, &mut c))
+        .min();
+    if let Some(i) = bad {
+        health.first_bad = health.first_bad.min(i);
+    }
+}
+
+/// Cuts the buffers into each cloth's disjoint slices (records in ascending particle order).
+fn split<'a>(
+    cloths: &'a [ClothRecord],
+    colors: &[ColorRange],
+    mut positions: &'a mut [Vec4],
+    mut previous: &'a mut [Vec4],
+    mut multipliers: &'a mut [f32],
+) -> Vec<ClothSlices<'a>> {
+    let (mut particle_base, mut constraint_base) = (0usize, 0usize);
+    let mut out = Vec::with_capacity(cloths.len());
+    for record in cloths {
+        let own = &colors[record.color_offset as usize..][..record.color_count as usize];
+        let start = own.first().map_or(constraint_base, |c| c.start as usize);
+        let end = own.last().map_or(start, |c| (c.start + c.count) as usize);
+        assert!(
+            own.windows(2)
+                .all(|w| w[0].start + w[0].count == w[1].start),
+            "solve_cloths: a cloth's colors must be one contiguous run"
+        );
+        let skip = record.particle_offset as usize - particle_base;
+        let n = record.particle_count as usize;
+        let (_, p) = std::mem::take(&mut positions).split_at_mut(skip);
+        let (p, p_rest) = p.split_at_mut(n);
+        let (_, q) = std::mem::take(&mut previous).split_at_mut(skip);
+        let (q, q_rest) = q.split_at_mut(n);
+        let (_, m) = std::mem::take(&mut multipliers).split_at_mut(start - constraint_base);
+        let (m, m_rest) = m.split_at_mut(end - start);
+        (positions, previous, multipliers) = (p_rest, q_rest, m_rest);
+        particle_base = record.particle_offset as usize + n;
+        constraint_base = end;
+        out.push(ClothSlices {
+            record,
+            positions: p,
+            previous: q,
+            multipliers: m,
+            first_constraint: start,
+        });
+    }
+    out
+}
+
+/// One workgroup of `solve_cloths`: the whole frame of one cloth. Returns the first bad
+/// particle (world index), if any.
+fn solve_cloth(
+    frame: &FusedFrame,
+    first: &StepParams,
+    rest: &StepParams,
+    colors: &[ColorRange],
+    constraints: &[Constraint],
+    tethers: &[TetherSlot],
+    c: &mut ClothSlices<'_>,
+) -> Option<u32> {
+    let record = c.record;
+    let offset = record.particle_offset;
+    let local = |i: u32| (i - offset) as usize;
+    let own_colors = &colors[record.color_offset as usize..][..record.color_count as usize];
+    let alpha = Vec4::from_array(record.alpha);
+    for s in 0..frame.substeps {
+        let params = if s == 0 { first } else { rest };
+        for (p, prev) in c.positions.iter_mut().zip(c.previous.iter_mut()) {
+            integrate_particle(params, p, prev);
+        }
+        for k in 0..frame.iterations {
+            for range in own_colors {
+                for index in range.range() {
+                    let con = &constraints[index];
+                    let (i, j) = (local(con.i), local(con.j));
+                    assert!(
+                        i != j,
+                        "solve_cloths: constraint {index} joins a particle to itself"
+                    );
+                    let r = c.previous[i].xyz() - c.previous[j].xyz();
+                    let (mut pi, mut pj) = (c.positions[i], c.positions[j]);
+                    let lambda = &mut c.multipliers[index - c.first_constraint];
+                    solve_constraint(
+                        params,
+                        con,
+                        &mut pi,
+                        &mut pj,
+                        r,
+                        con.alpha(alpha),
+                        lambda,
+                        k == 0,
+                    );
+                    (c.positions[i], c.positions[j]) = (pi, pj);
+                }
+            }
+        }
+        if record.tethers == 1 {
+            for i in 0..c.positions.len() {
+                let p = c.positions[i];
+                if p.w == 0.0 {
+                    continue;
+                }
+                let mut x = p.xyz();
+                let slots = &tethers[(offset as usize + i) * TETHER_SLOTS..][..TETHER_SLOTS];
+                for slot in slots.iter().filter(|s| s.anchor != TetherSlot::NONE) {
+                    x = tether_pull(params, x, c.positions[local(slot.anchor)].xyz(), slot.rest);
+                }
+                c.positions[i] = x.extend(p.w);
+            }
+        }
+        for (p, prev) in c.positions.iter_mut().zip(c.previous.iter_mut()) {
+            collide_particle(params, p, prev);
+        }
+    }
+    c.positions
+        .iter()
+        .position(|p| is_bad(p.xyz(), first.max_distance))
+        .map(|i| offset + i as u32)
+}

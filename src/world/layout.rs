@@ -1,0 +1,252 @@
+//! Where every cloth of a world lives in the shared buffers, computed on the host whenever
+//! cloths are added or removed. Both engines (GPU and CPU) load the same [`Layout`].
+//!
+//! ```text
+//! particles:   [ global cloths ............ | fused cloths ................ ]
+//! constraints: [ color 0 of every global cloth, color 1, ... | cloth A's colors, cloth B's ... ]
+//! ```
+//! The global cloths come first so the per-pass kernels cover `0..global_particles` with their
+//! usual bounds guard; color c of every global cloth is one contiguous range (one dispatch),
+//! and a fused cloth's constraints are one run its workgroup walks color by color.
+
+use std::ops::Range;
+
+use glam::Vec4;
+
+use super::{ClothPath, PathChoice, WorldCapacity};
+use crate::cloth::{Cloth, Constraint};
+use crate::coloring::ColoredConstraints;
+use crate::config::{ClothRecord, ColorRange};
+use crate::error::{ChiffonError, Result};
+use crate::tethers::Tethers;
+
+/// The most colors a world's global path holds (each costs two uniform slots); a cloth with
+/// more goes to the fused path, or is refused on a global-only world.
+pub const MAX_GLOBAL_COLORS: usize = 64;
+
+/// One cloth's place.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Placed {
+    /// Its slot in the world's table of cloths.
+    pub slot: u32,
+    /// Which path solves it.
+    pub path: ClothPath,
+    /// Its particles in the world's buffers.
+    pub particles: Range<u32>,
+}
+
+/// What a cloth brings to a layout.
+pub(crate) struct Member<'a> {
+    pub slot: u32,
+    pub cloth: &'a Cloth,
+    pub tethers: &'a Tethers,
+}
+
+/// The packed world.
+pub(crate) struct Layout {
+    /// Every cloth, global ones first, in slot order within each path. A cloth's material
+    /// is its index here.
+    pub placed: Vec<Placed>,
+    /// Particles in all.
+    pub particle_count: u32,
+    /// Particles of the global cloths (`0..global_particles`).
+    pub global_particles: u32,
+    /// The global region of the constraints, colored: color c of every global cloth.
+    pub global: ColoredConstraints,
+    /// All constraints (global region, then the fused cloths' runs), world particle indices,
+    /// each with its cloth's material.
+    pub constraints: Vec<Constraint>,
+    /// One record per fused cloth (α̃ filled in per frame).
+    pub records: Vec<ClothRecord>,
+    /// The fused cloths' colors, indices into `constraints`.
+    pub fused_colors: Vec<ColorRange>,
+    /// Every particle's tethers (world indices).
+    pub tethers: Tethers,
+    /// True when some global cloth has tethers.
+    pub global_tethers: bool,
+}
+
+impl Layout {
+    /// Packs `members` (in slot order). A cloth goes to the fused path under
+    /// [`PathChoice::Auto`] when it has at most `fused_max_particles` particles, into workgroup
+    /// memory when it has at most `workgroup_capacity`.
+    pub(crate) fn build(
+        members: &[Member<'_>],
+        paths: PathChoice,
+        fused_max_particles: u32,
+        workgroup_capacity: u32,
+    ) -> Result<Self> {
+        let path_of = |c: &Cloth| {
+            let n = c.particle_count() as u32;
+            let fits = paths == PathChoice::Auto && n <= fused_max_particles;
+            if fits || c.colors().len() > MAX_GLOBAL_COLORS {
+                ClothPath::Fused {
+                    workgroup_memory: n <= workgroup_capacity,
+                }
+            } else {
+                ClothPath::Global
+            }
+        };
+        let mut order: Vec<(&Member, ClothPath)> =
+            members.iter().map(|m| (m, path_of(m.cloth))).collect();
+        // Global first; stable, so slot order within each path.
+        order.sort_by_key(|(_, p)| matches!(p, ClothPath::Fused { .. }));
+
+        let mut placed = Vec::with_capacity(order.len());
+        let mut offset = 0u32;
+        for (m, path) in &order {
+            let n = m.cloth.particle_count() as u32;
+            placed.push(Placed {
+                slot: m.slot,
+                path: *path,
+                particles: offset..offset + n,
+            });
+            offset += n;
+        }
+        let particle_count = offset;
+        let globals: Vec<usize> = (0..order.len())
+            .filter(|&k| order[k].1 == ClothPath::Global)
+            .collect();
+        let global_particles = globals.last().map_or(0, |&k| placed[k].particles.end);
+
+        // Global region: color c of every global cloth, cloth after cloth.
+        let global_color_count = globals
+            .iter()
+            .map(|&k| order[k].0.cloth.colors().len())
+            .max()
+            .unwrap_or(0);
+        let mut constraints = Vec::new();
+        let mut global_colors = Vec::with_capacity(global_color_count);
+        for color in 0..global_color_count {
+            let start = constraints.len() as u32;
+            for &k in &globals {
+                let cloth = order[k].0.cloth;
+                if let Some(range) = cloth.colors().get(color) {
+                    let base = placed[k].particles.start;
+                    constraints.extend(
+                        cloth.constraints()[range.start as usize..range.end as usize]
+                            .iter()
+                            .map(|c| shifted(c, base, k as u32)),
+                    );
+                }
+            }
+            global_colors.push(start..constraints.len() as u32);
+        }
+        let global = ColoredConstraints::from_sorted(
+            constraints.clone(),
+            global_colors,
+            global_particles as usize,
+        )?;
+
+        // Fused region: each cloth's own colors, one run per cloth.
+        let mut records = Vec::new();
+        let mut fused_colors = Vec::new();
+        for (k, (m, path)) in order.iter().enumerate() {
+            let ClothPath::Fused { workgroup_memory } = path else {
+                continue;
+            };
+            let base = placed[k].particles.start;
+            let color_offset = fused_colors.len() as u32;
+            for range in m.cloth.colors() {
+                let start = constraints.len() as u32;
+                constraints.extend(
+                    m.cloth.constraints()[range.start as usize..range.end as usize]
+                        .iter()
+                        .map(|c| shifted(c, base, k as u32)),
+                );
+                fused_colors.push(ColorRange::new(&(start..constraints.len() as u32)));
+            }
+            records.push(ClothRecord {
+                particle_offset: base,
+                particle_count: m.cloth.particle_count() as u32,
+                color_offset,
+                color_count: m.cloth.colors().len() as u32,
+                shared_memory: *workgroup_memory as u32,
+                // Whether it has tethers; the frame turns this off when tethers are off.
+                tethers: !m.tethers.is_empty() as u32,
+                ..Default::default()
+            });
+        }
+        let tethers = Tethers::concat(
+            particle_count as usize,
+            order
+                .iter()
+                .zip(&placed)
+                .map(|((m, _), p)| (p.particles.start, m.tethers)),
+        );
+        let global_tethers = globals.iter().any(|&k| !order[k].0.tethers.is_empty());
+        Ok(Self {
+            placed,
+            particle_count,
+            global_particles,
+            global,
+            constraints,
+            records,
+            fused_colors,
+            tethers,
+            global_tethers,
+        })
+    }
+
+    /// The place of the cloth in `slot`.
+    pub(crate) fn find(&self, slot: u32) -> Option<(usize, &Placed)> {
+        self.placed.iter().enumerate().find(|(_, p)| p.slot == slot)
+    }
+
+    /// The fused cloths' records for a frame: `tethers_on` when the solver's tethers are on,
+    /// `alpha(material)` each cloth's α̃.
+    pub(crate) fn frame_records(
+        &self,
+        tethers_on: bool,
+        alpha: impl Fn(usize) -> Vec4,
+    ) -> Vec<ClothRecord> {
+        let fused = self
+            .placed
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| matches!(p.path, ClothPath::Fused { .. }));
+        self.records
+            .iter()
+            .zip(fused)
+            .map(|(r, (material, _))| ClothRecord {
+                alpha: alpha(material).to_array(),
+                tethers: (tethers_on && r.tethers == 1) as u32,
+                ..*r
+            })
+            .collect()
+    }
+}
+
+/// A cloth's constraint in the world's numbering, reading material `material`.
+fn shifted(c: &Constraint, base: u32, material: u32) -> Constraint {
+    Constraint {
+        i: c.i + base,
+        j: c.j + base,
+        ..*c
+    }
+    .with_material(material)
+}
+
+/// Checks that a world of `cloths` cloths with `particles` particles and `constraints`
+/// constraints fits `capacity`.
+pub(crate) fn check_capacity(
+    capacity: &WorldCapacity,
+    cloths: u64,
+    particles: u64,
+    constraints: u64,
+) -> Result<()> {
+    for (what, needed, cap) in [
+        ("cloths", cloths, capacity.cloths as u64),
+        ("particles", particles, capacity.particles as u64),
+        ("constraints", constraints, capacity.constraints as u64),
+    ] {
+        if needed > cap {
+            return Err(ChiffonError::WorldFull {
+                what,
+                needed,
+                capacity: cap,
+            });
+        }
+    }
+    Ok(())
+}

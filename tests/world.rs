@@ -1,0 +1,404 @@
+//! A world of cloths: both paths against each other and against lone solvers, GPU against the
+//! CPU reference over a long random-dt run, and every bad input.
+
+mod common;
+
+use chiffon::conformance::{LONG_RUN_TOLERANCE, deviation};
+use chiffon::params::Compliance;
+use chiffon::world::{ClothPath, PathChoice, WorldCapacity};
+use chiffon::{
+    ChiffonError, Cloth, ClothBuilder, ClothOptions, CpuSolver, Layout, Pinning, Solver,
+    SolverParams, Sphere, World, WorldConfig,
+};
+use glam::{Affine3A, Quat, Vec3};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Colliders, wind and tethers: everything the solver has.
+fn params() -> SolverParams {
+    SolverParams {
+        wind: Vec3::new(1.5, 0.0, 0.8),
+        ground: Some(-0.9),
+        sphere: Some(Sphere {
+            center: Vec3::new(0.1, -0.6, 0.2),
+            radius: 0.3,
+        }),
+        ..SolverParams::default()
+    }
+}
+
+/// Cloths of mixed sizes and shapes: small grids, a mesh with tethers, a large grid that a
+/// fused limit of 1000 particles sends to the global path.
+fn mixed_cloths() -> Vec<(Cloth, ClothOptions)> {
+    let grid = |c, r, pin| {
+        ClothBuilder::grid(c, r)
+            .spacing(0.5 / c as f32)
+            .layout(Layout::Hanging { top: 0.0 })
+            .pinning(pin)
+            .build()
+            .unwrap()
+    };
+    let cape = ClothBuilder::obj(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/cape.obj"))
+        .unwrap()
+        .scale(0.5)
+        .pinning(Pinning::Group("collar".into()))
+        .build()
+        .unwrap();
+    let at = |x: f32| ClothOptions::new().translate(Vec3::new(x, 0.0, 0.0));
+    vec![
+        (grid(8, 8, Pinning::Corners), at(-1.0)),
+        (
+            grid(20, 12, Pinning::Edge),
+            at(-0.5).compliance(Compliance {
+                stretch: 1e-4,
+                shear: 1e-3,
+                bend: 0.05,
+            }),
+        ),
+        (cape, at(0.0)),
+        (grid(40, 40, Pinning::Edge), at(0.5)),
+        (
+            grid(16, 16, Pinning::Corners),
+            ClothOptions::new().transform(Affine3A::from_rotation_translation(
+                Quat::from_rotation_y(0.7),
+                Vec3::new(1.0, 0.0, 0.3),
+            )),
+        ),
+    ]
+}
+
+fn random_dts(frames: usize, seed: u64) -> Vec<f64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..frames)
+        .map(|_| 1.0 / rng.random_range(30.0..144.0))
+        .collect()
+}
+
+fn config(paths: PathChoice) -> WorldConfig {
+    WorldConfig {
+        paths,
+        fused_max_particles: 1000,
+        ..WorldConfig::default()
+    }
+}
+
+fn world_of(
+    mut world: World,
+    cloths: &[(Cloth, ClothOptions)],
+) -> (World, Vec<chiffon::ClothHandle>) {
+    let handles = cloths
+        .iter()
+        .map(|(c, o)| world.add(c, *o).unwrap())
+        .collect();
+    (world, handles)
+}
+
+/// The fused kernel's twin, the global path's twins and a lone CpuSolver per cloth are the
+/// same arithmetic in the same order, so on the CPU all three agree bit for bit.
+#[test]
+fn both_paths_equal_lone_solvers_bit_for_bit_on_the_cpu() {
+    let cloths = mixed_cloths();
+    let dts = random_dts(90, 7);
+    let mut runs = Vec::new();
+    for paths in [PathChoice::Auto, PathChoice::Global] {
+        let (mut world, handles) = world_of(World::cpu(params(), config(paths)).unwrap(), &cloths);
+        for &dt in &dts {
+            world.step(dt).unwrap();
+        }
+        let paths: Vec<ClothPath> = handles.iter().map(|&h| world.path(h).unwrap()).collect();
+        let positions: Vec<Vec<Vec3>> = handles
+            .iter()
+            .map(|&h| world.positions(h).unwrap())
+            .collect();
+        runs.push((paths, positions));
+    }
+    // Auto puts the small cloths on the fused path and the 40² one on the global path.
+    let fused = |p: &ClothPath| matches!(p, ClothPath::Fused { .. });
+    assert_eq!(runs[0].0.iter().filter(|p| fused(p)).count(), 4);
+    assert_eq!(runs[0].0[3], ClothPath::Global);
+    assert!(runs[1].0.iter().all(|p| *p == ClothPath::Global));
+    for (k, (cloth, options)) in cloths.iter().enumerate() {
+        let mut p = params();
+        if let Some(c) = options.compliance {
+            p.compliance = c;
+        }
+        let mut lone = CpuSolver::new(&cloth.transformed(options.transform).unwrap(), p).unwrap();
+        for &dt in &dts {
+            lone.step(dt).unwrap();
+        }
+        let lone = lone.positions().unwrap();
+        assert_eq!(
+            runs[0].1[k], lone,
+            "cloth {k}: fused/auto world differs from a lone solver"
+        );
+        assert_eq!(
+            runs[1].1[k], lone,
+            "cloth {k}: global world differs from a lone solver"
+        );
+        // The cloth moved (a test of something).
+        assert!(
+            lone.iter()
+                .zip(cloth.positions())
+                .any(|(a, b)| a.distance(*b) > 0.01)
+        );
+    }
+}
+
+/// Both paths on the GPU against the CPU reference over a long random-dt run with colliders,
+/// wind, tethers and a per-cloth material, cloths added and removed midway.
+#[test]
+fn gpu_world_matches_the_cpu_world_on_both_paths_over_a_long_random_dt_run() {
+    let Some(ctx) = common::gpu("gpu_world_matches_the_cpu_world_on_both_paths") else {
+        return;
+    };
+    let cloths = mixed_cloths();
+    let dts = random_dts(240, 11);
+    for paths in [PathChoice::Auto, PathChoice::Global] {
+        let (mut gpu, gh) = world_of(World::gpu(&ctx, params(), config(paths)).unwrap(), &cloths);
+        let (mut cpu, ch) = world_of(World::cpu(params(), config(paths)).unwrap(), &cloths);
+        if paths == PathChoice::Auto {
+            // The adapter's workgroup memory holds the small cloths.
+            assert_eq!(
+                gpu.path(gh[0]).unwrap(),
+                ClothPath::Fused {
+                    workgroup_memory: true
+                }
+            );
+        }
+        let (mut gh, mut ch) = (gh, ch);
+        for (f, &dt) in dts.iter().enumerate() {
+            if f == 100 {
+                // Remove one cloth and add another between frames, on both.
+                gpu.remove(gh.remove(1)).unwrap();
+                cpu.remove(ch.remove(1)).unwrap();
+                let (c, o) = &cloths[0];
+                let o = o.translate(Vec3::new(0.0, 0.0, -1.0));
+                gh.push(gpu.add(c, o).unwrap());
+                ch.push(cpu.add(c, o).unwrap());
+            }
+            gpu.step(dt).unwrap();
+            cpu.step(dt).unwrap();
+        }
+        for (&g, &c) in gh.iter().zip(&ch) {
+            let size = cpu.cloth(c).unwrap().size();
+            let d = deviation(&gpu.positions(g).unwrap(), &cpu.positions(c).unwrap());
+            let path = gpu.path(g).unwrap().name();
+            eprintln!("{path}: max {:.3e} m (cloth size {size} m)", d.max_m);
+            assert!(
+                d.max_m <= LONG_RUN_TOLERANCE * size,
+                "{path}: particle {} off by {} m",
+                d.worst_particle,
+                d.max_m
+            );
+        }
+        gpu.health().unwrap();
+    }
+}
+
+/// A cloth too big for workgroup memory still takes the fused path (from the storage buffer).
+#[test]
+fn a_cloth_beyond_workgroup_memory_is_fused_from_storage_and_matches() {
+    let Some(ctx) = common::gpu("a_cloth_beyond_workgroup_memory_is_fused_from_storage") else {
+        return;
+    };
+    let cloth = ClothBuilder::grid(64, 64)
+        .pinning(Pinning::Corners)
+        .build()
+        .unwrap();
+    let mut gpu = World::gpu(&ctx, params(), WorldConfig::default()).unwrap();
+    let mut cpu = World::cpu(params(), WorldConfig::default()).unwrap();
+    let g = gpu.add(&cloth, ClothOptions::new()).unwrap();
+    let c = cpu.add(&cloth, ClothOptions::new()).unwrap();
+    assert_eq!(
+        gpu.path(g).unwrap(),
+        ClothPath::Fused {
+            workgroup_memory: false
+        },
+        "lavapipe holds 2048 particles per workgroup; 4096 stay in storage"
+    );
+    for &dt in &random_dts(60, 3) {
+        gpu.step(dt).unwrap();
+        cpu.step(dt).unwrap();
+    }
+    let d = deviation(&gpu.positions(g).unwrap(), &cpu.positions(c).unwrap());
+    assert!(d.max_m <= LONG_RUN_TOLERANCE * cloth.size(), "{d:?}");
+}
+
+#[test]
+fn a_cloths_own_material_is_what_it_stretches_by() {
+    let cloth = ClothBuilder::grid(16, 16)
+        .pinning(Pinning::Edge)
+        .layout(Layout::Hanging { top: 0.0 })
+        .build()
+        .unwrap();
+    // No tethers: they would bound both cloths' stretch alike.
+    let params = SolverParams {
+        tethers: None,
+        ..SolverParams::default()
+    };
+    let mut world = World::cpu(params, WorldConfig::default()).unwrap();
+    let stiff = world.add(&cloth, ClothOptions::new()).unwrap();
+    let soft_compliance = Compliance {
+        stretch: 1.0,
+        shear: 1.0,
+        bend: 1.0,
+    };
+    let soft = world
+        .add(
+            &cloth,
+            ClothOptions::new()
+                .translate(Vec3::X * 2.0)
+                .compliance(soft_compliance),
+        )
+        .unwrap();
+    for _ in 0..120 {
+        world.step(1.0 / 60.0).unwrap();
+    }
+    let lowest = |p: Vec<Vec3>| p.iter().map(|p| p.y).fold(f32::INFINITY, f32::min);
+    let (a, b) = (
+        lowest(world.positions(stiff).unwrap()),
+        lowest(world.positions(soft).unwrap()),
+    );
+    assert!(
+        b < a - 0.02,
+        "the soft cloth hangs lower: stiff {a}, soft {b}"
+    );
+}
+
+#[test]
+fn a_removed_cloths_handle_is_an_error_and_disturbs_nothing() {
+    let cloth = ClothBuilder::grid(8, 8)
+        .pinning(Pinning::Corners)
+        .build()
+        .unwrap();
+    let mut world = World::cpu(SolverParams::default(), WorldConfig::default()).unwrap();
+    let a = world.add(&cloth, ClothOptions::new()).unwrap();
+    let b = world
+        .add(&cloth, ClothOptions::new().translate(Vec3::X))
+        .unwrap();
+    for _ in 0..10 {
+        world.step(1.0 / 60.0).unwrap();
+    }
+    let before = world.positions(a).unwrap();
+    world.remove(b).unwrap();
+    for r in [
+        world.positions(b).map(|_| ()),
+        world.remove(b),
+        world.path(b).map(|_| ()),
+        world.particle_range(b).map(|_| ()),
+    ] {
+        assert!(matches!(r, Err(ChiffonError::StaleHandle { .. })), "{r:?}");
+    }
+    // Its slot is reused by a new cloth, under a new generation: the old handle stays stale.
+    let c = world.add(&cloth, ClothOptions::new()).unwrap();
+    assert_eq!(c.index(), b.index());
+    assert!(world.positions(b).is_err());
+    assert_eq!(world.positions(a).unwrap(), before, "removing b moved a");
+    assert_eq!(world.len(), 2);
+}
+
+#[test]
+fn a_full_world_refuses_a_cloth_and_keeps_the_others() {
+    let cloth = ClothBuilder::grid(8, 8)
+        .pinning(Pinning::Corners)
+        .build()
+        .unwrap();
+    let config = WorldConfig {
+        capacity: WorldCapacity::for_cloths(2, &cloth),
+        ..WorldConfig::default()
+    };
+    let mut world = World::cpu(SolverParams::default(), config).unwrap();
+    world.add(&cloth, ClothOptions::new()).unwrap();
+    world.add(&cloth, ClothOptions::new()).unwrap();
+    let e = world.add(&cloth, ClothOptions::new()).unwrap_err();
+    assert!(
+        matches!(e, ChiffonError::WorldFull { what: "cloths", .. }),
+        "{e}"
+    );
+    let big = ClothBuilder::grid(9, 9).build().unwrap();
+    let mut one = World::cpu(
+        SolverParams::default(),
+        WorldConfig {
+            capacity: WorldCapacity {
+                cloths: 4,
+                ..WorldCapacity::for_cloths(1, &cloth)
+            },
+            ..WorldConfig::default()
+        },
+    )
+    .unwrap();
+    let e = one.add(&big, ClothOptions::new()).unwrap_err();
+    assert!(e.to_string().contains("particles would be 81"), "{e}");
+    assert_eq!(world.len(), 2);
+    world.step(1.0 / 60.0).unwrap();
+}
+
+#[test]
+fn a_world_larger_than_the_device_is_a_clear_error() {
+    let Some(ctx) = common::gpu("a_world_larger_than_the_device_is_a_clear_error") else {
+        return;
+    };
+    let config = WorldConfig {
+        capacity: WorldCapacity {
+            cloths: 16,
+            particles: u32::MAX / 2,
+            constraints: 1024,
+        },
+        ..WorldConfig::default()
+    };
+    let e = World::gpu(&ctx, SolverParams::default(), config)
+        .err()
+        .unwrap();
+    assert!(matches!(e, ChiffonError::ExceedsDeviceLimit { .. }), "{e}");
+}
+
+#[test]
+fn bad_cloth_options_are_errors() {
+    let cloth = ClothBuilder::grid(8, 8).build().unwrap();
+    let mut world = World::cpu(SolverParams::default(), WorldConfig::default()).unwrap();
+    let sheared =
+        Affine3A::from_cols_array(&[1.0, 0.0, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
+    let nan = ClothOptions::new().translate(Vec3::new(f32::NAN, 0.0, 0.0));
+    let negative = ClothOptions::new().compliance(Compliance {
+        stretch: -1.0,
+        ..Compliance::default()
+    });
+    for options in [ClothOptions::new().transform(sheared), nan, negative] {
+        let e = world.add(&cloth, options).unwrap_err();
+        assert!(matches!(e, ChiffonError::InvalidParameter { .. }), "{e}");
+    }
+    assert!(world.is_empty());
+    // A uniform scale is fine, and scales the rest lengths with it.
+    let h = world
+        .add(
+            &cloth,
+            ClothOptions::new().transform(Affine3A::from_scale(Vec3::splat(2.0))),
+        )
+        .unwrap();
+    assert_eq!(world.cloth(h).unwrap().size(), 2.0 * cloth.size());
+}
+
+#[test]
+fn a_diverging_cloth_is_named() {
+    let cloth = ClothBuilder::grid(8, 8)
+        .pinning(Pinning::None)
+        .build()
+        .unwrap();
+    let params = SolverParams {
+        max_distance: 3.0,
+        ground: None,
+        ..SolverParams::default()
+    };
+    let mut world = World::cpu(params, WorldConfig::default()).unwrap();
+    let pinned = ClothBuilder::grid(8, 8)
+        .pinning(Pinning::Corners)
+        .build()
+        .unwrap();
+    world.add(&pinned, ClothOptions::new()).unwrap();
+    let falling = world.add(&cloth, ClothOptions::new()).unwrap();
+    let e = (0..240).find_map(|_| world.step(1.0 / 60.0).err()).unwrap();
+    match e {
+        ChiffonError::ClothDiverged { cloth, .. } => assert_eq!(cloth, falling.index()),
+        e => panic!("{e}"),
+    }
+}
