@@ -6,6 +6,8 @@
 //
 // A cloth that fits (ClothRecord.shared_memory = 1) is copied into workgroup memory at the start
 // and back at the end; a larger one stays in the storage buffer and the barriers cover storage.
+// Per substep: integrate | barrier | per color: solve, barrier | tethers + collide, which (like
+// the next integrate) touch only each thread's own particles, so they need no barrier between.
 // Previous positions always stay in storage: only their owner thread writes them and SHAKE
 // reads them, so they need no fast copy.
 
@@ -24,20 +26,24 @@
 // Particles per workgroup-memory cloth; the host sets it from the adapter's
 // max_compute_workgroup_storage_size (16 bytes each).
 override FUSED_CAPACITY: u32 = 1024u;
+// The host builds two pipelines: one for cloths held in workgroup memory (true) and one for
+// cloths that stay in the storage buffer (false). A constant, so each pipeline touches only its
+// own kind of memory (a CPU driver would otherwise run both sides of every branch, masked).
+override SHARED_MEMORY: bool = true;
 
 var<workgroup> cloth_x: array<vec4<f32>, FUSED_CAPACITY>;
 
 // Particle `i` (an index into the world's buffers) from wherever its cloth keeps it.
-fn load_x(cloth: ClothRecord, i: u32) -> vec4<f32> {
-    if (cloth.shared_memory == 1u) {
-        return cloth_x[i - cloth.particle_offset];
+fn load_x(offset: u32, i: u32) -> vec4<f32> {
+    if (SHARED_MEMORY) {
+        return cloth_x[i - offset];
     }
     return positions[i];
 }
 
-fn store_x(cloth: ClothRecord, i: u32, p: vec4<f32>) {
-    if (cloth.shared_memory == 1u) {
-        cloth_x[i - cloth.particle_offset] = p;
+fn store_x(offset: u32, i: u32, p: vec4<f32>) {
+    if (SHARED_MEMORY) {
+        cloth_x[i - offset] = p;
     } else {
         positions[i] = p;
     }
@@ -49,98 +55,113 @@ fn sync() {
     workgroupBarrier();
 }
 
+// Integrate, then the solve (iterations × colors). Called with the substep's parameters by
+// value, so they stay values (a `var` copy costs a CPU driver a masked struct copy).
+fn integrate_and_solve(params: StepParams, cloth: ClothRecord, local: u32) {
+    let offset = cloth.particle_offset;
+    let end = offset + cloth.particle_count;
+    // Integrate: each thread its own particles.
+    for (var i = offset + local; i < end; i += WORKGROUP_SIZE) {
+        let p = load_x(offset, i);
+        // Pinned particles (inverse mass 0) never move.
+        if (p.w != 0.0) {
+            let next = verlet(params, p.xyz, previous[i].xyz);
+            previous[i] = vec4<f32>(p.xyz, 0.0);
+            store_x(offset, i, vec4<f32>(next, p.w));
+        }
+    }
+    sync();
+    // Solve: iterations × colors; within a color no two constraints share a particle.
+    for (var k = 0u; k < frame.iterations; k++) {
+        for (var c = 0u; c < cloth.color_count; c++) {
+            let range = colors[cloth.color_offset + c];
+            for (var t = local; t < range.count; t += WORKGROUP_SIZE) {
+                let index = range.start + t;
+                let con = constraints[index];
+                let pi = load_x(offset, con.i);
+                let pj = load_x(offset, con.j);
+                // The substep's first sweep starts the multipliers at 0.
+                var lambda0 = 0.0;
+                if (k > 0u) {
+                    lambda0 = multipliers[index];
+                }
+                let alpha = constraint_alpha(cloth.alpha, con.kind);
+                let r = previous[con.i].xyz - previous[con.j].xyz;
+                let step = xpbd_step(params, con.rest, pi, pj, r, alpha, lambda0);
+                multipliers[index] = lambda0 + step.w;
+                store_x(offset, con.i, vec4<f32>(pi.xyz + step.xyz * (step.w * pi.w), pi.w));
+                store_x(offset, con.j, vec4<f32>(pj.xyz - step.xyz * (step.w * pj.w), pj.w));
+            }
+            sync();
+        }
+    }
+}
+
+// Tethers and collide, each thread its own particles: no barrier is needed between them (a
+// tether reads only its anchors, which are pinned and which collide never moves), nor before
+// the next substep's integrate (own particles again).
+fn tethers_and_collide(params: StepParams, cloth: ClothRecord, local: u32) {
+    let offset = cloth.particle_offset;
+    let end = offset + cloth.particle_count;
+    for (var i = offset + local; i < end; i += WORKGROUP_SIZE) {
+        let p = load_x(offset, i);
+        if (p.w == 0.0) {
+            continue;
+        }
+        var x = p.xyz;
+        if (cloth.tethers == 1u) {
+            for (var slot = 0u; slot < TETHER_SLOTS; slot++) {
+                let tether = tethers[i * TETHER_SLOTS + slot];
+                if (tether.anchor != NO_ANCHOR) {
+                    x = tether_pull(params, x, load_x(offset, tether.anchor).xyz, tether.rest);
+                }
+            }
+        }
+        let contact = collide_particle(params, x, previous[i].xyz);
+        if (contact[0].w == 1.0) {
+            store_x(offset, i, vec4<f32>(contact[0].xyz, p.w));
+            previous[i] = contact[1];
+        } else if (cloth.tethers == 1u) {
+            store_x(offset, i, vec4<f32>(x, p.w));
+        }
+    }
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn solve_cloths(
     @builtin(workgroup_id) group: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
 ) {
-    // One workgroup per cloth: the dispatch has exactly frame.cloth_count groups.
+    // One workgroup per fused cloth; this pipeline takes only the cloths kept where it keeps
+    // them (the other pipeline takes the rest).
     let cloth = cloths[group.x];
+    if ((cloth.shared_memory == 1u) != SHARED_MEMORY) {
+        return;
+    }
     let offset = cloth.particle_offset;
-    let n = cloth.particle_count;
-    if (cloth.shared_memory == 1u) {
-        for (var i = local; i < n; i += WORKGROUP_SIZE) {
-            cloth_x[i] = positions[offset + i];
+    let end = offset + cloth.particle_count;
+    if (SHARED_MEMORY) {
+        for (var i = offset + local; i < end; i += WORKGROUP_SIZE) {
+            cloth_x[i - offset] = positions[i];
+        }
+    }
+    for (var s = 0u; s < frame.substeps; s++) {
+        if (s == 0u) {
+            integrate_and_solve(first, cloth, local);
+            tethers_and_collide(first, cloth, local);
+        } else {
+            integrate_and_solve(rest, cloth, local);
+            tethers_and_collide(rest, cloth, local);
         }
     }
     sync();
-    for (var s = 0u; s < frame.substeps; s++) {
-        var params = rest;
-        if (s == 0u) {
-            params = first;
-        }
-        // Integrate: each thread its own particles.
-        for (var i = offset + local; i < offset + n; i += WORKGROUP_SIZE) {
-            let p = load_x(cloth, i);
-            // Pinned particles (inverse mass 0) never move.
-            if (p.w != 0.0) {
-                let next = verlet(params, p.xyz, previous[i].xyz);
-                previous[i] = vec4<f32>(p.xyz, 0.0);
-                store_x(cloth, i, vec4<f32>(next, p.w));
-            }
-        }
-        sync();
-        // Solve: iterations × colors; within a color no two constraints share a particle.
-        for (var k = 0u; k < frame.iterations; k++) {
-            for (var c = 0u; c < cloth.color_count; c++) {
-                let range = colors[cloth.color_offset + c];
-                for (var t = local; t < range.count; t += WORKGROUP_SIZE) {
-                    let index = range.start + t;
-                    let con = constraints[index];
-                    let pi = load_x(cloth, con.i);
-                    let pj = load_x(cloth, con.j);
-                    // The substep's first sweep starts the multipliers at 0.
-                    var lambda0 = 0.0;
-                    if (k > 0u) {
-                        lambda0 = multipliers[index];
-                    }
-                    let alpha = constraint_alpha(cloth.alpha, con.kind);
-                    let r = previous[con.i].xyz - previous[con.j].xyz;
-                    let step = xpbd_step(params, con.rest, pi, pj, r, alpha, lambda0);
-                    multipliers[index] = lambda0 + step.w;
-                    store_x(cloth, con.i, vec4<f32>(pi.xyz + step.xyz * (step.w * pi.w), pi.w));
-                    store_x(cloth, con.j, vec4<f32>(pj.xyz - step.xyz * (step.w * pj.w), pj.w));
-                }
-                sync();
-            }
-        }
-        // Tethers: anchors are pinned, so a thread reads them while others move their particles.
-        if (cloth.tethers == 1u) {
-            for (var i = offset + local; i < offset + n; i += WORKGROUP_SIZE) {
-                let p = load_x(cloth, i);
-                if (p.w != 0.0) {
-                    var x = p.xyz;
-                    for (var slot = 0u; slot < TETHER_SLOTS; slot++) {
-                        let tether = tethers[i * TETHER_SLOTS + slot];
-                        if (tether.anchor != NO_ANCHOR) {
-                            x = tether_pull(params, x, load_x(cloth, tether.anchor).xyz, tether.rest);
-                        }
-                    }
-                    store_x(cloth, i, vec4<f32>(x, p.w));
-                }
-            }
-            sync();
-        }
-        // Collide: each thread its own particles.
-        for (var i = offset + local; i < offset + n; i += WORKGROUP_SIZE) {
-            let p = load_x(cloth, i);
-            if (p.w != 0.0) {
-                let contact = collide_particle(params, p.xyz, previous[i].xyz);
-                if (contact[0].w == 1.0) {
-                    store_x(cloth, i, vec4<f32>(contact[0].xyz, p.w));
-                    previous[i] = contact[1];
-                }
-            }
-        }
-        sync();
-    }
     // Health (the frame's divergence check for this cloth) and, from workgroup memory, home.
-    for (var i = offset + local; i < offset + n; i += WORKGROUP_SIZE) {
-        let p = load_x(cloth, i);
+    for (var i = offset + local; i < end; i += WORKGROUP_SIZE) {
+        let p = load_x(offset, i);
         if (is_bad(first, p.xyz)) {
             atomicMin(&health.first_bad, i);
         }
-        if (cloth.shared_memory == 1u) {
+        if (SHARED_MEMORY) {
             positions[i] = p;
         }
     }

@@ -26,6 +26,26 @@ pub fn standard_cloth(n: u32, kinds: [bool; 3]) -> Result<Cloth> {
     b.build()
 }
 
+/// One cape of the many-cloths scene: `columns`×`rows` particles, 0.6 m wide (rows at the same
+/// spacing), 0.15 kg,
+/// lying flat at y = 1.5 m and pinned along its first row (the collar), so it swings down.
+pub fn cape(columns: u32, rows: u32) -> Result<Cloth> {
+    ClothBuilder::grid(columns, rows)
+        .spacing(0.6 / columns.saturating_sub(1).max(1) as f32)
+        .total_mass(0.15)
+        .layout(Layout::Flat { height: 1.5 })
+        .pinning(Pinning::Edge)
+        .build()
+}
+
+/// Where cape `k` of `count` hangs: a square field, one cape per square metre.
+pub fn cape_position(k: usize, count: usize) -> Vec3 {
+    let side = (count as f64).sqrt().ceil().max(1.0) as usize;
+    let (i, j) = (k % side, k / side);
+    let centre = (side as f32 - 1.0) / 2.0;
+    Vec3::new(i as f32 - centre, 0.0, j as f32 - centre)
+}
+
 /// The standard scene's parameters: the library's defaults (gravity −9.81 m/s², damping 0.5/s,
 /// no colliders).
 pub fn standard_params() -> SolverParams {

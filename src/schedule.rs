@@ -18,6 +18,7 @@
 //! [fused]                      a world's small cloths: one workgroup each solves its whole
 //!                              frame (every substep's stages above) in one dispatch
 //! health                       one flag per frame: the first non-finite or far particle
+//!                              (of the per-pass cloths; the fused kernel checks its own)
 //! ```
 //!
 //! A lone cloth runs the per-pass stages; a world runs them for the cloths on its global path
@@ -106,8 +107,12 @@ pub enum Pass {
     /// `collide` (`shaders/collide.wgsl`, `cpu::collide`).
     Collide(Slot),
     /// `solve_cloths` (`shaders/solve_cloths.wgsl`, `cpu::solve_cloths`): a whole frame of
-    /// every fused cloth.
-    SolveCloths,
+    /// every fused cloth kept in workgroup memory (`workgroup_memory`), or of every one that
+    /// stays in the storage buffer.
+    SolveCloths {
+        /// Which of the two kinds of fused cloth this dispatch takes.
+        workgroup_memory: bool,
+    },
     /// `check_health` (`shaders/health.wgsl`, `cpu::check_health`).
     Health,
 }
@@ -134,8 +139,18 @@ pub struct FrameSchedule {
     /// True when the per-pass stages run (a lone cloth, or a world with cloths on its global
     /// path).
     pub global: bool,
-    /// True when the fused stage runs (a world with cloths on its fused path).
-    pub fused: bool,
+    /// The fused stage's dispatches: one for the fused cloths held in workgroup memory, one
+    /// for those that stay in storage, each when there are any (a world).
+    pub fused: FusedStage,
+}
+
+/// Which fused dispatches a frame makes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FusedStage {
+    /// Some fused cloth is held in workgroup memory.
+    pub workgroup_memory: bool,
+    /// Some fused cloth stays in the storage buffer.
+    pub storage: bool,
 }
 
 impl FrameSchedule {
@@ -159,7 +174,7 @@ impl FrameSchedule {
             colors: colors as u32,
             tethers: has_tethers && params.tethers.is_some(),
             global: true,
-            fused: false,
+            fused: FusedStage::default(),
         }
     }
 
@@ -189,10 +204,22 @@ impl FrameSchedule {
             }
             exec.stage(Stage::Collide, &mut std::iter::once(Pass::Collide(slot)));
         }
-        if self.fused {
-            exec.stage(Stage::Fused, &mut std::iter::once(Pass::SolveCloths));
+        let kinds = [
+            (true, self.fused.workgroup_memory),
+            (false, self.fused.storage),
+        ];
+        let mut fused = kinds
+            .into_iter()
+            .filter(|k| k.1)
+            .map(|(workgroup_memory, _)| Pass::SolveCloths { workgroup_memory })
+            .peekable();
+        if fused.peek().is_some() {
+            exec.stage(Stage::Fused, &mut fused);
         }
-        exec.stage(Stage::Health, &mut std::iter::once(Pass::Health));
+        // The fused kernel checks its own cloths.
+        if self.global {
+            exec.stage(Stage::Health, &mut std::iter::once(Pass::Health));
+        }
     }
 
     /// Dispatches (GPU) or kernel calls (CPU) the frame makes, counted from [`Self::run`].
@@ -369,7 +396,7 @@ mod tests {
             colors: 12,
             tethers: false,
             global: true,
-            fused: false,
+            fused: FusedStage::default(),
         };
         // Per substep: integrate + 10 × 12 colors + collide; health once.
         assert_eq!(s.dispatches(), 2 * (2 + 120) + 1);
@@ -383,14 +410,25 @@ mod tests {
         let tethered = FrameSchedule { tethers: true, ..s };
         assert_eq!(tethered.dispatches(), s.dispatches() + 2);
         // A world of fused cloths only: one dispatch for the solve, one for health.
+        let in_workgroup = FusedStage {
+            workgroup_memory: true,
+            storage: false,
+        };
         let fused = FrameSchedule {
             global: false,
-            fused: true,
+            fused: in_workgroup,
             ..s
         };
-        assert_eq!(fused.dispatches(), 2);
-        assert_eq!(fused.stages(), 2);
-        let both = FrameSchedule { fused: true, ..s };
-        assert_eq!(both.dispatches(), s.dispatches() + 1);
+        assert_eq!(fused.dispatches(), 1);
+        assert_eq!(fused.stages(), 1);
+        let both = FrameSchedule {
+            fused: FusedStage {
+                storage: true,
+                ..in_workgroup
+            },
+            ..s
+        };
+        assert_eq!(both.dispatches(), s.dispatches() + 2);
+        assert_eq!(both.stages(), s.stages() + 1);
     }
 }

@@ -195,6 +195,7 @@ fn solve_color_is_sound_with_an_invalid_coloring() {
             &previous,
             &mut multipliers,
             &params,
+            &[Vec4::ZERO],
         )
     }));
     assert!(outcome.is_err(), "a range that is not one color was solved");
@@ -210,6 +211,7 @@ fn solve_color_is_sound_with_an_invalid_coloring() {
             &previous,
             &mut multipliers,
             &params,
+            &[Vec4::ZERO],
         )
     }));
     assert!(outcome.is_err(), "out-of-bounds positions were solved");
@@ -223,6 +225,7 @@ fn solve_color_is_sound_with_an_invalid_coloring() {
             &previous,
             &mut multipliers,
             &params,
+            &[Vec4::ZERO],
         );
     }
 }

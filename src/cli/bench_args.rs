@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::SolverArgs;
+use crate::bench::capes::{BenchPath, CapesConfig};
 use crate::bench::{BenchConfig, BenchOutputs};
 use crate::config::DEFAULT_WORKGROUP_SIZE;
 use crate::scenes::standard_params;
@@ -13,6 +14,24 @@ use crate::solver::Backend;
 /// Benchmark flags.
 #[derive(Args, Debug, Clone)]
 pub struct BenchArgs {
+    /// Which scene: `standard` (one N×N sheet per size) or `capes` (many small cloths).
+    #[arg(long, default_value = "standard", value_parser = ["standard", "capes"])]
+    pub scene: String,
+    /// Capes scene: numbers of capes, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,10,100")]
+    pub cloths: Vec<u32>,
+    /// Capes scene: particles of one cape, COLUMNSxROWS.
+    #[arg(long, default_value = "32x32", value_parser = parse_cloth_size)]
+    pub cloth_size: (u32, u32),
+    /// Capes scene: how to solve them, comma-separated: fused (a world, one workgroup per
+    /// cape), global (a world, color c of every cape in one dispatch), separate (one solver
+    /// per cape).
+    #[arg(long, value_delimiter = ',', default_value = "fused,global,separate")]
+    pub path: Vec<BenchPath>,
+    /// Capes scene: threads per workgroup of the fused kernel (default: 16 on a CPU adapter,
+    /// 128 on a GPU).
+    #[arg(long)]
+    pub fused_workgroup_size: Option<u32>,
     /// Grid sizes N (N×N particles), comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "64,128,256")]
     pub sizes: Vec<u32>,
@@ -58,6 +77,16 @@ pub struct BenchArgs {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Backends(pub Vec<Backend>);
 
+/// `COLUMNSxROWS`.
+fn parse_cloth_size(s: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("{s:?} is not COLUMNSxROWS (e.g. 32x32)");
+    let (c, r) = s.split_once(['x', 'X']).ok_or_else(bad)?;
+    Ok((
+        c.trim().parse().map_err(|_| bad())?,
+        r.trim().parse().map_err(|_| bad())?,
+    ))
+}
+
 /// `gpu`, `cpu` or `both`.
 fn parse_backends(s: &str) -> Result<Backends, String> {
     if s == "both" {
@@ -91,9 +120,36 @@ impl BenchArgs {
         ))
     }
 
-    /// Runs the benchmark and prints the report.
-    pub fn run(&self) -> anyhow::Result<Vec<crate::bench::BenchRecord>> {
+    /// The capes scene's configuration (the solver, frame and output flags are shared).
+    pub fn capes_config(&self) -> anyhow::Result<CapesConfig> {
+        let (c, _) = self.config()?;
+        let quick = self.quick;
+        Ok(CapesConfig {
+            cloths: if quick {
+                vec![1, 4]
+            } else {
+                self.cloths.clone()
+            },
+            cloth_size: if quick { (16, 16) } else { self.cloth_size },
+            paths: self.path.clone(),
+            backends: c.backends,
+            params: c.params,
+            frames: if quick { c.frames.min(5) } else { c.frames },
+            warmup: if quick { c.warmup.min(1) } else { c.warmup },
+            workgroup_size: c.workgroup_size,
+            fused_workgroup_size: self.fused_workgroup_size,
+            peak_gbps: c.peak_gbps,
+        })
+    }
+
+    /// Runs the benchmark of `--scene` and prints the report.
+    pub fn run(&self) -> anyhow::Result<()> {
         let (config, outputs) = self.config()?;
-        Ok(crate::bench::run_and_report(&config, &outputs)?)
+        if self.scene == "capes" {
+            crate::bench::capes::run_and_report(&self.capes_config()?, &outputs)?;
+        } else {
+            crate::bench::run_and_report(&config, &outputs)?;
+        }
+        Ok(())
     }
 }

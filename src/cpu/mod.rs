@@ -125,7 +125,9 @@ impl Executor for CpuFrame<'_> {
                     collide(self.plan.slot(slot), &mut s.positions, &mut s.previous)
                 }
                 Pass::Health => check_health(&self.plan.first, &s.positions, &mut s.health),
-                Pass::SolveCloths => unreachable!("a lone cloth's schedule has no fused stage"),
+                Pass::SolveCloths { .. } => {
+                    unreachable!("a lone cloth's schedule has no fused stage")
+                }
             }
         }
     }

@@ -3,7 +3,8 @@
 //! order. Within a cloth the twin runs each stage's threads one after another, which gives the
 //! same result as the kernel's threads in parallel: a stage's threads never touch the same
 //! particle (own particles, or one color). Where the kernel keeps the cloth (workgroup memory
-//! or storage) changes nothing in the arithmetic, so the twin ignores `shared_memory`.
+//! or storage) changes nothing in the arithmetic; like the kernel's two pipelines, one call
+//! takes the cloths of one kind (`workgroup_memory`).
 
 use glam::{Vec4, Vec4Swizzles};
 use rayon::prelude::*;
@@ -28,8 +29,9 @@ struct ClothSlices<'a> {
     first_constraint: usize,
 }
 
-/// Solves every cloth of `cloths` for one frame: `frame.substeps` substeps of integrate,
-/// `frame.iterations` sweeps over the cloth's colors, tethers, collide; then the health check.
+/// Solves every cloth of `cloths` whose `shared_memory` flag is `workgroup_memory` for one
+/// frame: `frame.substeps` substeps of integrate, `frame.iterations` sweeps over the cloth's
+/// colors, tethers and collide; then the health check.
 ///
 /// # Panics
 /// When the records overlap or leave the buffers, or a cloth's colors are not one contiguous
@@ -41,6 +43,7 @@ pub fn solve_cloths(
     first: &StepParams,
     rest: &StepParams,
     cloths: &[ClothRecord],
+    workgroup_memory: bool,
     colors: &[ColorRange],
     constraints: &[Constraint],
     positions: &mut [Vec4],
@@ -58,6 +61,7 @@ pub fn solve_cloths(
     );
     let bad = slices
         .into_par_iter()
+        .filter(|c| (c.record.shared_memory == 1) == workgroup_memory)
         .filter_map(|mut c| solve_cloth(frame, first, rest, colors, constraints, tethers, &mut c))
         .min();
     if let Some(i) = bad {
@@ -153,22 +157,22 @@ fn solve_cloth(
                 }
             }
         }
-        if record.tethers == 1 {
-            for i in 0..c.positions.len() {
-                let p = c.positions[i];
-                if p.w == 0.0 {
-                    continue;
-                }
-                let mut x = p.xyz();
+        // Tethers and collide: own particles, no barrier between them in the kernel.
+        for i in 0..c.positions.len() {
+            let p = c.positions[i];
+            if p.w == 0.0 {
+                continue;
+            }
+            let mut x = p.xyz();
+            if record.tethers == 1 {
                 let slots = &tethers[(offset as usize + i) * TETHER_SLOTS..][..TETHER_SLOTS];
                 for slot in slots.iter().filter(|s| s.anchor != TetherSlot::NONE) {
                     x = tether_pull(params, x, c.positions[local(slot.anchor)].xyz(), slot.rest);
                 }
-                c.positions[i] = x.extend(p.w);
             }
-        }
-        for (p, prev) in c.positions.iter_mut().zip(c.previous.iter_mut()) {
-            collide_particle(params, p, prev);
+            let mut moved = x.extend(p.w);
+            collide_particle(params, &mut moved, &mut c.previous[i]);
+            c.positions[i] = moved;
         }
     }
     c.positions

@@ -20,9 +20,11 @@ unsafe impl Sync for Shared {}
 /// without validation, and `color` must be exactly one of its colors, so no particle appears
 /// twice among the constraints solved together and every index is in bounds.
 ///
+/// `materials` holds each material's α̃ (a constraint reads row [`Constraint::material`]).
+///
 /// # Panics
 /// When `color` is not one of `constraints`' colors, or `positions`, `previous` or
-/// `multipliers` are shorter than the coloring needs.
+/// `multipliers` are shorter than the coloring needs, or a constraint's material has no row.
 pub fn solve_color(
     color: &ColorRange,
     constraints: &ColoredConstraints,

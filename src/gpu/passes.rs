@@ -29,19 +29,29 @@ pub(crate) struct Pipelines {
     tethers: Kernel,
     collide: Kernel,
     health: Kernel,
-    /// The fused kernel and its layout, when asked for (a world).
-    fused: Option<(wgpu::BindGroupLayout, Kernel)>,
+    /// The fused kernel's layout and its two pipelines (cloths in workgroup memory, cloths in
+    /// storage), when asked for (a world).
+    fused: Option<(wgpu::BindGroupLayout, [Kernel; 2])>,
+}
+
+/// How to build the fused kernel.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FusedKernel {
+    /// Particles one workgroup holds in workgroup memory.
+    pub capacity: u32,
+    /// Threads per workgroup (one workgroup per cloth).
+    pub workgroup_size: u32,
 }
 
 const STEP_SIZE: u64 = size_of::<StepParams>() as u64;
 
 impl Pipelines {
-    /// Compiles the kernels with `workgroup_size` threads per group; with `fused_capacity`
-    /// (particles a workgroup holds) also the fused kernel.
+    /// Compiles the kernels with `workgroup_size` threads per group, and the fused kernel when
+    /// asked for.
     pub(crate) fn new(
         device: &wgpu::Device,
         workgroup_size: u32,
-        fused_capacity: Option<u32>,
+        fused: Option<FusedKernel>,
     ) -> Self {
         let step_binding = Binding::Uniform {
             size: STEP_SIZE,
@@ -76,7 +86,7 @@ impl Pipelines {
         );
         let kernel =
             |file, entry, layout| Kernel::new(device, file, entry, layout, workgroup_size, &[]);
-        let fused = fused_capacity.map(|capacity| {
+        let fused = fused.map(|f| {
             let fixed_step = Binding::Uniform {
                 size: STEP_SIZE,
                 dynamic: false,
@@ -101,15 +111,21 @@ impl Pipelines {
                     Binding::StorageReadWrite,
                 ],
             );
-            let kernel = Kernel::new(
-                device,
-                shaders::SOLVE_CLOTHS,
-                "solve_cloths",
-                &layout,
-                workgroup_size,
-                &[("FUSED_CAPACITY", capacity.max(1) as f64)],
-            );
-            (layout, kernel)
+            let kernel = |shared: bool| {
+                Kernel::new(
+                    device,
+                    shaders::SOLVE_CLOTHS,
+                    "solve_cloths",
+                    &layout,
+                    f.workgroup_size,
+                    &[
+                        ("FUSED_CAPACITY", f.capacity.max(1) as f64),
+                        ("SHARED_MEMORY", shared as u32 as f64),
+                    ],
+                )
+            };
+            let kernels = [kernel(true), kernel(false)];
+            (layout, kernels)
         });
         Self {
             start: kernel(shaders::START, "start", &particle_layout),
@@ -388,15 +404,16 @@ impl Executor for PassRecorder<'_> {
                 Pass::Tethers(slot) => particle(&k.tethers, slot),
                 Pass::Collide(slot) => particle(&k.collide, slot),
                 Pass::Health => particle(&k.health, Slot::First),
-                Pass::SolveCloths => {
-                    let ((_, kernel), group) =
+                Pass::SolveCloths { workgroup_memory } => {
+                    let ((_, kernels), group) =
                         k.fused.as_ref().zip(groups.fused.as_ref()).expect(
                             "a schedule with a fused stage on a solver without the fused path",
                         );
+                    let kernel = &kernels[usize::from(!workgroup_memory)];
                     pass.set_pipeline(&kernel.pipeline);
                     bound = Some(kernel);
                     pass.set_bind_group(0, group, &[]);
-                    // One workgroup per cloth.
+                    // One workgroup per fused cloth; those of the other kind return at once.
                     pass.dispatch_workgroups(self.fused_cloths, 1, 1);
                     continue;
                 }

@@ -135,11 +135,12 @@ impl Executor for CpuWorldFrame<'_> {
                 }
                 Pass::Tethers(slot) => solve_tethers(plan.slot(slot), &mut e.positions, &e.tethers),
                 Pass::Collide(slot) => collide(plan.slot(slot), &mut e.positions, &mut e.previous),
-                Pass::SolveCloths => solve_cloths(
+                Pass::SolveCloths { workgroup_memory } => solve_cloths(
                     &f.fused,
                     &plan.first,
                     &plan.rest,
                     f.records,
+                    workgroup_memory,
                     &e.fused_colors,
                     &e.constraints,
                     &mut e.positions,

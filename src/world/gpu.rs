@@ -9,7 +9,9 @@ use crate::config::{BufferSizes, ClothRecord, Health, TETHER_SLOTS, VEC4_BYTES};
 use crate::error::{ChiffonError, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::kernels::check_workgroup_size;
-use crate::gpu::passes::{BindGroups, HealthProbe, PassRecorder, Pipelines, SolverBuffers};
+use crate::gpu::passes::{
+    BindGroups, FusedKernel, HealthProbe, PassRecorder, Pipelines, SolverBuffers,
+};
 use crate::gpu::timer::StageTimer;
 use crate::world::MAX_GLOBAL_COLORS;
 
@@ -57,7 +59,15 @@ impl GpuEngine {
         let buffers = SolverBuffers::new(ctx, sizes, Some((cap.cloths as u64, fused_colors)))?;
         // A workgroup holds its cloth as one vec4 per particle, within the adapter's limit.
         let capacity = (limits.max_compute_workgroup_storage_size as u64 / VEC4_BYTES) as u32;
-        let pipelines = Pipelines::new(&ctx.device, config.workgroup_size, Some(capacity));
+        let fused_workgroup_size = config
+            .fused_workgroup_size
+            .unwrap_or_else(|| default_fused_workgroup_size(&ctx.info()));
+        check_workgroup_size(&limits, fused_workgroup_size)?;
+        let fused = FusedKernel {
+            capacity,
+            workgroup_size: fused_workgroup_size,
+        };
+        let pipelines = Pipelines::new(&ctx.device, config.workgroup_size, Some(fused));
         let bind_groups = buffers.bind_groups(&ctx.device, &pipelines);
         let ok = Health {
             first_bad: Health::OK,
@@ -84,6 +94,18 @@ impl GpuEngine {
             .fused
             .as_ref()
             .expect("a world's buffers include the fused path's")
+    }
+}
+
+/// Threads per fused workgroup when [`WorldConfig::fused_workgroup_size`] is `None`: 16 on a
+/// CPU adapter (lavapipe runs a workgroup on one core, and each barrier costs it a pass over
+/// every thread: 16 measured fastest, see the README's "Many cloths"), else
+/// [`super::DEFAULT_FUSED_WORKGROUP_SIZE`].
+pub(crate) fn default_fused_workgroup_size(info: &wgpu::AdapterInfo) -> u32 {
+    if info.device_type == wgpu::DeviceType::Cpu {
+        16
+    } else {
+        super::DEFAULT_FUSED_WORKGROUP_SIZE
     }
 }
 

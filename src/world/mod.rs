@@ -197,9 +197,16 @@ pub struct WorldConfig {
     /// The largest cloth (particles) the fused path takes; larger ones go global. Default
     /// [`DEFAULT_FUSED_MAX_PARTICLES`].
     pub fused_max_particles: u32,
-    /// Threads per workgroup of the kernels. Default [`DEFAULT_WORKGROUP_SIZE`].
+    /// Threads per workgroup of the per-pass kernels. Default [`DEFAULT_WORKGROUP_SIZE`].
     pub workgroup_size: u32,
+    /// Threads per workgroup of the fused kernel (one workgroup per cloth). Default `None`:
+    /// 16 on a CPU adapter such as lavapipe, [`DEFAULT_FUSED_WORKGROUP_SIZE`] on a GPU.
+    pub fused_workgroup_size: Option<u32>,
 }
+
+/// Threads per fused workgroup on a GPU: four warps (two waves) per cloth, enough to cover a
+/// 32×32 cape's ~480 constraints per color in four rounds.
+pub const DEFAULT_FUSED_WORKGROUP_SIZE: u32 = 128;
 
 /// Particles above which a cloth leaves the fused path by default: one workgroup then walks
 /// thousands of constraints per color on its own, and the global path's full-device
@@ -213,6 +220,7 @@ impl Default for WorldConfig {
             paths: PathChoice::Auto,
             fused_max_particles: DEFAULT_FUSED_MAX_PARTICLES,
             workgroup_size: DEFAULT_WORKGROUP_SIZE,
+            fused_workgroup_size: None,
         }
     }
 }
@@ -634,7 +642,10 @@ impl World {
             colors: l.global.colors().len() as u32,
             tethers: l.global_tethers && self.params.tethers.is_some(),
             global: l.global_particles > 0,
-            fused: !l.records.is_empty(),
+            fused: crate::schedule::FusedStage {
+                workgroup_memory: l.records.iter().any(|r| r.shared_memory == 1),
+                storage: l.records.iter().any(|r| r.shared_memory == 0),
+            },
             // A world starts each cloth's Verlet history on the host when it joins.
             starting: false,
             ..*base

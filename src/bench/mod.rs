@@ -11,6 +11,8 @@
 //! and writes position and previous position (64 B per particle), collide reads each position
 //! (16 B), tethers read a particle, its slots and anchors and write it back (80 B).
 
+pub mod capes;
+
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
