@@ -46,6 +46,78 @@ pub fn cape_position(k: usize, count: usize) -> Vec3 {
     Vec3::new(i as f32 - centre, 0.0, j as f32 - centre)
 }
 
+/// What the demo shows: one cloth (the grid, or a mesh), or a world of many.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DemoScene {
+    /// One cloth held by two corners falling onto a sphere ([`demo_cloth`]), or a mesh.
+    #[default]
+    Cloth,
+    /// A field of flags in the wind, one [`crate::World`] ([`flag_field`]).
+    Flags,
+}
+
+impl DemoScene {
+    /// Both, in the panel's order.
+    pub const ALL: [DemoScene; 2] = [DemoScene::Cloth, DemoScene::Flags];
+
+    /// `cloth` or `flags`.
+    pub fn name(self) -> &'static str {
+        match self {
+            DemoScene::Cloth => "cloth",
+            DemoScene::Flags => "flags",
+        }
+    }
+}
+
+impl std::str::FromStr for DemoScene {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        DemoScene::ALL
+            .into_iter()
+            .find(|d| d.name() == s)
+            .ok_or_else(|| format!("unknown scene {s:?} (expected cloth or flags)"))
+    }
+}
+
+/// Particles of one flag of [`flag_field`]: columns along the fly, rows down the pole.
+pub const FLAG_PARTICLES: (u32, u32) = (32, 20);
+
+/// The demo's many-cloths scene: `side`×`side` flags of [`FLAG_PARTICLES`] (0.9 m × 0.57 m,
+/// 0.1 kg), each held along its pole (its first column), tops at 2.2 m, one per 1.4 m square,
+/// each turned its own way; every other flag is of a softer, stretchier cloth (its own
+/// material).
+pub fn flag_field(side: u32) -> Result<Vec<(Cloth, crate::world::ClothOptions)>> {
+    let (columns, rows) = FLAG_PARTICLES;
+    let flag = ClothBuilder::grid(columns, rows)
+        .spacing(0.9 / (columns - 1) as f32)
+        .total_mass(0.1)
+        .layout(Layout::Hanging { top: 0.0 })
+        .pinning(Pinning::List((0..rows).map(|r| r * columns).collect()))
+        .build()?;
+    let soft = Compliance {
+        stretch: 2.0e-3,
+        shear: 1.0e-2,
+        bend: 0.1,
+    };
+    let centre = (side as f32 - 1.0) / 2.0;
+    let mut out = Vec::with_capacity((side * side) as usize);
+    for k in 0..side * side {
+        let (i, j) = ((k % side) as f32, (k / side) as f32);
+        // A turn that differs from flag to flag without looking random.
+        let turn = ((k * 37) % 11) as f32 / 11.0 - 0.5;
+        let transform = glam::Affine3A::from_rotation_translation(
+            glam::Quat::from_rotation_y(turn),
+            Vec3::new((i - centre) * 1.4, 2.2, (j - centre) * 1.4),
+        );
+        let mut options = crate::world::ClothOptions::new().transform(transform);
+        if k % 2 == 1 {
+            options = options.compliance(soft);
+        }
+        out.push((flag.clone(), options));
+    }
+    Ok(out)
+}
+
 /// The standard scene's parameters: the library's defaults (gravity −9.81 m/s², damping 0.5/s,
 /// no colliders).
 pub fn standard_params() -> SolverParams {

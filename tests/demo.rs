@@ -112,6 +112,48 @@ fn screenshot_shows_the_cloth_falling() {
     assert!(centroid(&red_last) > centroid(&red_first) + 5.0);
 }
 
+/// The many-cloths scene: every flag of one world is drawn from the world's buffers.
+#[test]
+fn the_flags_scene_draws_every_flag_of_the_world() {
+    let test = "the_flags_scene_draws_every_flag_of_the_world";
+    let path = std::env::temp_dir().join(format!("chiffon-flags-{}.png", std::process::id()));
+    let Some(out) = demo(
+        test,
+        &[
+            "--scene",
+            "flags",
+            "--flags",
+            "3",
+            "--screenshot",
+            path.to_str().unwrap(),
+            "--frames",
+            "30",
+            "--size",
+            "640x360",
+        ],
+    ) else {
+        return;
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("9 cloth(s) of 5760 particles"), "{stdout}");
+    let img = image::open(&path).unwrap().to_rgba8();
+    let red = cloth_pixels(&img);
+    assert!(red.len() > 2000, "{} flag pixels", red.len());
+    // Three columns of flags: red pixels in the left, middle and right of the picture.
+    for third in 0..3 {
+        let (lo, hi) = (third * 640 / 3, (third + 1) * 640 / 3);
+        assert!(
+            red.iter().filter(|p| (lo..hi).contains(&p.0)).count() > 200,
+            "no flag in horizontal third {third}"
+        );
+    }
+}
+
 #[test]
 fn demo_without_an_adapter_or_display_fails_clearly() {
     let test = "demo_without_an_adapter_or_display_fails_clearly";

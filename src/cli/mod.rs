@@ -57,6 +57,13 @@ enum Command {
         /// Start with the wind on at this strength (m/s², the panel's heading).
         #[arg(long)]
         wind: Option<f32>,
+        /// The scene: cloth (one cloth: the grid, or --mesh) or flags (a field of flags in
+        /// the wind, one world of many cloths).
+        #[arg(long, default_value = "cloth")]
+        scene: crate::scenes::DemoScene,
+        /// Flags per side of the flags scene (default 8, or 4 on a CPU adapter).
+        #[arg(long)]
+        flags: Option<u32>,
     },
     /// Print the adapter (name, backend, device type) and the limits that bound cloth size.
     Info,
@@ -129,9 +136,17 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             size,
             cloth,
             wind,
+            scene,
+            flags,
         } => {
+            if let Some(n) = flags.filter(|n| !(1..=32).contains(n)) {
+                anyhow::bail!("--flags {n} must be between 1 and 32 flags per side");
+            }
             if let Some(w) = wind.filter(|w| !(w.is_finite() && *w >= 0.0 && *w <= 100.0)) {
                 anyhow::bail!("--wind {w} must be a strength in m/s² between 0 and 100");
+            }
+            if scene == crate::scenes::DemoScene::Flags && cloth.mesh.is_some() {
+                anyhow::bail!("--mesh shows one cloth; it does not go with --scene flags");
             }
             if cloth.mesh.is_none() && cloth.any_placement() {
                 anyhow::bail!(
@@ -148,6 +163,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             crate::demo::run(crate::demo::DemoOptions {
                 grid,
                 mesh,
+                scene,
+                flags,
                 wind,
                 screenshot,
                 frames,
@@ -155,7 +172,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             })?;
             #[cfg(not(feature = "demo"))]
             {
-                let _ = (grid, screenshot, frames, size, mesh, wind);
+                let _ = (grid, screenshot, frames, size, mesh, wind, scene, flags);
                 anyhow::bail!("this chiffon was built without the `demo` feature");
             }
             #[cfg(feature = "demo")]

@@ -16,13 +16,14 @@ use winit::window::{Window, WindowId};
 
 use super::camera::{OrbitCamera, pick, ray_plane};
 use super::render::{ClothMesh, Renderer, SceneView, Targets};
+use super::sim::{Sim, WorldSim};
 use crate::error::{ChiffonError, Result};
+use crate::gpu::GpuContext;
 use crate::gpu::StageTimer;
 use crate::gpu::context::{poll, read_mapped};
-use crate::gpu::{GpuContext, GpuSolver};
 use crate::integrator::Integrator;
 use crate::params::{Projection, SolverParams, Sphere, Substeps, TetherParams};
-use crate::scenes;
+use crate::scenes::{self, DemoScene};
 use crate::solver::Solver;
 
 /// How to run the demo.
@@ -33,6 +34,11 @@ pub struct DemoOptions {
     /// A cloth to show instead of the grid (a mesh from an OBJ file, with its pins and
     /// placement), rebuilt from this builder on reset.
     pub mesh: Option<crate::ClothBuilder>,
+    /// The scene to start with (the panel switches).
+    pub scene: DemoScene,
+    /// Flags per side of the flags scene; `None` picks by adapter (8 on a GPU, 4 on a CPU
+    /// adapter).
+    pub flags: Option<u32>,
     /// Start with the wind on at this strength (m/s²).
     pub wind: Option<f32>,
     /// Write a PNG of the scene after `frames` frames, then exit.
@@ -48,6 +54,8 @@ impl Default for DemoOptions {
         Self {
             grid: None,
             mesh: None,
+            scene: DemoScene::Cloth,
+            flags: None,
             wind: None,
             screenshot: None,
             frames: 120,
@@ -147,7 +155,10 @@ struct Grab {
 
 /// Everything the control panel edits.
 struct Settings {
+    scene: DemoScene,
     grid: u32,
+    /// Flags per side of the flags scene.
+    flags: u32,
     /// The mesh shown instead of the grid, if any.
     mesh: Option<crate::ClothBuilder>,
     /// The solver's settings the panel edits directly (integrator, iterations, substeps or
@@ -214,7 +225,7 @@ struct State {
     ctx: GpuContext,
     renderer: Renderer,
     targets: Targets,
-    solver: GpuSolver,
+    solver: Sim,
     mesh: ClothMesh,
     settings: Settings,
     camera: OrbitCamera,
@@ -236,12 +247,17 @@ struct State {
 }
 
 /// The default scene ([`scenes::demo_cloth`], [`scenes::demo_params`]): a cloth held by two
-/// corners, falling onto a sphere above the ground.
-fn default_settings(grid: u32, mesh: Option<crate::ClothBuilder>) -> Settings {
+/// corners, falling onto a sphere above the ground; or the flags ([`scenes::flag_field`]) in
+/// the wind over the ground.
+fn default_settings(grid: u32, mesh: Option<crate::ClothBuilder>, scene: DemoScene) -> Settings {
     let p = scenes::demo_params();
     let tethers = p.tethers.unwrap_or_default();
+    let flags = scene == DemoScene::Flags;
     Settings {
+        scene,
         grid,
+        // 64 flags of 640 particles (State::new picks by adapter).
+        flags: 8,
         mesh,
         frequency: match p.substeps {
             Substeps::Frequency(f) => f,
@@ -252,14 +268,14 @@ fn default_settings(grid: u32, mesh: Option<crate::ClothBuilder>) -> Settings {
         tether_scale: tethers.scale,
         tethers_on: p.tethers.is_some(),
         solver: p.clone(),
-        wind_on: false,
-        wind_strength: 3.0,
-        wind_heading_deg: 30.0,
+        wind_on: flags,
+        wind_strength: if flags { 14.0 } else { 3.0 },
+        wind_heading_deg: if flags { 70.0 } else { 30.0 },
         gravity: -p.gravity.y,
         jitter: false,
         paused: false,
         step_once: false,
-        sphere_on: p.sphere.is_some(),
+        sphere_on: p.sphere.is_some() && !flags,
         sphere: p.sphere.unwrap_or(scenes::DEMO_SPHERE),
         ground_on: p.ground.is_some(),
         ground: p.ground.unwrap_or(0.0),
@@ -275,8 +291,19 @@ fn demo_cloth(s: &Settings) -> Result<crate::Cloth> {
     }
 }
 
-fn build_solver(ctx: &GpuContext, s: &Settings) -> Result<GpuSolver> {
-    GpuSolver::new(ctx, &demo_cloth(s)?, s.params())
+fn build_sim(ctx: &GpuContext, s: &Settings) -> Result<Sim> {
+    Ok(match s.scene {
+        DemoScene::Cloth => Sim::Cloth(Box::new(crate::GpuSolver::new(
+            ctx,
+            &demo_cloth(s)?,
+            s.params(),
+        )?)),
+        DemoScene::Flags => Sim::World(WorldSim::new(
+            ctx,
+            &scenes::flag_field(s.flags)?,
+            s.params(),
+        )?),
+    })
 }
 
 /// Holds (inverse mass 0) or releases the particles the cloth was built with pinned.
@@ -313,6 +340,21 @@ fn apply_panel_actions(
         set_pins_held(solver, settings.pins_held)?;
     }
     Ok(())
+}
+
+/// A camera that frames the scene: the default for the grid, else the cloth's extent.
+fn camera_for(settings: &Settings, sim: &Sim) -> OrbitCamera {
+    match settings.scene {
+        // A field is wide and low: closer than a single mesh's framing, so it fills the view.
+        DemoScene::Flags => OrbitCamera {
+            distance: OrbitCamera::framing(sim.cloth().positions()).distance * 0.65,
+            ..OrbitCamera::framing(sim.cloth().positions())
+        },
+        DemoScene::Cloth if settings.mesh.is_some() => {
+            OrbitCamera::framing(sim.cloth().positions())
+        }
+        DemoScene::Cloth => OrbitCamera::default(),
+    }
 }
 
 impl State {
@@ -368,17 +410,14 @@ impl State {
         let cpu_note = (on_cpu && options.grid.is_none()).then(|| {
             "CPU adapter: 64x64 by default to stay interactive (raise it in the panel)".to_string()
         });
-        let mut settings = default_settings(grid, options.mesh.clone());
+        let mut settings = default_settings(grid, options.mesh.clone(), options.scene);
+        settings.flags = options.flags.unwrap_or(if on_cpu { 4 } else { 8 });
         if let Some(w) = options.wind {
             settings.wind_on = true;
             settings.wind_strength = w;
         }
-        let solver = build_solver(&ctx, &settings)?;
-        let camera = if settings.mesh.is_some() {
-            OrbitCamera::framing(solver.cloth().positions())
-        } else {
-            OrbitCamera::default()
-        };
+        let solver = build_sim(&ctx, &settings)?;
+        let camera = camera_for(&settings, &solver);
         let mesh = renderer.cloth_mesh(&ctx.device, solver.cloth(), solver.position_buffer())?;
 
         let egui_ctx = egui::Context::default();
@@ -475,8 +514,8 @@ impl State {
                 (ElementState::Pressed, MouseButton::Right) if !consumed => self.orbiting = true,
                 (ElementState::Released, _) => {
                     self.orbiting = false;
-                    if let Some(g) = self.grab.take() {
-                        self.solver.set_inverse_mass(g.index, g.inverse_mass)?;
+                    if let Some((g, s)) = self.grab.take().zip(self.solver.solver()) {
+                        s.set_inverse_mass(g.index, g.inverse_mass)?;
                     }
                 }
                 _ => {}
@@ -504,23 +543,28 @@ impl State {
         Ok(())
     }
 
-    /// Picks the particle under the cursor (a readback, on click only) and holds it.
+    /// Picks the particle under the cursor (a readback, on click only) and holds it; a world
+    /// of cloths is not grabbed (the click orbits).
     fn try_grab(&mut self) -> Result<bool> {
-        let positions = self.solver.positions()?;
-        let ray = self.camera.ray(self.cursor, self.viewport());
-        let radius = 2.5 * self.solver.cloth().mean_edge_length().max(0.004);
+        let viewport = self.viewport();
+        let Some(solver) = self.solver.solver() else {
+            return Ok(false);
+        };
+        let positions = solver.positions()?;
+        let ray = self.camera.ray(self.cursor, viewport);
+        let radius = 2.5 * solver.cloth().mean_edge_length().max(0.004);
         let Some((index, t)) = pick(&ray, &positions, radius) else {
             return Ok(false);
         };
         let point = ray.at(t);
-        let inverse_mass = self.solver.raw_positions()?[index].w;
+        let inverse_mass = solver.raw_positions()?[index].w;
+        solver.set_particle(index, positions[index], 0.0)?;
         self.grab = Some(Grab {
             index,
             plane_point: point,
             plane_normal: self.camera.forward(),
             inverse_mass,
         });
-        self.solver.set_particle(index, positions[index], 0.0)?;
         Ok(true)
     }
 
@@ -536,13 +580,21 @@ impl State {
             toggle_pins: true,
             ..Default::default()
         };
-        apply_panel_actions(&actions, &mut self.settings, &mut self.solver)
+        match self.solver.solver() {
+            Some(solver) => apply_panel_actions(&actions, &mut self.settings, solver),
+            None => Ok(()),
+        }
     }
 
     fn rebuild(&mut self) -> Result<()> {
         self.grab = None;
         self.settings.pins_held = true;
-        let solver = build_solver(&self.ctx, &self.settings)?;
+        let solver = build_sim(&self.ctx, &self.settings)?;
+        if self.solver.cloth().particle_count() != solver.cloth().particle_count()
+            || matches!(solver, Sim::World(_)) != matches!(self.solver, Sim::World(_))
+        {
+            self.camera = camera_for(&self.settings, &solver);
+        }
         self.mesh =
             self.renderer
                 .cloth_mesh(&self.ctx.device, solver.cloth(), solver.position_buffer())?;
@@ -563,18 +615,17 @@ impl State {
             // The measured frame time, clamped so a stall does not become a huge step.
             None => wall_dt.clamp(1.0 / 240.0, 1.0 / 30.0),
         };
-        if let Some(g) = &self.grab {
-            let ray = self.camera.ray(self.cursor, self.viewport());
-            if let Some(p) = ray_plane(&ray, g.plane_point, g.plane_normal) {
-                self.solver.set_particle(g.index, p, 0.0)?;
-            }
+        let ray = self.camera.ray(self.cursor, self.viewport());
+        if let Some((g, solver)) = self.grab.as_ref().zip(self.solver.solver())
+            && let Some(p) = ray_plane(&ray, g.plane_point, g.plane_normal)
+        {
+            solver.set_particle(g.index, p, 0.0)?;
         }
         self.solver.set_params(self.settings.params())?;
         // Time this frame's stages unless the previous measurement is still being read.
         let timer = self.timer.as_mut().filter(|t| t.is_idle());
         let timed = timer.is_some();
-        let encoder = self.solver.step_timed(dt, timer)?;
-        self.solver.submit(encoder);
+        self.solver.step_timed(dt, timer)?;
         if let Some(t) = self.timer.as_mut().filter(|_| timed) {
             t.request();
         }
@@ -598,8 +649,7 @@ impl State {
         }
         self.frames += 1;
         if self.frames.is_multiple_of(STRETCH_EVERY) {
-            let positions = self.solver.positions()?;
-            self.stretch = Some(crate::quality::stretch(self.solver.cloth(), &positions));
+            self.stretch = Some(self.solver.stretch()?);
         }
 
         if let Some(path) = &options.screenshot
@@ -660,13 +710,15 @@ impl State {
     ) -> Result<()> {
         let raw = self.egui.state.take_egui_input(&self.window);
         let mut actions = UiActions::default();
+        let (particles, constraints, colors, cloths) = self.solver.counts();
         let hud = Hud {
             fps: self.fps,
             solver_ms: self.solver_ms,
             stretch: self.stretch,
-            particles: self.solver.cloth().particle_count(),
-            constraints: self.solver.cloth().constraint_count(),
-            colors: self.solver.cloth().colors().len(),
+            particles,
+            constraints,
+            colors,
+            cloths,
             adapter: &self.adapter_name,
             note: self.cpu_note.as_deref(),
         };
@@ -683,7 +735,9 @@ impl State {
         if actions.reset {
             self.reset()?;
         }
-        apply_panel_actions(&actions, &mut self.settings, &mut self.solver)?;
+        if let Some(solver) = self.solver.solver() {
+            apply_panel_actions(&actions, &mut self.settings, solver)?;
+        }
 
         let screen = egui_wgpu::ScreenDescriptor {
             size_in_pixels: [self.config.width, self.config.height],
@@ -814,11 +868,12 @@ impl State {
             }
         })?;
         println!(
-            "wrote {} ({}x{}, frame {}, cloth of {} particles on {})",
+            "wrote {} ({}x{}, frame {}, {} cloth(s) of {} particles in all on {})",
             path.display(),
             size.0,
             size.1,
             self.frames,
+            self.solver.counts().3,
             self.solver.cloth().particle_count(),
             self.solver.backend_name()
         );
@@ -844,6 +899,7 @@ struct Hud<'a> {
     particles: usize,
     constraints: usize,
     colors: usize,
+    cloths: usize,
     adapter: &'a str,
     note: Option<&'a str>,
 }
@@ -864,10 +920,17 @@ fn controls(ctx: &egui::Context, s: &mut Settings, hud: &Hud, actions: &mut UiAc
                     st.max, st.p99, st.mean
                 ));
             }
-            ui.label(format!(
-                "{} particles, {} constraints, {} colors",
-                hud.particles, hud.constraints, hud.colors
-            ));
+            if hud.cloths > 1 {
+                ui.label(format!(
+                    "{} cloths, {} particles, {} constraints, up to {} colors (one world)",
+                    hud.cloths, hud.particles, hud.constraints, hud.colors
+                ));
+            } else {
+                ui.label(format!(
+                    "{} particles, {} constraints, {} colors",
+                    hud.particles, hud.constraints, hud.colors
+                ));
+            }
             ui.label(format!("adapter: {}", hud.adapter));
             if let Some(note) = hud.note {
                 ui.colored_label(egui::Color32::from_rgb(230, 180, 80), note);
@@ -883,20 +946,39 @@ fn controls(ctx: &egui::Context, s: &mut Settings, hud: &Hud, actions: &mut UiAc
                 if ui.button("Reset").clicked() {
                     actions.reset = true;
                 }
-                if ui
-                    .button(match (s.pins_held, s.mesh.is_some()) {
-                        (true, false) => "Unpin corners",
-                        (false, false) => "Pin corners",
-                        (true, true) => "Release pins",
-                        (false, true) => "Pin again",
-                    })
-                    .clicked()
+                if s.scene == DemoScene::Cloth
+                    && ui
+                        .button(match (s.pins_held, s.mesh.is_some()) {
+                            (true, false) => "Unpin corners",
+                            (false, false) => "Pin corners",
+                            (true, true) => "Release pins",
+                            (false, true) => "Pin again",
+                        })
+                        .clicked()
                 {
                     actions.toggle_pins = true;
                 }
             });
+            egui::ComboBox::from_label("scene")
+                .selected_text(s.scene.name())
+                .show_ui(ui, |ui| {
+                    for scene in DemoScene::ALL {
+                        if ui
+                            .selectable_value(&mut s.scene, scene, scene.name())
+                            .changed()
+                        {
+                            actions.rebuild = true;
+                        }
+                    }
+                });
+            if s.scene == DemoScene::Flags {
+                ui.add(egui::Slider::new(&mut s.flags, 1..=32).text("flags per side"));
+                if ui.button("Rebuild the field").clicked() {
+                    actions.rebuild = true;
+                }
+            }
             // A mesh has its own resolution.
-            if s.mesh.is_none() {
+            if s.mesh.is_none() && s.scene == DemoScene::Cloth {
                 egui::ComboBox::from_label("resolution")
                     .selected_text(format!("{0}x{0}", s.grid))
                     .show_ui(ui, |ui| {
@@ -987,7 +1069,7 @@ mod tests {
     /// nothing (the P key worked).
     #[test]
     fn pin_button_toggles_the_corners_once() {
-        let mut settings = default_settings(8, None);
+        let mut settings = default_settings(8, None, DemoScene::Cloth);
         let cloth = demo_cloth(&settings).unwrap();
         let free = [0, 7].map(|i| cloth.free_inverse_masses()[i]);
         assert!(free.iter().all(|&w| w > 0.0));
@@ -1016,7 +1098,7 @@ mod tests {
             crate::ClothBuilder::obj(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/flag.obj"))
                 .unwrap()
                 .pinning(crate::Pinning::Group("pole".into()));
-        let mut settings = default_settings(8, Some(flag));
+        let mut settings = default_settings(8, Some(flag), DemoScene::Cloth);
         let cloth = demo_cloth(&settings).unwrap();
         let pinned: Vec<usize> = (0..cloth.particle_count())
             .filter(|&i| cloth.is_pinned(i))

@@ -4,5 +4,6 @@
 mod app;
 pub mod camera;
 pub mod render;
+mod sim;
 
 pub use app::{DemoOptions, run};

@@ -455,10 +455,10 @@ impl World {
     }
 
     /// The position buffer of a GPU world (`vec4<f32>` per particle: xyz in m, w = inverse
-    /// mass), every cloth's particles at its [`World::particle_range`]; `None` on the CPU.
-    pub fn position_buffer(&mut self) -> Result<Option<&wgpu::Buffer>> {
-        self.sync()?;
-        Ok(self.engine.position_buffer())
+    /// mass), every cloth's particles at its [`World::particle_range`]; `None` on the CPU. It
+    /// is made at the world's capacity when the world is, and stays the same buffer.
+    pub fn position_buffer(&self) -> Option<&wgpu::Buffer> {
+        self.engine.position_buffer()
     }
 
     /// Particles of all cloths.
