@@ -160,3 +160,175 @@ fn unknown_solver_flag_values_are_refused_by_name() {
         );
     }
 }
+
+/// The fields scripts rely on in `--scene capes` records.
+const CAPES_FIELDS: &[&str] = &[
+    "scene",
+    "cloths",
+    "path",
+    "particles",
+    "dispatches_per_frame",
+    "ms_per_frame_median",
+    "ms_per_frame_p90",
+    "gpu_ms_per_frame",
+    "stretch_max",
+    "cloths_per_ms",
+];
+
+#[test]
+fn capes_bench_writes_every_path_and_the_fields_scripts_read() {
+    let backend = if common::gpu("capes_bench_writes_every_path").is_some() {
+        "both"
+    } else {
+        "cpu"
+    };
+    let dir = std::env::temp_dir().join(format!("chiffon-capes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (json, plot) = (dir.join("capes.json"), dir.join("capes.svg"));
+    let out = Command::new(env!("CARGO_BIN_EXE_chiffon"))
+        .args([
+            "bench",
+            "--scene",
+            "capes",
+            "--cloths",
+            "1,3",
+            "--cloth-size",
+            "12x10",
+            "--path",
+            "fused,global,separate",
+            "--frames",
+            "3",
+            "--warmup",
+            "1",
+            "--backend",
+            backend,
+        ])
+        .arg("--json")
+        .arg(&json)
+        .arg("--plot")
+        .arg(&plot)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let records: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let backends = if backend == "both" { 2 } else { 1 };
+    assert_eq!(records.len(), backends * 2 * 3, "{records:?}");
+    for r in &records {
+        for f in CAPES_FIELDS {
+            assert!(r.get(f).is_some(), "record lacks {f}: {r}");
+        }
+        assert_eq!(r["scene"], "capes");
+        let cloths = r["cloths"].as_u64().unwrap();
+        assert_eq!(r["particles"].as_u64().unwrap(), cloths * 120, "{r}");
+        let ms = r["ms_per_frame_median"].as_f64().unwrap();
+        assert!(ms > 0.0 && ms.is_finite(), "{r}");
+        let rate = r["cloths_per_ms"].as_f64().unwrap();
+        assert!(
+            (rate - cloths as f64 / ms).abs() < 1e-9 * rate.max(1.0),
+            "{r}"
+        );
+        let stretch = r["stretch_max"].as_f64().unwrap();
+        assert!((1.0..1.5).contains(&stretch), "{r}");
+        // Dispatches: one fused dispatch; the global path's per-pass schedule whatever the
+        // count; separate, that schedule once per cape.
+        let d = r["dispatches_per_frame"].as_u64().unwrap();
+        match r["path"].as_str().unwrap() {
+            "fused" => assert_eq!(d, 1, "{r}"),
+            "global" => assert_eq!(d, 10 * (12 + 3) + 1, "{r}"),
+            "separate" => assert_eq!(d, cloths * (10 * 15 + 1), "{r}"),
+            p => panic!("unknown path {p}"),
+        }
+    }
+    // Every path solves the same capes: the same final shape on the CPU, bit for bit.
+    let stretch_of = |path: &str, cloths: u64| {
+        records
+            .iter()
+            .find(|r| r["backend"] == "cpu" && r["path"] == path && r["cloths"] == cloths)
+            .unwrap()["stretch_max"]
+            .as_f64()
+            .unwrap()
+    };
+    for cloths in [1, 3] {
+        assert_eq!(stretch_of("fused", cloths), stretch_of("separate", cloths));
+        assert_eq!(stretch_of("global", cloths), stretch_of("separate", cloths));
+    }
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(
+        svg.contains("<svg") && svg.contains("cloths"),
+        "plot has no axes"
+    );
+}
+
+#[test]
+fn bad_capes_flags_are_rejected() {
+    for args in [
+        &[
+            "bench",
+            "--scene",
+            "capes",
+            "--backend",
+            "cpu",
+            "--cloths",
+            "0",
+        ][..],
+        &[
+            "bench",
+            "--scene",
+            "capes",
+            "--backend",
+            "cpu",
+            "--cloth-size",
+            "32",
+        ][..],
+        &[
+            "bench",
+            "--scene",
+            "capes",
+            "--backend",
+            "cpu",
+            "--cloth-size",
+            "1x8",
+        ][..],
+        &[
+            "bench",
+            "--scene",
+            "capes",
+            "--backend",
+            "cpu",
+            "--path",
+            "sideways",
+        ][..],
+        &["bench", "--scene", "sky", "--backend", "cpu"][..],
+        &[
+            "bench",
+            "--scene",
+            "capes",
+            "--backend",
+            "gpu",
+            "--fused-workgroup-size",
+            "3",
+            "--cloths",
+            "1",
+            "--path",
+            "fused",
+        ][..],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_chiffon"))
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        assert!(
+            (stderr.contains("chiffon: error:") || stderr.contains("error: invalid value"))
+                && !stderr.contains("panicked"),
+            "{args:?}: {stderr}"
+        );
+    }
+}

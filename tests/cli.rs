@@ -491,3 +491,20 @@ fn bad_mesh_input_is_one_clear_line() {
     );
     rejects(&["demo", "--pin", "edge"], "go with --mesh");
 }
+
+#[test]
+fn bad_flags_scene_input_is_one_clear_line() {
+    rejects(&["demo", "--scene", "flags", "--flags", "0"], "--flags 0");
+    rejects(&["demo", "--scene", "flags", "--flags", "99"], "--flags 99");
+    rejects(
+        &["demo", "--scene", "flags", "--mesh", &asset("cape.obj")],
+        "--scene flags",
+    );
+    let out = chiffon(&["demo", "--scene", "meadow"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("cloth or flags") && !stderr.contains("panicked"),
+        "{stderr}"
+    );
+}

@@ -298,11 +298,11 @@ fn build_sim(ctx: &GpuContext, s: &Settings) -> Result<Sim> {
             &demo_cloth(s)?,
             s.params(),
         )?)),
-        DemoScene::Flags => Sim::World(WorldSim::new(
+        DemoScene::Flags => Sim::World(Box::new(WorldSim::new(
             ctx,
             &scenes::flag_field(s.flags)?,
             s.params(),
-        )?),
+        )?)),
     })
 }
 

@@ -17,7 +17,7 @@ pub(crate) enum Sim {
     /// One cloth: grab, pins and the per-cloth panel apply.
     Cloth(Box<GpuSolver>),
     /// Many cloths in one world.
-    World(WorldSim),
+    World(Box<WorldSim>),
 }
 
 /// A world and the one surface that draws all its cloths.
