@@ -260,7 +260,7 @@ fn capes_bench_writes_every_path_and_the_fields_scripts_read() {
     }
     let svg = std::fs::read_to_string(&plot).unwrap();
     assert!(
-        svg.contains("<svg") && svg.contains("cloths"),
+        svg.contains("<svg") && svg.contains("number of capes"),
         "plot has no axes"
     );
 }

@@ -17,7 +17,7 @@ use std::time::Instant;
 use plotters::prelude::*;
 use serde::Serialize;
 
-use super::{Progress, cpu_description, median, percentile};
+use super::{Progress, cpu_description, median, opt, percentile};
 use crate::cloth::Cloth;
 use crate::cpu::CpuSolver;
 use crate::error::{ChiffonError, Result};
@@ -530,10 +530,6 @@ fn record(
     rec
 }
 
-fn opt(v: Option<f64>, digits: usize) -> String {
-    v.map_or("-".into(), |x| format!("{x:.digits$}"))
-}
-
 /// The aligned table printed on stdout.
 pub fn table(records: &[CapesRecord]) -> String {
     let mut s = format!(
@@ -622,7 +618,7 @@ impl Figure for CapesPlot<'_> {
             )?;
         chart
             .configure_mesh()
-            .x_desc("cloths")
+            .x_desc("number of capes")
             .y_desc("ms per frame")
             .label_style(("sans-serif", 14))
             .draw()?;
