@@ -334,6 +334,20 @@ fn a_full_world_refuses_a_cloth_and_keeps_the_others() {
 }
 
 #[test]
+fn an_empty_world_steps_and_a_world_can_empty_again() {
+    let mut world = World::cpu(SolverParams::default(), WorldConfig::default()).unwrap();
+    world.step(1.0 / 60.0).unwrap();
+    assert_eq!(world.dispatches_per_frame(1.0 / 60.0).unwrap(), 0);
+    let cloth = ClothBuilder::grid(8, 8).build().unwrap();
+    let h = world.add(&cloth, ClothOptions::new()).unwrap();
+    world.step(1.0 / 60.0).unwrap();
+    world.remove(h).unwrap();
+    world.step(1.0 / 60.0).unwrap();
+    assert!(world.is_empty() && world.all_positions().unwrap().is_empty());
+    world.health().unwrap();
+}
+
+#[test]
 fn a_world_larger_than_the_device_is_a_clear_error() {
     let Some(ctx) = common::gpu("a_world_larger_than_the_device_is_a_clear_error") else {
         return;
@@ -378,10 +392,16 @@ fn bad_cloth_options_are_errors() {
     assert_eq!(world.cloth(h).unwrap().size(), 2.0 * cloth.size());
 }
 
+/// On both backends and both paths: the error names the cloth that diverged.
 #[test]
 fn a_diverging_cloth_is_named() {
+    let ctx = common::gpu("a_diverging_cloth_is_named");
     let cloth = ClothBuilder::grid(8, 8)
         .pinning(Pinning::None)
+        .build()
+        .unwrap();
+    let pinned = ClothBuilder::grid(8, 8)
+        .pinning(Pinning::Corners)
         .build()
         .unwrap();
     let params = SolverParams {
@@ -389,16 +409,30 @@ fn a_diverging_cloth_is_named() {
         ground: None,
         ..SolverParams::default()
     };
-    let mut world = World::cpu(params, WorldConfig::default()).unwrap();
-    let pinned = ClothBuilder::grid(8, 8)
-        .pinning(Pinning::Corners)
-        .build()
-        .unwrap();
-    world.add(&pinned, ClothOptions::new()).unwrap();
-    let falling = world.add(&cloth, ClothOptions::new()).unwrap();
-    let e = (0..240).find_map(|_| world.step(1.0 / 60.0).err()).unwrap();
-    match e {
-        ChiffonError::ClothDiverged { cloth, .. } => assert_eq!(cloth, falling.index()),
-        e => panic!("{e}"),
+    for backend in [chiffon::Backend::Cpu, chiffon::Backend::Gpu] {
+        if backend == chiffon::Backend::Gpu && ctx.is_none() {
+            continue;
+        }
+        for paths in [PathChoice::Auto, PathChoice::Global] {
+            let config = WorldConfig {
+                paths,
+                ..WorldConfig::default()
+            };
+            let mut world = World::on(backend, ctx.as_ref(), params.clone(), config).unwrap();
+            world.add(&pinned, ClothOptions::new()).unwrap();
+            let falling = world.add(&cloth, ClothOptions::new()).unwrap();
+            // The GPU reads the flag without stalling, so its error may come a frame or two
+            // later; health() asks at once.
+            let e = (0..240)
+                .find_map(|_| world.step(1.0 / 60.0).err())
+                .or_else(|| world.health().err())
+                .unwrap();
+            match e {
+                ChiffonError::ClothDiverged { cloth, .. } => {
+                    assert_eq!(cloth, falling.index(), "{backend} {paths:?}")
+                }
+                e => panic!("{backend} {paths:?}: {e}"),
+            }
+        }
     }
 }

@@ -13,7 +13,7 @@ use crate::gpu::passes::{
     BindGroups, FusedKernel, HealthProbe, PassRecorder, Pipelines, SolverBuffers,
 };
 use crate::gpu::timer::StageTimer;
-use crate::world::MAX_GLOBAL_COLORS;
+use crate::world::MAX_COLORS;
 
 /// The world's buffers, pipelines and the layout's per-frame sizes.
 pub(crate) struct GpuEngine {
@@ -48,14 +48,13 @@ impl GpuEngine {
         let sizes = BufferSizes::new(
             cap.particles as u64,
             cap.constraints as u64,
-            MAX_GLOBAL_COLORS as u64,
+            MAX_COLORS as u64,
             cap.cloths as u64,
             limits.min_uniform_buffer_offset_alignment as u64,
         );
-        // Fused color table: every cloth's colors; a cloth has at most as many colors as
-        // constraints, and rarely more than a few dozen.
-        let fused_colors =
-            (cap.cloths as u64 * MAX_GLOBAL_COLORS as u64).min(cap.constraints as u64 + 1);
+        // Fused color table: every cloth's colors, at most MAX_COLORS each (World::add checks),
+        // and never more colors than constraints.
+        let fused_colors = (cap.cloths as u64 * MAX_COLORS as u64).min(cap.constraints as u64 + 1);
         let buffers = SolverBuffers::new(ctx, sizes, Some((cap.cloths as u64, fused_colors)))?;
         // A workgroup holds its cloth as one vec4 per particle, within the adapter's limit.
         let capacity = (limits.max_compute_workgroup_storage_size as u64 / VEC4_BYTES) as u32;
@@ -124,14 +123,6 @@ impl Engine for GpuEngine {
     }
 
     fn load(&mut self, layout: &Layout, positions: &[Vec4], previous: &[Vec4]) -> Result<()> {
-        let fused_colors_bytes = std::mem::size_of_val(layout.fused_colors.as_slice()) as u64;
-        if fused_colors_bytes > self.fused().colors.size() {
-            return Err(ChiffonError::WorldFull {
-                what: "colors",
-                needed: layout.fused_colors.len() as u64,
-                capacity: self.fused().colors.size() / 16,
-            });
-        }
         let q = &self.queue;
         let b = &self.buffers;
         q.write_buffer(&b.positions, 0, bytemuck::cast_slice(positions));

@@ -20,9 +20,10 @@ use crate::config::{ClothRecord, ColorRange};
 use crate::error::{ChiffonError, Result};
 use crate::tethers::Tethers;
 
-/// The most colors a world's global path holds (each costs two uniform slots); a cloth with
-/// more goes to the fused path, or is refused on a global-only world.
-pub const MAX_GLOBAL_COLORS: usize = 64;
+/// The most colors a cloth of a world may have (the global path's color table has a slot pair
+/// per color; the fused path's table room for this many per cloth). Grids have 12, meshes
+/// about 13.
+pub const MAX_COLORS: usize = 64;
 
 /// One cloth's place.
 #[derive(Clone, Debug, PartialEq)]
@@ -78,8 +79,7 @@ impl Layout {
     ) -> Result<Self> {
         let path_of = |c: &Cloth| {
             let n = c.particle_count() as u32;
-            let fits = paths == PathChoice::Auto && n <= fused_max_particles;
-            if fits || c.colors().len() > MAX_GLOBAL_COLORS {
+            if paths == PathChoice::Auto && n <= fused_max_particles {
                 ClothPath::Fused {
                     workgroup_memory: n <= workgroup_capacity,
                 }
@@ -228,14 +228,16 @@ fn shifted(c: &Constraint, base: u32, material: u32) -> Constraint {
 }
 
 /// Checks that a world of `cloths` cloths with `particles` particles and `constraints`
-/// constraints fits `capacity`.
+/// constraints fits `capacity`, and that the cloth joining has at most [`MAX_COLORS`] colors.
 pub(crate) fn check_capacity(
     capacity: &WorldCapacity,
     cloths: u64,
     particles: u64,
     constraints: u64,
+    colors: usize,
 ) -> Result<()> {
     for (what, needed, cap) in [
+        ("colors", colors as u64, MAX_COLORS as u64),
         ("cloths", cloths, capacity.cloths as u64),
         ("particles", particles, capacity.particles as u64),
         ("constraints", constraints, capacity.constraints as u64),

@@ -44,7 +44,7 @@ use crate::schedule::{FramePlan, FrameSchedule, StepClock, material_alpha};
 use crate::tethers::Tethers;
 use layout::{Layout, Member, check_capacity};
 
-pub use layout::MAX_GLOBAL_COLORS;
+pub use layout::MAX_COLORS;
 
 /// Names one cloth of a [`World`]. A handle outlives its cloth harmlessly: once the cloth is
 /// removed, every use of the handle is an error ([`ChiffonError::StaleHandle`]).
@@ -112,8 +112,7 @@ pub enum PathChoice {
     /// Fused for every cloth of at most [`WorldConfig::fused_max_particles`] particles, global
     /// for larger ones. The default.
     Auto,
-    /// Every cloth on the global path (cloths with more than [`MAX_GLOBAL_COLORS`] colors
-    /// still go fused).
+    /// Every cloth on the global path.
     Global,
 }
 
@@ -372,6 +371,7 @@ impl World {
                 .map(|l| l.cloth.constraint_count() as u64)
                 .sum::<u64>()
                 + cloth.constraint_count() as u64,
+            cloth.colors().len(),
         )?;
         let placed = cloth.transformed(options.transform)?;
         let pinned: Vec<bool> = (0..placed.particle_count())
