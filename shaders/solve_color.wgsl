@@ -3,7 +3,7 @@
 // the read-modify-write of both ends needs no atomics.
 // The step itself is `xpbd_step` (common.wgsl): along the current bond (Jakobsen) or the bond at
 // the start of the step (SHAKE, which keeps Verlet time-reversible and so conserves energy), with
-// the compliance of the constraint's kind in its material's row of `materials`.
+// the compliance of the constraint's kind and material from `materials`.
 
 @group(0) @binding(0) var<uniform> color: ColorRange;
 @group(0) @binding(1) var<storage, read> constraints: array<Constraint>;
@@ -11,7 +11,9 @@
 @group(0) @binding(3) var<storage, read> previous: array<vec4<f32>>;         // x at step start
 @group(0) @binding(4) var<storage, read_write> multipliers: array<f32>;
 @group(0) @binding(5) var<uniform> params: StepParams;
-@group(0) @binding(6) var<storage, read> materials: array<vec4<f32>>;        // α̃ per material
+// α̃ per material and kind, four floats a material (stretch, shear, bend, unused): a
+// constraint's `kind` (its material × 4 + its kind) is its index here, one load per solve.
+@group(0) @binding(6) var<storage, read> materials: array<f32>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn solve_color(
@@ -31,7 +33,7 @@ fn solve_color(
     if (color.first_sweep == 0u) {
         lambda0 = multipliers[index];
     }
-    let alpha = constraint_alpha(materials[c.kind >> 2u], c.kind);
+    let alpha = materials[c.kind];
     let r = previous[c.i].xyz - previous[c.j].xyz;
     let step = xpbd_step(params, c.rest, pi, pj, r, alpha, lambda0);
     multipliers[index] = lambda0 + step.w;

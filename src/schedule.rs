@@ -178,6 +178,23 @@ impl FrameSchedule {
         }
     }
 
+    /// The frame with the most stages at `substeps` substeps (every optional stage on), for
+    /// sizing per-stage timers.
+    pub fn largest(substeps: u32) -> Self {
+        Self {
+            starting: true,
+            substeps,
+            iterations: 1,
+            colors: 1,
+            tethers: true,
+            global: true,
+            fused: FusedStage {
+                workgroup_memory: true,
+                storage: true,
+            },
+        }
+    }
+
     /// Hands every stage of the frame, in order, to `exec`.
     pub fn run(&self, exec: &mut impl Executor) {
         if self.starting {

@@ -20,7 +20,8 @@ unsafe impl Sync for Shared {}
 /// without validation, and `color` must be exactly one of its colors, so no particle appears
 /// twice among the constraints solved together and every index is in bounds.
 ///
-/// `materials` holds each material's α̃ (a constraint reads row [`Constraint::material`]).
+/// `materials` holds each material's α̃ per kind (a constraint reads element `kind` of the
+/// table seen as floats: row [`Constraint::material`], column its kind).
 ///
 /// # Panics
 /// When `color` is not one of `constraints`' colors, or `positions`, `previous` or
@@ -50,6 +51,8 @@ pub fn solve_color(
         multipliers.len(),
         constraints.constraints().len()
     );
+    // Four floats a material, indexed by the constraint's kind bits as the kernel does.
+    let alphas: &[f32] = bytemuck::cast_slice(materials);
     let shared = Shared(positions.as_mut_ptr(), multipliers.as_mut_ptr());
     let shared = &shared;
     let first = color.start as usize;
@@ -70,7 +73,7 @@ pub fn solve_color(
                 )
             };
             let r = previous[c.i as usize].xyz() - previous[c.j as usize].xyz();
-            let alpha = c.alpha(materials[c.material() as usize]);
+            let alpha = alphas[c.kind as usize];
             solve_constraint(params, c, pi, pj, r, alpha, lambda, color.first_sweep == 1);
         });
 }
@@ -90,14 +93,14 @@ pub(crate) fn solve_constraint(
     first_sweep: bool,
 ) {
     let lambda0 = if first_sweep { 0.0 } else { *lambda };
-    let step = xpbd_step(params, c.rest, *pi, *pj, r, alpha, lambda0);
-    *lambda = lambda0 + step.w;
-    *pi = (pi.xyz() + step.xyz() * (step.w * pi.w)).extend(pi.w);
-    *pj = (pj.xyz() - step.xyz() * (step.w * pj.w)).extend(pj.w);
+    let (dir, d_lambda) = xpbd_step(params, c.rest, *pi, *pj, r, alpha, lambda0);
+    *lambda = lambda0 + d_lambda;
+    *pi = (pi.xyz() + dir * (d_lambda * pi.w)).extend(pi.w);
+    *pj = (pj.xyz() - dir * (d_lambda * pj.w)).extend(pj.w);
 }
 
-/// Twin of `xpbd_step` in `shaders/common.wgsl`: the direction to move along (xyz) and Δλ (w)
-/// of one XPBD step, 0 when nothing can move.
+/// Twin of `xpbd_step` in `shaders/common.wgsl`: the direction to move along and Δλ of one
+/// XPBD step (the kernel packs them in a vec4), Δλ = 0 when nothing can move.
 ///   C = |x_i − x_j| − L,  Δλ = (−C − α̃ λ) / ((w_i + w_j)(n · dir) + α̃)
 #[inline]
 fn xpbd_step(
@@ -108,17 +111,17 @@ fn xpbd_step(
     r: glam::Vec3,
     alpha: f32,
     lambda0: f32,
-) -> Vec4 {
+) -> (glam::Vec3, f32) {
     let w_sum = pi.w + pj.w;
     // Both ends pinned: nothing can move.
     if w_sum == 0.0 {
-        return Vec4::ZERO;
+        return (glam::Vec3::ZERO, 0.0);
     }
     let d = pi.xyz() - pj.xyz();
     let len = d.length();
     // Coincident particles give no direction to push along.
     if len < 1e-9 {
-        return Vec4::ZERO;
+        return (glam::Vec3::ZERO, 0.0);
     }
     let n = d / len;
     // SHAKE corrects along the bond at the start of the step; where that bond turned by more
@@ -139,5 +142,5 @@ fn xpbd_step(
     let constraint = len - rest;
     let d_lambda =
         (-constraint - alpha * lambda0) / (w_sum * along + alpha) * params.over_relaxation;
-    dir.extend(d_lambda)
+    (dir, d_lambda)
 }

@@ -431,8 +431,9 @@ impl State {
         );
         let egui_renderer =
             egui_wgpu::Renderer::new(&ctx.device, config.format, Default::default());
-        // Room for a frame of the most substeps the panel allows, plus the start stage.
-        let max_passes = 1 + 3 * crate::params::MAX_SUBSTEPS;
+        // Room for every stage of a frame of the most substeps the panel allows.
+        let max_passes =
+            crate::schedule::FrameSchedule::largest(crate::params::MAX_SUBSTEPS).stages();
         let timer = StageTimer::new(&ctx, max_passes);
 
         Ok(Self {
