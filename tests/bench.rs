@@ -28,41 +28,50 @@ const FIELDS: &[&str] = &[
     "tethers",
 ];
 
-#[test]
-fn quick_bench_writes_complete_json_and_plot() {
-    let backend = if common::gpu("quick_bench_writes_complete_json_and_plot").is_some() {
+/// Runs `chiffon bench ARGS` on both backends (the CPU alone where there is no GPU, loudly) with
+/// `--json` and `--plot`, expects success, and returns the backends asked for, stdout, the
+/// records and the SVG.
+fn bench_run(test: &str, args: &[&str]) -> (&'static str, String, Vec<serde_json::Value>, String) {
+    let backend = if common::gpu(test).is_some() {
         "both"
     } else {
         "cpu"
     };
-    let dir = std::env::temp_dir().join(format!("chiffon-bench-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("chiffon-{test}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (json, plot) = (dir.join("out.json"), dir.join("out.svg"));
     let out = Command::new(env!("CARGO_BIN_EXE_chiffon"))
-        .args([
-            "bench",
-            "--quick",
-            "--backend",
-            backend,
-            "--peak-gbps",
-            "100",
-        ])
+        .arg("bench")
+        .args(args)
+        .args(["--backend", backend])
         .arg("--json")
         .arg(&json)
         .arg("--plot")
         .arg(&plot)
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(
         out.status.success(),
         "{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(stdout.contains("Msolves/s"), "no table:\n{stdout}");
+    let records = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    (
+        backend,
+        stdout,
+        records,
+        std::fs::read_to_string(&plot).unwrap(),
+    )
+}
 
-    let records: Vec<serde_json::Value> =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+#[test]
+fn quick_bench_writes_complete_json_and_plot() {
+    let (backend, stdout, records, svg) = bench_run(
+        "quick_bench_writes_complete_json_and_plot",
+        &["--quick", "--peak-gbps", "100"],
+    );
+    assert!(stdout.contains("Msolves/s"), "no table:\n{stdout}");
     let expected = if backend == "both" { 4 } else { 2 };
     assert_eq!(records.len(), expected, "{records:?}");
     for r in &records {
@@ -98,7 +107,6 @@ fn quick_bench_writes_complete_json_and_plot() {
         };
         assert!((y("gpu", 32) - y("cpu", 32)).abs() < 1e-3);
     }
-    let svg = std::fs::read_to_string(&plot).unwrap();
     assert!(
         svg.contains("<svg") && svg.contains("particles"),
         "plot has no axes"
@@ -177,46 +185,21 @@ const CAPES_FIELDS: &[&str] = &[
 
 #[test]
 fn capes_bench_writes_every_path_and_the_fields_scripts_read() {
-    let backend = if common::gpu("capes_bench_writes_every_path").is_some() {
-        "both"
-    } else {
-        "cpu"
-    };
-    let dir = std::env::temp_dir().join(format!("chiffon-capes-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (json, plot) = (dir.join("capes.json"), dir.join("capes.svg"));
-    let out = Command::new(env!("CARGO_BIN_EXE_chiffon"))
-        .args([
-            "bench",
-            "--scene",
-            "capes",
-            "--cloths",
-            "1,3",
-            "--cloth-size",
-            "12x10",
-            "--path",
-            "fused,global,separate",
-            "--frames",
-            "3",
-            "--warmup",
-            "1",
-            "--backend",
-            backend,
-        ])
-        .arg("--json")
-        .arg(&json)
-        .arg("--plot")
-        .arg(&plot)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let records: Vec<serde_json::Value> =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let args = [
+        "--scene",
+        "capes",
+        "--cloths",
+        "1,3",
+        "--cloth-size",
+        "12x10",
+        "--path",
+        "fused,global,separate",
+        "--frames",
+        "3",
+        "--warmup",
+        "1",
+    ];
+    let (backend, _, records, svg) = bench_run("capes_bench_writes_every_path", &args);
     let backends = if backend == "both" { 2 } else { 1 };
     assert_eq!(records.len(), backends * 2 * 3, "{records:?}");
     for r in &records {
@@ -258,7 +241,6 @@ fn capes_bench_writes_every_path_and_the_fields_scripts_read() {
         assert_eq!(stretch_of("fused", cloths), stretch_of("separate", cloths));
         assert_eq!(stretch_of("global", cloths), stretch_of("separate", cloths));
     }
-    let svg = std::fs::read_to_string(&plot).unwrap();
     assert!(
         svg.contains("<svg") && svg.contains("number of capes"),
         "plot has no axes"
