@@ -69,6 +69,10 @@ impl Engine for CpuEngine {
         Ok((self.positions.clone(), self.previous.clone()))
     }
 
+    fn positions(&mut self) -> Result<Vec<Vec4>> {
+        Ok(self.positions.clone())
+    }
+
     fn write_previous(&mut self, offset: u32, previous: &[Vec4]) {
         self.previous[offset as usize..][..previous.len()].copy_from_slice(previous);
     }

@@ -246,6 +246,8 @@ pub(crate) trait Engine {
     fn load(&mut self, layout: &Layout, positions: &[Vec4], previous: &[Vec4]) -> Result<()>;
     /// Positions and previous positions of every particle (the GPU waits for the device).
     fn state(&mut self) -> Result<(Vec<Vec4>, Vec<Vec4>)>;
+    /// Positions of every particle (the GPU waits for the device).
+    fn positions(&mut self) -> Result<Vec<Vec4>>;
     /// Overwrites previous positions from particle `offset` on.
     fn write_previous(&mut self, offset: u32, previous: &[Vec4]);
     /// Runs one frame; returns a health flag when one is known (the GPU's arrives later).
@@ -471,7 +473,7 @@ impl World {
         self.entry(handle)?;
         self.sync()?;
         let range = self.place(handle)?.particles.clone();
-        let (positions, _) = self.engine.state()?;
+        let positions = self.engine.positions()?;
         Ok(positions[range.start as usize..range.end as usize]
             .iter()
             .map(|p| p.truncate())
@@ -481,7 +483,7 @@ impl World {
     /// Every cloth's current positions, in [`World::handles`] order, from one readback.
     pub fn all_positions(&mut self) -> Result<Vec<(ClothHandle, Vec<Vec3>)>> {
         self.sync()?;
-        let (positions, _) = self.engine.state()?;
+        let positions = self.engine.positions()?;
         let handles = self.handles();
         handles
             .into_iter()
