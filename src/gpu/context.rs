@@ -116,14 +116,28 @@ pub fn read_buffer_on<T: bytemuck::Pod>(
     queue: &wgpu::Queue,
     buffer: &wgpu::Buffer,
 ) -> Result<Vec<T>> {
+    read_prefix_on(device, queue, buffer, buffer.size())
+}
+
+/// As [`read_buffer_on`], for the first `bytes` bytes only (a buffer made at a capacity larger
+/// than what it holds now).
+pub fn read_prefix_on<T: bytemuck::Pod>(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    bytes: u64,
+) -> Result<Vec<T>> {
+    if bytes == 0 {
+        return Ok(Vec::new());
+    }
     let staging = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("readback"),
-        size: buffer.size(),
+        size: bytes,
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
     let mut encoder = device.create_command_encoder(&Default::default());
-    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
+    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
     queue.submit([encoder.finish()]);
     read_mapped(device, &staging)
 }

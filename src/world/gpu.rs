@@ -95,20 +95,8 @@ impl GpuEngine {
 
     /// The current layout's particles of `buffer` (a particle buffer), waiting for the device.
     fn read(&self, buffer: &wgpu::Buffer) -> Result<Vec<Vec4>> {
-        let n = self.particles as u64 * VEC4_BYTES;
-        if n == 0 {
-            return Ok(Vec::new());
-        }
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("world readback"),
-            size: n,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, n);
-        self.queue.submit([encoder.finish()]);
-        crate::gpu::context::read_mapped(&self.device, &staging)
+        let bytes = self.particles as u64 * VEC4_BYTES;
+        crate::gpu::context::read_prefix_on(&self.device, &self.queue, buffer, bytes)
     }
 
     fn fused(&self) -> &crate::gpu::passes::FusedBuffers {
