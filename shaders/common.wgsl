@@ -43,7 +43,29 @@ struct Constraint {
     i: u32,
     j: u32,
     rest: f32,   // m
-    kind: u32,   // bits 0-1: 0 stretch, 1 shear, 2 bend; bits 2..: its material (row of `materials`)
+    kind: u32,   // bits 0-1: 0 stretch, 1 shear, 2 bend, 3 limit; bits 2..: its material (row of `materials`)
+}
+
+// A coarse level's constraint (Rust: hierarchy::LIMIT_KIND): unilateral, and rigid (its α̃ is the
+// material row's fourth entry, 0).
+const LIMIT_KIND: u32 = 3u;
+
+// The inverse masses a limit moves its ends with: the share of i (in 1/65536) is in its kind bits 2..18
+// (j has the rest), the ratio of the masses the two coarse particles stand for; a pinned or
+// held end (inverse mass 0) stays (Rust: hierarchy::limit_weights).
+fn limit_weights(kind: u32, wi: f32, wj: f32) -> vec2<f32> {
+    let share = f32(kind >> 2u) / 65536.0;
+    return vec2<f32>(select(share, 0.0, wi == 0.0), select(1.0 - share, 0.0, wj == 0.0));
+}
+
+// How one particle follows its coarse neighbours (Rust: hierarchy::Prolongation).
+struct Prolongation {
+    parents: vec4<u32>,  // snapshot slots of its coarse neighbours
+    weights: vec4<f32>,  // their weights (sum 1; unused slots 0)
+    particle: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
 // The compliance a constraint reads from a material's α̃ (Rust: Constraint::kind_index).
@@ -111,9 +133,10 @@ fn verlet(params: StepParams, x: vec3<f32>, x_prev: vec3<f32>) -> vec3<f32> {
 // One XPBD step of a distance constraint of rest length `rest` between pi and pj (xyz, w the
 // inverse mass); `r` is the bond at the start of the step (for SHAKE), `alpha` its α̃ and
 // `lambda0` its multiplier so far. Returns the direction to move along (xyz) and Δλ (w):
-// x_i += w_i Δλ dir, x_j −= w_j Δλ dir. Δλ is 0 when nothing can move.
+// x_i += w_i Δλ dir, x_j −= w_j Δλ dir. Δλ is 0 when nothing can move (or, for a `unilateral`
+// constraint, when it is not stretched).
 //   C = |x_i − x_j| − L,  Δλ = (−C − α̃ λ) / ((w_i + w_j)(n · dir) + α̃)
-fn xpbd_step(params: StepParams, rest: f32, pi: vec4<f32>, pj: vec4<f32>, r: vec3<f32>, alpha: f32, lambda0: f32) -> vec4<f32> {
+fn xpbd_step(params: StepParams, rest: f32, pi: vec4<f32>, pj: vec4<f32>, r: vec3<f32>, alpha: f32, lambda0: f32, unilateral: bool) -> vec4<f32> {
     let w_sum = pi.w + pj.w;
     // Both ends pinned: nothing can move.
     if (w_sum == 0.0) {
@@ -127,10 +150,12 @@ fn xpbd_step(params: StepParams, rest: f32, pi: vec4<f32>, pj: vec4<f32>, r: vec
     }
     let n = d / len;
     // SHAKE corrects along the bond at the start of the step; where that bond turned by more
-    // than 60° in one step the linearization is poor, so fall back to the current bond.
+    // than 60° in one step the linearization is poor, so fall back to the current bond. A
+    // limit always uses the current bond: it spans several edges whose start-of-step chord
+    // turns with folds, and SHAKE along it was measured to go unstable (a 256² cloth blew up).
     var dir = n;
     var along = 1.0;
-    if (params.shake == 1u) {
+    if (params.shake == 1u && !unilateral) {
         let r_len = length(r);
         if (r_len > 1e-9) {
             let nr = r / r_len;
@@ -142,6 +167,10 @@ fn xpbd_step(params: StepParams, rest: f32, pi: vec4<f32>, pj: vec4<f32>, r: vec
         }
     }
     let constraint = len - rest;
+    // A limit (a coarse level's constraint) only keeps its ends from moving apart.
+    if (unilateral && constraint <= 0.0) {
+        return vec4<f32>(0.0);
+    }
     let d_lambda = (-constraint - alpha * lambda0) / (w_sum * along + alpha) * params.over_relaxation;
     return vec4<f32>(dir, d_lambda);
 }

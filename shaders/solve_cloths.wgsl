@@ -87,7 +87,8 @@ fn integrate_and_solve(params: StepParams, cloth: ClothRecord, local: u32) {
                 }
                 let alpha = constraint_alpha(cloth.alpha, con.kind);
                 let r = previous[con.i].xyz - previous[con.j].xyz;
-                let step = xpbd_step(params, con.rest, pi, pj, r, alpha, lambda0);
+                // A world's cloths have no coarse levels, so no limits.
+                let step = xpbd_step(params, con.rest, pi, pj, r, alpha, lambda0, false);
                 multipliers[index] = lambda0 + step.w;
                 store_x(offset, con.i, vec4<f32>(pi.xyz + step.xyz * (step.w * pi.w), pi.w));
                 store_x(offset, con.j, vec4<f32>(pj.xyz - step.xyz * (step.w * pj.w), pj.w));

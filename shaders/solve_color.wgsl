@@ -33,10 +33,19 @@ fn solve_color(
     if (color.first_sweep == 0u) {
         lambda0 = multipliers[index];
     }
-    let alpha = materials[c.kind];
+    // A coarse level's limit is rigid and moves its ends by the masses they stand for; any
+    // other constraint has its material's compliance and its particles' own inverse masses.
+    let limit = (c.kind & 3u) == LIMIT_KIND;
+    var alpha = 0.0;
+    var w = vec2<f32>(pi.w, pj.w);
+    if (limit) {
+        w = limit_weights(c.kind, pi.w, pj.w);
+    } else {
+        alpha = materials[c.kind];
+    }
     let r = previous[c.i].xyz - previous[c.j].xyz;
-    let step = xpbd_step(params, c.rest, pi, pj, r, alpha, lambda0);
+    let step = xpbd_step(params, c.rest, vec4<f32>(pi.xyz, w.x), vec4<f32>(pj.xyz, w.y), r, alpha, lambda0, limit);
     multipliers[index] = lambda0 + step.w;
-    positions[c.i] = vec4<f32>(pi.xyz + step.xyz * (step.w * pi.w), pi.w);
-    positions[c.j] = vec4<f32>(pj.xyz - step.xyz * (step.w * pj.w), pj.w);
+    positions[c.i] = vec4<f32>(pi.xyz + step.xyz * (step.w * w.x), pi.w);
+    positions[c.j] = vec4<f32>(pj.xyz - step.xyz * (step.w * w.y), pj.w);
 }

@@ -4,6 +4,7 @@
 //! of its twin listed in [`GPU_STRUCTS`].
 
 pub use crate::cloth::Constraint;
+pub use crate::hierarchy::Prolongation;
 
 /// Bytes of one particle record (`vec4<f32>`: xyz + inverse mass, or xyz + 0 for the previous
 /// position).
@@ -247,6 +248,14 @@ pub const GPU_STRUCTS: &[GpuStructLayout] = &[
     }),
     layout!(Constraint { i, j, rest, kind }),
     layout!(TetherSlot { anchor, rest }),
+    layout!(Prolongation {
+        parents,
+        weights,
+        particle,
+        pad0,
+        pad1,
+        pad2
+    }),
     layout!(Health { first_bad }),
     layout!(ClothRecord {
         alpha,
@@ -303,6 +312,14 @@ pub struct BufferSizes {
     pub materials: u64,
     /// The [`StepParams`] slots (first substep, later substeps).
     pub step_params: u64,
+    /// The coarse levels' snapshot slots: the particle of each (`u32`).
+    pub nodes: u64,
+    /// The snapshot: one vec4 per slot.
+    pub snapshot: u64,
+    /// The [`Prolongation`] entries.
+    pub prolongations: u64,
+    /// The coarse passes' ranges (the snapshot's, then one per level), each in its own slot.
+    pub coarse_table: u64,
     /// Distance between dynamic-offset uniform slots.
     pub uniform_stride: u64,
 }
@@ -333,7 +350,23 @@ impl BufferSizes {
             color_table: 2 * colors.max(1) * uniform_stride,
             materials: materials.max(1) * VEC4_BYTES,
             step_params: STEP_PARAM_SLOTS * uniform_stride,
+            nodes: VEC4_BYTES,
+            snapshot: VEC4_BYTES,
+            prolongations: size_of::<Prolongation>() as u64,
+            coarse_table: uniform_stride,
             uniform_stride,
+        }
+    }
+
+    /// The same sizes for a cloth with coarse levels ([`crate::hierarchy::Hierarchy`]):
+    /// `nodes` snapshot slots, `prolongations` entries, `levels` levels.
+    pub fn with_hierarchy(self, nodes: u64, prolongations: u64, levels: u64) -> Self {
+        Self {
+            nodes: (nodes * 4).max(VEC4_BYTES),
+            snapshot: (nodes * VEC4_BYTES).max(VEC4_BYTES),
+            prolongations: prolongations.max(1) * size_of::<Prolongation>() as u64,
+            coarse_table: (1 + levels) * self.uniform_stride,
+            ..self
         }
     }
 
@@ -346,6 +379,10 @@ impl BufferSizes {
             + self.color_table
             + self.materials
             + self.step_params
+            + self.nodes
+            + self.snapshot
+            + self.prolongations
+            + self.coarse_table
     }
 }
 

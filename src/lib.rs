@@ -48,6 +48,7 @@ pub mod error;
 pub mod export;
 pub mod geometry;
 pub mod gpu;
+pub mod hierarchy;
 pub mod integrator;
 pub mod params;
 pub mod quality;

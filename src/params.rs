@@ -163,6 +163,11 @@ pub struct SolverParams {
     pub over_relaxation: f32,
     /// Long-range attachments to the pinned particles, or `None`. Default on.
     pub tethers: Option<TetherParams>,
+    /// Solve the cloth's coarse levels ([`crate::hierarchy`]) before its own constraints each
+    /// substep, so a pull crosses a large cloth in one substep instead of a few particles per
+    /// sweep. Only grid cloths of at least [`crate::hierarchy::MIN_LEVEL_PARTICLES`] particles
+    /// have levels, and a [`crate::World`]'s cloths have none. Default on.
+    pub coarse_levels: bool,
     /// Distance from the origin (m) beyond which a particle counts as diverged (the health
     /// check). Default 1000.
     pub max_distance: f32,
@@ -189,6 +194,7 @@ impl Default for SolverParams {
             projection: Projection::default(),
             over_relaxation: 1.0,
             tethers: Some(TetherParams::default()),
+            coarse_levels: true,
             max_distance: 1000.0,
             integrator: Integrator::TimeCorrected,
             ground: None,

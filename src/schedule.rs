@@ -11,6 +11,8 @@
 //! [start]                      only on the first frame after construction or reset
 //! per substep s = 0..S         (S fixed, or from the solver frequency)
 //!   integrate (slot s == 0 ? First : Rest)
+//!   coarse    when the cloth has coarse levels and they are on: snapshot, then per level,
+//!             coarsest first, its colors and the prolongation to the next finer level
 //!   solve     iterations × colors, colors in a fixed order (the first sweep starts the
 //!             XPBD multipliers at 0)
 //!   tethers   when the cloth has any
@@ -28,6 +30,7 @@ use glam::Vec3;
 
 use crate::config::StepParams;
 use crate::error::Result;
+use crate::hierarchy::LevelColors;
 use crate::integrator::{StepCoefficients, damping_factor};
 use crate::params::{SolverParams, validate_dt};
 
@@ -38,6 +41,9 @@ pub enum Stage {
     Start,
     /// Verlet step of every particle.
     Integrate,
+    /// The coarse levels ([`crate::hierarchy`]): snapshot, then each level's colors and
+    /// prolongation, coarsest first.
+    Coarse,
     /// Constraint relaxation, iterations × colors.
     Solve,
     /// Long-range attachments, one thread per particle.
@@ -53,9 +59,10 @@ pub enum Stage {
 
 impl Stage {
     /// Every stage, in frame order.
-    pub const ALL: [Stage; 7] = [
+    pub const ALL: [Stage; 8] = [
         Stage::Start,
         Stage::Integrate,
+        Stage::Coarse,
         Stage::Solve,
         Stage::Tethers,
         Stage::Collide,
@@ -68,6 +75,7 @@ impl Stage {
         match self {
             Stage::Start => "start",
             Stage::Integrate => "integrate",
+            Stage::Coarse => "coarse",
             Stage::Solve => "solve",
             Stage::Tethers => "tethers",
             Stage::Collide => "collide",
@@ -93,9 +101,19 @@ pub enum Pass {
     Start,
     /// `integrate` (`shaders/integrate.wgsl`, `cpu::integrate`).
     Integrate(Slot),
+    /// `snapshot_nodes` (`shaders/snapshot.wgsl`, `cpu::snapshot_nodes`): where the coarse
+    /// levels' particles are before the levels are solved.
+    Snapshot,
+    /// `prolong` (`shaders/prolong.wgsl`, `cpu::prolong`): the particles one level finer than
+    /// `level` (an index into [`crate::hierarchy::Hierarchy::levels`], coarsest first)
+    /// follow its correction.
+    Prolong {
+        /// The level just solved.
+        level: u32,
+    },
     /// `solve_color` for one color (`shaders/solve_color.wgsl`, `cpu::solve_color`).
     SolveColor {
-        /// The color.
+        /// The color: the cloth's colors come first, then each coarse level's.
         color: u32,
         /// True on the substep's first sweep (multipliers start at 0).
         first_sweep: bool,
@@ -134,6 +152,9 @@ pub struct FrameSchedule {
     pub iterations: u32,
     /// Colors of the cloth's constraints.
     pub colors: u32,
+    /// The coarse levels solved each substep (none when off or when the cloth has none); their
+    /// colors follow the cloth's.
+    pub levels: LevelColors,
     /// True when the tether stage runs (tethers on, and the cloth has some).
     pub tethers: bool,
     /// True when the per-pass stages run (a lone cloth, or a world with cloths on its global
@@ -156,22 +177,40 @@ pub struct FusedStage {
 impl FrameSchedule {
     /// The schedule of a planned frame, for a cloth with `colors` colors and (`has_tethers`)
     /// at least one tether.
-    pub fn new(plan: &FramePlan, params: &SolverParams, colors: usize, has_tethers: bool) -> Self {
+    pub fn new(
+        plan: &FramePlan,
+        params: &SolverParams,
+        colors: usize,
+        levels: LevelColors,
+        has_tethers: bool,
+    ) -> Self {
         Self {
             starting: plan.starting,
             substeps: plan.substeps,
-            ..Self::steady(1.0 / 60.0, params, colors, has_tethers)
+            ..Self::steady(1.0 / 60.0, params, colors, levels, has_tethers)
         }
     }
 
     /// The schedule of a frame of `dt` seconds after the first (no start stage), for reports
-    /// such as dispatches per frame.
-    pub fn steady(dt: f64, params: &SolverParams, colors: usize, has_tethers: bool) -> Self {
+    /// such as dispatches per frame. `levels` are the cloth's coarse levels (run when
+    /// [`SolverParams::coarse_levels`] is on).
+    pub fn steady(
+        dt: f64,
+        params: &SolverParams,
+        colors: usize,
+        levels: LevelColors,
+        has_tethers: bool,
+    ) -> Self {
         Self {
             starting: false,
             substeps: params.substeps.count(dt),
             iterations: params.iterations,
             colors: colors as u32,
+            levels: if params.coarse_levels {
+                levels
+            } else {
+                LevelColors::default()
+            },
             tethers: has_tethers && params.tethers.is_some(),
             global: true,
             fused: FusedStage::default(),
@@ -186,6 +225,10 @@ impl FrameSchedule {
             substeps,
             iterations: 1,
             colors: 1,
+            levels: LevelColors {
+                levels: 1,
+                counts: [1; crate::hierarchy::MAX_LEVELS],
+            },
             tethers: true,
             global: true,
             fused: FusedStage {
@@ -208,6 +251,9 @@ impl FrameSchedule {
                 Stage::Integrate,
                 &mut std::iter::once(Pass::Integrate(slot)),
             );
+            if self.levels.levels > 0 {
+                exec.stage(Stage::Coarse, &mut self.coarse_passes(slot));
+            }
             let mut sweeps = (0..self.iterations).flat_map(|k| {
                 (0..colors).map(move |color| Pass::SolveColor {
                     color,
@@ -237,6 +283,26 @@ impl FrameSchedule {
         if self.global {
             exec.stage(Stage::Health, &mut std::iter::once(Pass::Health));
         }
+    }
+
+    /// One substep's coarse stage: the snapshot, then per level (coarsest first) one sweep
+    /// of its colors and its prolongation.
+    fn coarse_passes(&self, slot: Slot) -> impl Iterator<Item = Pass> + use<> {
+        let levels = self.levels;
+        let mut first_color = self.colors;
+        let per_level = (0..levels.levels as u32).flat_map(move |level| {
+            let colors = levels.counts[level as usize] as u32;
+            let start = first_color;
+            first_color += colors;
+            (start..start + colors)
+                .map(move |color| Pass::SolveColor {
+                    color,
+                    first_sweep: true,
+                    slot,
+                })
+                .chain(std::iter::once(Pass::Prolong { level }))
+        });
+        std::iter::once(Pass::Snapshot).chain(per_level)
     }
 
     /// Dispatches (GPU) or kernel calls (CPU) the frame makes, counted from [`Self::run`].
@@ -330,16 +396,23 @@ impl StepClock {
     }
 
     /// Plans a frame of `dt` seconds for `cloth` (see [`StepClock::plan`]) and the schedule of
-    /// its passes; `tethers` are the solver's current ones. Both solvers begin a frame here.
+    /// its passes; `levels` are its coarse levels, `tethers` the solver's current ones. Both solvers begin a frame here.
     pub fn frame(
         &mut self,
         dt: f64,
         params: &SolverParams,
         cloth: &crate::Cloth,
+        levels: LevelColors,
         tethers: &crate::tethers::Tethers,
     ) -> Result<(FramePlan, FrameSchedule)> {
         let plan = self.plan(dt, params, cloth.particle_count(), cloth.velocity())?;
-        let schedule = FrameSchedule::new(&plan, params, cloth.colors().len(), !tethers.is_empty());
+        let schedule = FrameSchedule::new(
+            &plan,
+            params,
+            cloth.colors().len(),
+            levels,
+            !tethers.is_empty(),
+        );
         Ok((plan, schedule))
     }
 
@@ -411,6 +484,7 @@ mod tests {
             substeps: 2,
             iterations: 10,
             colors: 12,
+            levels: LevelColors::default(),
             tethers: false,
             global: true,
             fused: FusedStage::default(),

@@ -111,6 +111,9 @@ pub trait Solver {
     fn health(&mut self) -> Result<()>;
     /// The tethers in force (rebuilt whenever the pinned set changes).
     fn tethers(&self) -> &crate::tethers::Tethers;
+    /// The schedule of a frame of `dt` seconds after the first under the current parameters
+    /// (its stages and dispatches).
+    fn schedule(&self, dt: f64) -> crate::schedule::FrameSchedule;
 }
 
 /// The pinned set (tether anchors) and its tethers, kept in step with particle edits. A

@@ -82,9 +82,19 @@ fn quick_bench_writes_complete_json_and_plot() {
         assert!(ms > 0.0 && ms.is_finite(), "{r}");
         assert!(r["constraint_solves_per_s"].as_f64().unwrap() > 0.0, "{r}");
         assert_eq!(r["colors"], 12, "{r}");
-        // Library defaults at 60 fps: 600 Hz gives 10 substeps of integrate, 12 colors,
+        // Library defaults at 60 fps: 600 Hz gives 10 substeps of integrate, the coarse
+        // levels (a snapshot, then each level's colors and its prolongation), 12 colors,
         // tethers and collide, then one health check.
-        assert_eq!(r["dispatches_per_frame"], 10 * (12 + 3) + 1, "{r}");
+        let n = r["n"].as_u64().unwrap() as u32;
+        let cloth = chiffon::scenes::standard_cloth(n, [true; 3]).unwrap();
+        let solver = chiffon::CpuSolver::new(&cloth, Default::default()).unwrap();
+        let levels = chiffon::Solver::schedule(&solver, 1.0 / 60.0).levels;
+        assert!(levels.levels > 0, "{n}² should have coarse levels");
+        let coarse: u64 = 1 + levels.counts[..levels.levels as usize]
+            .iter()
+            .map(|&c| c as u64 + 1)
+            .sum::<u64>();
+        assert_eq!(r["dispatches_per_frame"], 10 * (12 + 3 + coarse) + 1, "{r}");
         assert_eq!(r["substeps"], 10, "{r}");
         let p99 = r["stretch_p99"].as_f64().unwrap();
         assert!(

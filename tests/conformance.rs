@@ -480,3 +480,57 @@ fn health_check_names_the_first_diverged_particle_on_both_backends() {
     }
     assert_eq!(named[0], named[1], "the backends name different particles");
 }
+
+#[test]
+fn coarse_levels_match_on_an_even_grid_with_held_and_pinned_particles() {
+    let Some(ctx) =
+        common::gpu("coarse_levels_match_on_an_even_grid_with_held_and_pinned_particles")
+    else {
+        return;
+    };
+    // 40 × 26: both even, so every level keeps a last column and row one narrower than the
+    // rest; three levels.
+    let cloth = ClothBuilder::grid(40, 26)
+        .pinning(Pinning::Corners)
+        .build()
+        .unwrap();
+    let params = SolverParams {
+        sphere: Some(Sphere {
+            center: Vec3::new(0.0, -0.5, 0.2),
+            radius: 0.3,
+        }),
+        ..Default::default()
+    };
+    let mut gpu = GpuSolver::new(&ctx, &cloth, params.clone()).unwrap();
+    let mut cpu = CpuSolver::new(&cloth, params).unwrap();
+    assert!(
+        gpu.schedule(1.0 / 60.0).levels.levels >= 2,
+        "the grid should have coarse levels"
+    );
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    for k in 0..90 {
+        // Grab a particle of a coarse level and hold it (as the demo's mouse does), pin a
+        // dropped one, then free both.
+        let edits: &[(usize, f32)] = match k {
+            20 => &[(2 * 40 + 10, 0.0), (40 + 7, -1.0)],
+            60 => &[(2 * 40 + 10, 1.0), (40 + 7, 1.0)],
+            _ => &[],
+        };
+        for &(i, w) in edits {
+            if w < 0.0 {
+                gpu.set_inverse_mass(i, 0.0).unwrap();
+                cpu.set_inverse_mass(i, 0.0).unwrap();
+            } else {
+                let at = cpu.positions().unwrap()[i] + Vec3::new(0.0, 0.05, 0.0);
+                let w = w * cloth.free_inverse_masses()[i];
+                gpu.set_particle(i, at, w).unwrap();
+                cpu.set_particle(i, at, w).unwrap();
+            }
+        }
+        let dt = rng.random_range(1.0 / 144.0..=1.0 / 30.0);
+        gpu.step(dt).unwrap();
+        cpu.step(dt).unwrap();
+    }
+    let (g, c) = (gpu.positions().unwrap(), cpu.positions().unwrap());
+    assert_close("coarse levels", &g, &c, &cloth, LONG_RUN_TOLERANCE);
+}

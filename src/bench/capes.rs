@@ -333,12 +333,7 @@ fn run_separate(
                 }
                 Ok(None)
             })?;
-            let schedule = crate::schedule::FrameSchedule::steady(
-                STANDARD_DT,
-                &cfg.params,
-                cape.colors().len(),
-                !solvers[0].tethers().is_empty(),
-            );
+            let schedule = solvers[0].schedule(STANDARD_DT);
             let positions = solvers
                 .iter_mut()
                 .map(|s| s.positions())

@@ -483,12 +483,7 @@ pub fn run(cfg: &BenchConfig) -> Result<Vec<BenchRecord>> {
             let timing = time_cpu(&mut solver, &cfg, &mut progress)?;
             progress.finish();
             // The CPU runs the same schedule; "dispatches" are its kernel calls.
-            let schedule = FrameSchedule::steady(
-                STANDARD_DT,
-                &params,
-                cloth.colors().len(),
-                !solver.tethers().is_empty(),
-            );
+            let schedule = solver.schedule(STANDARD_DT);
             let r = record(
                 Backend::Cpu,
                 &cpu_name,
@@ -705,12 +700,13 @@ pub fn describe_colors(what: &str, sizes: &[u32]) -> String {
 pub fn run_and_report(cfg: &BenchConfig, outputs: &BenchOutputs) -> Result<Vec<BenchRecord>> {
     let p = &cfg.params;
     println!(
-        "chiffon bench: standard scene (N×N over 1 m², flat, corners pinned, 60 fps); {} substep(s){} × {} iteration(s), {} projection, tethers {}, compliance stretch/shear/bend {}/{}/{} m/N",
+        "chiffon bench: standard scene (N×N over 1 m², flat, corners pinned, 60 fps); {} substep(s){} × {} iteration(s), {} projection, tethers {}, coarse levels {}, compliance stretch/shear/bend {}/{}/{} m/N",
         p.substeps.count(STANDARD_DT),
         frequency(p).map_or(String::new(), |f| format!(" ({f} Hz)")),
         p.iterations,
         p.projection.name(),
         if p.tethers.is_some() { "on" } else { "off" },
+        if p.coarse_levels { "on" } else { "off" },
         p.compliance.stretch,
         p.compliance.shear,
         p.compliance.bend,

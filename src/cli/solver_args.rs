@@ -41,6 +41,9 @@ pub struct SolverArgs {
     /// Fraction of a tether's violation corrected per substep, (0, 1] [default: 1].
     #[arg(long)]
     pub tether_stiffness: Option<f32>,
+    /// Coarse levels (hierarchical solve of grid cloths): on or off [default: on].
+    #[arg(long, value_parser = parse_on_off)]
+    pub coarse_levels: Option<bool>,
     /// Constraint direction: shake (energy-conserving) or jakobsen [default: shake].
     #[arg(long, value_parser = parse_projection)]
     pub projection: Option<Projection>,
@@ -129,6 +132,9 @@ impl SolverArgs {
             if let Some(k) = self.tether_stiffness {
                 t.stiffness = k;
             }
+        }
+        if let Some(on) = self.coarse_levels {
+            p.coarse_levels = on;
         }
         if let Some(pr) = self.projection {
             p.projection = pr;

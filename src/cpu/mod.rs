@@ -8,6 +8,8 @@ mod collide;
 mod health;
 mod integrate;
 mod normals;
+mod prolong;
+mod snapshot;
 mod solve_cloths;
 mod solve_color;
 mod start;
@@ -17,6 +19,8 @@ pub use collide::collide;
 pub use health::check_health;
 pub use integrate::integrate;
 pub use normals::{cloth_normals, compute_normals};
+pub use prolong::prolong;
+pub use snapshot::snapshot_nodes;
 pub use solve_cloths::solve_cloths;
 pub use solve_color::solve_color;
 pub use start::start;
@@ -27,6 +31,7 @@ use glam::{Vec3, Vec4};
 use crate::cloth::Cloth;
 use crate::config::{ColorRange, Health};
 use crate::error::Result;
+use crate::hierarchy::{Hierarchy, MAX_LEVELS};
 use crate::params::SolverParams;
 use crate::schedule::{Executor, FramePlan, Pass, Stage, StepClock, material_alpha};
 use crate::solver::{Anchors, FrameCount, Solver, check_particle_edit};
@@ -45,7 +50,12 @@ pub struct CpuSolver {
     multipliers: Vec<f32>,
     anchors: Anchors,
     health: Health,
+    hierarchy: Hierarchy,
+    /// The cloth's colors, then the coarse levels' (as the hierarchy sorts its constraints).
     colors: Vec<ColorRange>,
+    /// The snapshot range, then each level's prolongation range.
+    coarse_ranges: Vec<ColorRange>,
+    snapshot: Vec<Vec4>,
 }
 
 impl CpuSolver {
@@ -53,15 +63,24 @@ impl CpuSolver {
     pub fn new(cloth: &Cloth, params: SolverParams) -> Result<Self> {
         params.validate()?;
         let positions = initial_positions(cloth);
+        let hierarchy = Hierarchy::new(cloth, MAX_LEVELS)?;
         Ok(Self {
             previous: positions.clone(),
             positions,
-            multipliers: vec![0.0; cloth.constraint_count()],
+            multipliers: vec![0.0; hierarchy.constraints().constraints().len()],
             anchors: Anchors::new(cloth),
             health: Health {
                 first_bad: Health::OK,
             },
-            colors: cloth.colors().iter().map(ColorRange::new).collect(),
+            colors: hierarchy
+                .constraints()
+                .colors()
+                .iter()
+                .map(ColorRange::new)
+                .collect(),
+            coarse_ranges: hierarchy.ranges(),
+            snapshot: vec![Vec4::ZERO; hierarchy.nodes().len()],
+            hierarchy,
             cloth: cloth.clone(),
             params,
             clock: StepClock::default(),
@@ -110,7 +129,7 @@ impl Executor for CpuFrame<'_> {
                     let range = s.colors[color as usize];
                     solve_color(
                         &if first_sweep { range.first() } else { range },
-                        s.cloth.colored(),
+                        s.hierarchy.constraints(),
                         &mut s.positions,
                         &s.previous,
                         &mut s.multipliers,
@@ -118,6 +137,19 @@ impl Executor for CpuFrame<'_> {
                         &self.materials,
                     )
                 }
+                Pass::Snapshot => snapshot_nodes(
+                    &s.coarse_ranges[0],
+                    s.hierarchy.nodes(),
+                    &s.positions,
+                    &mut s.snapshot,
+                ),
+                Pass::Prolong { level } => prolong(
+                    &s.coarse_ranges[1 + level as usize],
+                    s.hierarchy.prolongations(),
+                    s.hierarchy.nodes(),
+                    &mut s.positions,
+                    &s.snapshot,
+                ),
                 Pass::Tethers(slot) => {
                     solve_tethers(self.plan.slot(slot), &mut s.positions, s.anchors.tethers())
                 }
@@ -136,9 +168,13 @@ impl Executor for CpuFrame<'_> {
 impl Solver for CpuSolver {
     fn step(&mut self, dt: f64) -> Result<()> {
         self.health()?;
-        let (plan, schedule) =
-            self.clock
-                .frame(dt, &self.params, &self.cloth, self.anchors.tethers())?;
+        let (plan, schedule) = self.clock.frame(
+            dt,
+            &self.params,
+            &self.cloth,
+            self.hierarchy.level_colors(),
+            self.anchors.tethers(),
+        )?;
         schedule.run(&mut CpuFrame {
             plan: &plan,
             materials: [material_alpha(&self.params.compliance, plan.h)],
@@ -203,5 +239,15 @@ impl Solver for CpuSolver {
 
     fn tethers(&self) -> &crate::tethers::Tethers {
         self.anchors.tethers()
+    }
+
+    fn schedule(&self, dt: f64) -> crate::schedule::FrameSchedule {
+        crate::schedule::FrameSchedule::steady(
+            dt,
+            &self.params,
+            self.cloth.colors().len(),
+            self.hierarchy.level_colors(),
+            !self.anchors.tethers().is_empty(),
+        )
     }
 }

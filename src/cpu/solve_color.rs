@@ -7,6 +7,7 @@ use super::MIN_PER_TASK;
 use crate::cloth::Constraint;
 use crate::coloring::ColoredConstraints;
 use crate::config::{ColorRange, StepParams};
+use crate::hierarchy::{LIMIT_KIND, limit_weights};
 
 /// Positions and multipliers shared by the threads solving one color.
 struct Shared(*mut Vec4, *mut f32);
@@ -73,7 +74,12 @@ pub fn solve_color(
                 )
             };
             let r = previous[c.i as usize].xyz() - previous[c.j as usize].xyz();
-            let alpha = alphas[c.kind as usize];
+            // A limit is rigid; any other constraint reads its material's compliance.
+            let alpha = if c.kind & 3 == LIMIT_KIND {
+                0.0
+            } else {
+                alphas[c.kind as usize]
+            };
             solve_constraint(params, c, pi, pj, r, alpha, lambda, color.first_sweep == 1);
         });
 }
@@ -93,15 +99,33 @@ pub(crate) fn solve_constraint(
     first_sweep: bool,
 ) {
     let lambda0 = if first_sweep { 0.0 } else { *lambda };
-    let (dir, d_lambda) = xpbd_step(params, c.rest, *pi, *pj, r, alpha, lambda0);
+    // A coarse level's limit moves its ends by the masses they stand for.
+    let limit = c.kind & 3 == LIMIT_KIND;
+    let (wi, wj) = if limit {
+        limit_weights(c.kind, pi.w, pj.w)
+    } else {
+        (pi.w, pj.w)
+    };
+    let (dir, d_lambda) = xpbd_step(
+        params,
+        c.rest,
+        pi.xyz().extend(wi),
+        pj.xyz().extend(wj),
+        r,
+        alpha,
+        lambda0,
+        limit,
+    );
     *lambda = lambda0 + d_lambda;
-    *pi = (pi.xyz() + dir * (d_lambda * pi.w)).extend(pi.w);
-    *pj = (pj.xyz() - dir * (d_lambda * pj.w)).extend(pj.w);
+    *pi = (pi.xyz() + dir * (d_lambda * wi)).extend(pi.w);
+    *pj = (pj.xyz() - dir * (d_lambda * wj)).extend(pj.w);
 }
 
 /// Twin of `xpbd_step` in `shaders/common.wgsl`: the direction to move along and Δλ of one
-/// XPBD step (the kernel packs them in a vec4), Δλ = 0 when nothing can move.
+/// XPBD step (the kernel packs them in a vec4), Δλ = 0 when nothing can move (or, for a
+/// `unilateral` constraint, when it is not stretched).
 ///   C = |x_i − x_j| − L,  Δλ = (−C − α̃ λ) / ((w_i + w_j)(n · dir) + α̃)
+#[allow(clippy::too_many_arguments)]
 #[inline]
 fn xpbd_step(
     params: &StepParams,
@@ -111,6 +135,7 @@ fn xpbd_step(
     r: glam::Vec3,
     alpha: f32,
     lambda0: f32,
+    unilateral: bool,
 ) -> (glam::Vec3, f32) {
     let w_sum = pi.w + pj.w;
     // Both ends pinned: nothing can move.
@@ -125,10 +150,11 @@ fn xpbd_step(
     }
     let n = d / len;
     // SHAKE corrects along the bond at the start of the step; where that bond turned by more
-    // than 60° in one step the linearization is poor, so fall back to the current bond.
+    // than 60° in one step the linearization is poor, so fall back to the current bond. A
+    // limit always uses the current bond (see `xpbd_step` in common.wgsl).
     let mut dir = n;
     let mut along = 1.0f32;
-    if params.shake == 1 {
+    if params.shake == 1 && !unilateral {
         let r_len = r.length();
         if r_len > 1e-9 {
             let nr = r / r_len;
@@ -140,6 +166,10 @@ fn xpbd_step(
         }
     }
     let constraint = len - rest;
+    // A limit (a coarse level's constraint) only keeps its ends from moving apart.
+    if unilateral && constraint <= 0.0 {
+        return (glam::Vec3::ZERO, 0.0);
+    }
     let d_lambda =
         (-constraint - alpha * lambda0) / (w_sum * along + alpha) * params.over_relaxation;
     (dir, d_lambda)

@@ -162,8 +162,8 @@ struct Settings {
     /// The mesh shown instead of the grid, if any.
     mesh: Option<crate::ClothBuilder>,
     /// The solver's settings the panel edits directly (integrator, iterations, substeps or
-    /// frequency, damping, compliance, projection, over-relaxation, tethers); the scene fields
-    /// below override gravity, wind and the colliders.
+    /// frequency, damping, compliance, projection, over-relaxation, coarse levels); the scene
+    /// fields below override gravity, wind, tethers and the colliders.
     solver: SolverParams,
     /// The panel's frequency and fixed-substep values, kept while the other is in use.
     frequency: f32,
@@ -1042,6 +1042,7 @@ fn controls(ctx: &egui::Context, s: &mut Settings, hud: &Hud, actions: &mut UiAc
                 egui::Slider::new(&mut s.solver.over_relaxation, 1.0..=1.9).text("over-relaxation"),
             );
             ui.checkbox(&mut s.tethers_on, "tethers (long-range attachments)");
+            ui.checkbox(&mut s.solver.coarse_levels, "coarse levels (grid cloths)");
             ui.add(egui::Slider::new(&mut s.tether_scale, 1.0..=1.5).text("tether scale"));
             ui.add(egui::Slider::new(&mut s.gravity, 0.0..=30.0).text("gravity (m/s²)"));
             ui.checkbox(&mut s.wind_on, "wind (W)");

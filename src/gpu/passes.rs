@@ -19,12 +19,17 @@ use crate::schedule::{Executor, Pass, Slot, Stage};
 /// The solver's kernels and their layouts. The per-particle kernels share one layout (step
 /// params, positions, previous positions, tethers, health); `solve_color` has its own (color
 /// range, constraints, positions, previous positions, multipliers, step params, materials);
+/// the coarse levels' `snapshot_nodes` and `prolong` theirs (range, nodes, prolongations,
+/// positions, snapshot);
 /// the fused `solve_cloths` its own (see `shaders/solve_cloths.wgsl`).
 pub(crate) struct Pipelines {
     particle_layout: wgpu::BindGroupLayout,
     color_layout: wgpu::BindGroupLayout,
+    coarse_layout: wgpu::BindGroupLayout,
     start: Kernel,
     integrate: Kernel,
+    snapshot: Kernel,
+    prolong: Kernel,
     solve_color: Kernel,
     tethers: Kernel,
     collide: Kernel,
@@ -84,6 +89,20 @@ impl Pipelines {
                 Binding::StorageRead,
             ],
         );
+        let coarse_layout = bind_group_layout(
+            device,
+            "coarse levels",
+            &[
+                Binding::Uniform {
+                    size: size_of::<ColorRange>() as u64,
+                    dynamic: true,
+                },
+                Binding::StorageRead,
+                Binding::StorageRead,
+                Binding::StorageReadWrite,
+                Binding::StorageReadWrite,
+            ],
+        );
         let kernel =
             |file, entry, layout| Kernel::new(device, file, entry, layout, workgroup_size, &[]);
         let fused = fused.map(|f| {
@@ -130,12 +149,15 @@ impl Pipelines {
         Self {
             start: kernel(shaders::START, "start", &particle_layout),
             integrate: kernel(shaders::INTEGRATE, "integrate", &particle_layout),
+            snapshot: kernel(shaders::SNAPSHOT, "snapshot_nodes", &coarse_layout),
+            prolong: kernel(shaders::PROLONG, "prolong", &coarse_layout),
             solve_color: kernel(shaders::SOLVE_COLOR, "solve_color", &color_layout),
             tethers: kernel(shaders::TETHERS, "solve_tethers", &particle_layout),
             collide: kernel(shaders::COLLIDE, "collide", &particle_layout),
             health: kernel(shaders::HEALTH, "check_health", &particle_layout),
             particle_layout,
             color_layout,
+            coarse_layout,
             fused,
         }
     }
@@ -162,6 +184,13 @@ pub(crate) struct SolverBuffers {
     pub(crate) color_uniform: wgpu::Buffer,
     /// The `materials` table: α̃ per material, rewritten every frame.
     pub(crate) materials: wgpu::Buffer,
+    /// The coarse levels: the particle of each snapshot slot, the snapshot, the
+    /// prolongation entries and the coarse passes' ranges (dynamic-offset slots). A cloth
+    /// without levels (and a world) binds them at their minimum size.
+    pub(crate) nodes: wgpu::Buffer,
+    pub(crate) snapshot: wgpu::Buffer,
+    pub(crate) prolongations: wgpu::Buffer,
+    pub(crate) coarse_uniform: wgpu::Buffer,
     /// The fused path's buffers (a world's only).
     pub(crate) fused: Option<FusedBuffers>,
 }
@@ -189,6 +218,8 @@ impl SolverBuffers {
         ctx.check_storage_buffer("the multiplier buffer", sizes.multipliers)?;
         ctx.check_storage_buffer("the tether buffer", sizes.tethers)?;
         ctx.check_storage_buffer("the material table", sizes.materials)?;
+        ctx.check_storage_buffer("the coarse-level snapshot", sizes.snapshot)?;
+        ctx.check_storage_buffer("the prolongation table", sizes.prolongations)?;
         let device = &ctx.device;
         let storage = wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::COPY_DST
@@ -234,6 +265,10 @@ impl SolverBuffers {
             step_uniform: buffer("step params", sizes.step_params, uniform),
             color_uniform: buffer("color ranges", sizes.color_table, uniform),
             materials: buffer("materials", sizes.materials, storage),
+            nodes: buffer("coarse nodes", sizes.nodes, storage),
+            snapshot: buffer("coarse snapshot", sizes.snapshot, storage),
+            prolongations: buffer("prolongations", sizes.prolongations, storage),
+            coarse_uniform: buffer("coarse ranges", sizes.coarse_table, uniform),
             fused,
             sizes,
         })
@@ -251,6 +286,27 @@ impl SolverBuffers {
                     bytemuck::bytes_of(uniform),
                 );
             }
+        }
+    }
+
+    /// Uploads a cloth's coarse levels: snapshot slots, prolongation entries and the coarse
+    /// passes' ranges (one dynamic-offset slot each).
+    pub(crate) fn write_hierarchy(&self, queue: &wgpu::Queue, h: &crate::hierarchy::Hierarchy) {
+        if h.levels().is_empty() {
+            return;
+        }
+        queue.write_buffer(&self.nodes, 0, bytemuck::cast_slice(h.nodes()));
+        queue.write_buffer(
+            &self.prolongations,
+            0,
+            bytemuck::cast_slice(h.prolongations()),
+        );
+        for (k, range) in h.ranges().iter().enumerate() {
+            queue.write_buffer(
+                &self.coarse_uniform,
+                k as u64 * self.sizes.uniform_stride,
+                bytemuck::bytes_of(range),
+            );
         }
     }
 
@@ -335,9 +391,22 @@ impl SolverBuffers {
             }
             _ => None,
         };
+        let coarse = bind_group(
+            device,
+            "coarse levels",
+            &pipelines.coarse_layout,
+            &[
+                (&self.coarse_uniform, Some(size_of::<ColorRange>() as u64)),
+                (&self.nodes, None),
+                (&self.prolongations, None),
+                (&self.positions, None),
+                (&self.snapshot, None),
+            ],
+        );
         BindGroups {
             particle,
             color,
+            coarse,
             fused,
         }
     }
@@ -347,6 +416,7 @@ impl SolverBuffers {
 pub(crate) struct BindGroups {
     particle: wgpu::BindGroup,
     color: wgpu::BindGroup,
+    coarse: wgpu::BindGroup,
     fused: Option<wgpu::BindGroup>,
 }
 
@@ -360,6 +430,8 @@ pub(crate) struct PassRecorder<'a> {
     pub(crate) particles: u32,
     /// Constraints per color (threads of each `solve_color`).
     pub(crate) color_sizes: &'a [u32],
+    /// Threads of the coarse passes: snapshot slots, then each level's prolongation entries.
+    pub(crate) coarse_counts: &'a [u32],
     /// Workgroups of the fused kernel (one per fused cloth).
     pub(crate) fused_cloths: u32,
     pub(crate) encoder: &'a mut wgpu::CommandEncoder,
@@ -404,6 +476,21 @@ impl Executor for PassRecorder<'_> {
                 Pass::Tethers(slot) => particle(&k.tethers, slot),
                 Pass::Collide(slot) => particle(&k.collide, slot),
                 Pass::Health => particle(&k.health, Slot::First),
+                Pass::Snapshot => {
+                    let threads = self.coarse_counts[0];
+                    (&k.snapshot, &groups.coarse, [at(0), 0], 1, threads)
+                }
+                Pass::Prolong { level } => {
+                    let entry = 1 + level as usize;
+                    let threads = self.coarse_counts[entry];
+                    (
+                        &k.prolong,
+                        &groups.coarse,
+                        [at(entry as u64), 0],
+                        1,
+                        threads,
+                    )
+                }
                 Pass::SolveCloths { workgroup_memory } => {
                     let ((_, kernels), group) =
                         k.fused.as_ref().zip(groups.fused.as_ref()).expect(

@@ -52,6 +52,24 @@ pub const SOLVE_COLOR: ShaderFile = ShaderFile {
     text: include_str!("../../shaders/solve_color.wgsl"),
 };
 
+/// `snapshot_nodes`: where the coarse levels' particles are before they are solved (CPU twin:
+/// `src/cpu/snapshot.rs`).
+pub const SNAPSHOT: ShaderFile = ShaderFile {
+    file: "snapshot.wgsl",
+    entry_points: "snapshot_nodes",
+    uses_common: true,
+    text: include_str!("../../shaders/snapshot.wgsl"),
+};
+
+/// `prolong`: a coarse level's correction carried to the particles it dropped (CPU twin:
+/// `src/cpu/prolong.rs`).
+pub const PROLONG: ShaderFile = ShaderFile {
+    file: "prolong.wgsl",
+    entry_points: "prolong",
+    uses_common: true,
+    text: include_str!("../../shaders/prolong.wgsl"),
+};
+
 /// `solve_tethers`: long-range attachments (CPU twin: `src/cpu/tethers.rs`).
 pub const TETHERS: ShaderFile = ShaderFile {
     file: "tethers.wgsl",
@@ -105,6 +123,8 @@ pub const RENDER: ShaderFile = ShaderFile {
 pub const ALL: &[ShaderFile] = &[
     START,
     INTEGRATE,
+    SNAPSHOT,
+    PROLONG,
     SOLVE_COLOR,
     TETHERS,
     COLLIDE,

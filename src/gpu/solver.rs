@@ -13,6 +13,7 @@ use crate::cloth::Cloth;
 use crate::config::{BufferSizes, DEFAULT_WORKGROUP_SIZE, Health, VEC4_BYTES};
 use crate::cpu::initial_positions;
 use crate::error::Result;
+use crate::hierarchy::{Hierarchy, MAX_LEVELS};
 use crate::params::SolverParams;
 use crate::schedule::{FramePlan, FrameSchedule, StepClock, material_alpha};
 use crate::solver::{Anchors, FrameCount, Solver, check_particle_edit};
@@ -31,7 +32,11 @@ pub struct GpuSolver {
     probe: HealthProbe,
     anchors: Anchors,
     frames: FrameCount,
+    hierarchy: Hierarchy,
+    /// Threads of each `solve_color`: the cloth's colors, then the coarse levels'.
     color_sizes: Vec<u32>,
+    /// Threads of the coarse passes: the snapshot, then each level's prolongation.
+    coarse_counts: Vec<u32>,
     readback: OnceLock<wgpu::Buffer>,
 }
 
@@ -53,23 +58,32 @@ impl GpuSolver {
         let device = &ctx.device;
         let limits = ctx.limits();
         check_workgroup_size(&limits, workgroup_size)?;
+        // The cloth's constraints followed by its coarse levels' limits.
+        let hierarchy = Hierarchy::new(cloth, MAX_LEVELS)?;
+        let constraints = hierarchy.constraints();
         let sizes = BufferSizes::new(
             cloth.particle_count() as u64,
-            cloth.constraint_count() as u64,
-            cloth.colors().len() as u64,
+            constraints.constraints().len() as u64,
+            constraints.colors().len() as u64,
             1,
             limits.min_uniform_buffer_offset_alignment as u64,
+        )
+        .with_hierarchy(
+            hierarchy.nodes().len() as u64,
+            hierarchy.prolongations().len() as u64,
+            hierarchy.levels().len() as u64,
         );
         // Buffers: particles (vec4: xyz + inverse mass), previous positions, constraints sorted
         // by color, multipliers, tethers, the health flag, the uniform tables read through
-        // dynamic offsets, and the one material.
+        // dynamic offsets, the one material, and the coarse levels' tables.
         let buffers = SolverBuffers::new(ctx, sizes, None)?;
         ctx.queue.write_buffer(
             &buffers.constraints,
             0,
-            bytemuck::cast_slice(cloth.constraints()),
+            bytemuck::cast_slice(constraints.constraints()),
         );
-        buffers.write_colors(&ctx.queue, cloth.colors());
+        buffers.write_colors(&ctx.queue, constraints.colors());
+        buffers.write_hierarchy(&ctx.queue, &hierarchy);
         let pipelines = Pipelines::new(device, workgroup_size, None);
         let bind_groups = buffers.bind_groups(device, &pipelines);
 
@@ -77,7 +91,9 @@ impl GpuSolver {
             device: device.clone(),
             queue: ctx.queue.clone(),
             adapter_name: ctx.describe(),
-            color_sizes: cloth.color_sizes(),
+            color_sizes: constraints.color_sizes(),
+            coarse_counts: hierarchy.ranges().iter().map(|r| r.count).collect(),
+            hierarchy,
             cloth: cloth.clone(),
             params,
             clock: StepClock::default(),
@@ -107,16 +123,6 @@ impl GpuSolver {
     /// Bytes of GPU memory the solver's buffers hold (readback staging excluded).
     pub fn gpu_bytes(&self) -> u64 {
         self.buffers.sizes.total()
-    }
-
-    /// The schedule of a frame of `dt` seconds after the first under the current parameters.
-    pub fn schedule(&self, dt: f64) -> FrameSchedule {
-        FrameSchedule::steady(
-            dt,
-            &self.params,
-            self.color_sizes.len(),
-            !self.anchors.tethers().is_empty(),
-        )
     }
 
     /// Compute dispatches a frame of `dt` seconds records under the current parameters.
@@ -155,9 +161,13 @@ impl GpuSolver {
         self.frames.check(Health {
             first_bad: Health::OK,
         })?;
-        let (plan, schedule) =
-            self.clock
-                .frame(dt, &self.params, &self.cloth, self.anchors.tethers())?;
+        let (plan, schedule) = self.clock.frame(
+            dt,
+            &self.params,
+            &self.cloth,
+            self.hierarchy.level_colors(),
+            self.anchors.tethers(),
+        )?;
         self.upload_plan(&plan);
         self.upload_tethers();
         let mut encoder = self
@@ -174,6 +184,7 @@ impl GpuSolver {
             uniform_stride: self.buffers.sizes.uniform_stride,
             particles: self.cloth.particle_count() as u32,
             color_sizes: &self.color_sizes,
+            coarse_counts: &self.coarse_counts,
             fused_cloths: 0,
             encoder: &mut encoder,
             timer: timer.as_deref_mut(),
@@ -273,6 +284,16 @@ impl Solver for GpuSolver {
 
     fn tethers(&self) -> &crate::tethers::Tethers {
         self.anchors.tethers()
+    }
+
+    fn schedule(&self, dt: f64) -> FrameSchedule {
+        FrameSchedule::steady(
+            dt,
+            &self.params,
+            self.cloth.colors().len(),
+            self.hierarchy.level_colors(),
+            !self.anchors.tethers().is_empty(),
+        )
     }
 
     fn cloth(&self) -> &Cloth {

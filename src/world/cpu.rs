@@ -154,6 +154,9 @@ impl Executor for CpuWorldFrame<'_> {
                     &mut e.health,
                 ),
                 Pass::Health => check_health(&plan.first, &e.positions, &mut e.health),
+                Pass::Snapshot | Pass::Prolong { .. } => {
+                    unreachable!("a world's cloths have no coarse levels")
+                }
             }
         }
     }

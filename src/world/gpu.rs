@@ -199,6 +199,7 @@ impl Engine for GpuEngine {
             uniform_stride: self.buffers.sizes.uniform_stride,
             particles: self.global_particles,
             color_sizes: &self.global_color_sizes,
+            coarse_counts: &[],
             fused_cloths: frame.records.len() as u32,
             encoder: &mut encoder,
             timer: timer.as_deref_mut(),

@@ -39,6 +39,7 @@ use glam::{Affine3A, Vec3, Vec4};
 use crate::cloth::Cloth;
 use crate::config::{ClothRecord, DEFAULT_WORKGROUP_SIZE, FusedFrame, Health};
 use crate::error::{ChiffonError, Result};
+use crate::hierarchy::LevelColors;
 use crate::params::{Compliance, SolverParams};
 use crate::schedule::{FramePlan, FrameSchedule, StepClock, material_alpha};
 use crate::tethers::Tethers;
@@ -518,7 +519,13 @@ impl World {
     /// The schedule of a frame of `dt` seconds (after the layout is made).
     pub fn schedule(&mut self, dt: f64) -> Result<FrameSchedule> {
         self.sync()?;
-        Ok(self.frame_schedule(&FrameSchedule::steady(dt, &self.params, 0, false)))
+        Ok(self.frame_schedule(&FrameSchedule::steady(
+            dt,
+            &self.params,
+            0,
+            LevelColors::default(),
+            false,
+        )))
     }
 
     /// Dispatches a frame of `dt` seconds records (GPU), or kernel calls (CPU).
@@ -562,7 +569,13 @@ impl World {
         let records = self
             .layout
             .frame_records(self.params.tethers.is_some(), |m| materials[m]);
-        let schedule = self.frame_schedule(&FrameSchedule::new(&plan, &self.params, 0, false));
+        let schedule = self.frame_schedule(&FrameSchedule::new(
+            &plan,
+            &self.params,
+            0,
+            LevelColors::default(),
+            false,
+        ));
         let frame = WorldFrame {
             plan: &plan,
             schedule,

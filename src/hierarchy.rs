@@ -1,0 +1,426 @@
+//! The coarse levels of a cloth: hierarchical position-based dynamics (Müller 2008, "Hierarchical
+//! Position Based Dynamics"), built once on the host, solved every substep before the cloth's own
+//! constraints.
+//!
+//! Colored Gauss–Seidel moves a correction a few particles per sweep, so a fine cloth under load
+//! (1024² particles hanging from two corners) stretches by its whole weight before the sweeps
+//! can carry the pins' pull across it. Each coarse level is a subset of the finer level's
+//! particles (a maximal independent set, pinned particles first) joined by **limits**:
+//! unilateral, rigid distance constraints whose rest length is the shortest path between the two
+//! at rest, so a level resists stretching and lets the cloth fold. A substep solves the levels
+//! coarsest first; after each, the particles that first appear one level finer move by the
+//! weighted mean of their coarse neighbours' displacement since the snapshot taken before the
+//! coarsest level (**prolongation**), so the correction reaches every particle. Then the cloth's
+//! own constraints fix what is left, which is local. The levels are the same particles as the
+//! cloth (no extra state), and the limits are ordinary constraints of kind
+//! [`LIMIT_KIND`] solved by `solve_color`.
+//!
+//! ```text
+//! per substep:  integrate → snapshot → level L: solve colors, prolong to level L−1
+//!                                    → …  → level 1: solve colors, prolong to the cloth
+//!               → solve (the cloth's colors) → tethers → collide
+//! ```
+
+use std::ops::Range;
+
+use crate::cloth::{Cloth, Constraint};
+use crate::coloring::ColoredConstraints;
+use crate::error::Result;
+
+/// The kind number of a limit (bits 0–1 of [`Constraint::kind`]): unilateral (only a stretched
+/// limit is corrected) and rigid (its α̃ is the material row's unused fourth entry, 0).
+pub const LIMIT_KIND: u32 = 3;
+
+/// Bits 2..18 of a limit's kind: the share of the correction its first end takes, in
+/// 1/65536 (the ratio of the masses its two coarse particles stand for).
+const SHARE_SCALE: f32 = 65536.0;
+
+/// A limit between `i` and `j` of rest length `rest` whose first end takes `share` of the
+/// correction.
+fn limit(i: u32, j: u32, rest: f32, share: f32) -> Constraint {
+    let q = (share.clamp(0.0, 1.0) * SHARE_SCALE).round() as u32;
+    Constraint {
+        i,
+        j,
+        rest,
+        kind: LIMIT_KIND | (q << Constraint::MATERIAL_SHIFT),
+    }
+}
+
+/// Twin of `limit_weights` in `shaders/common.wgsl`: the inverse masses a limit moves its
+/// ends with (a pinned or held end, inverse mass 0, stays).
+#[inline]
+pub(crate) fn limit_weights(kind: u32, wi: f32, wj: f32) -> (f32, f32) {
+    let share = (kind >> Constraint::MATERIAL_SHIFT) as f32 / SHARE_SCALE;
+    (
+        if wi == 0.0 { 0.0 } else { share },
+        if wj == 0.0 { 0.0 } else { 1.0 - share },
+    )
+}
+
+/// Most coarse levels built.
+pub const MAX_LEVELS: usize = 12;
+
+/// A level with fewer particles than this is not coarsened further: it is small enough that
+/// its own sweep spans it.
+pub const MIN_LEVEL_PARTICLES: usize = 64;
+
+/// Coarse neighbours a particle interpolates from (the prolongation's fixed width).
+pub const PARENTS: usize = 4;
+
+/// How one particle follows its coarse neighbours (`Prolongation` in `shaders/common.wgsl`):
+/// it moves by Σ weight·(x − snapshot) over `parents` (snapshot slots).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Prolongation {
+    /// Snapshot slots of its coarse neighbours (unused ones repeat slot 0 with weight 0).
+    pub parents: [u32; PARENTS],
+    /// Their weights, summing to 1.
+    pub weights: [f32; PARENTS],
+    /// The particle that moves.
+    pub particle: u32,
+    /// Padding to 16 bytes.
+    pub pad0: u32,
+    /// Padding.
+    pub pad1: u32,
+    /// Padding.
+    pub pad2: u32,
+}
+
+/// One coarse level, as the schedule runs it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Level {
+    /// Its colors, as indices into [`Hierarchy::constraints`]' colors.
+    pub colors: Range<u32>,
+    /// The prolongation entries run after it: the particles that first appear one level finer.
+    pub prolong: Range<u32>,
+    /// Its particles.
+    pub particles: usize,
+}
+
+/// A cloth's coarse levels, ready for the solvers.
+#[derive(Clone, Debug)]
+pub struct Hierarchy {
+    constraints: ColoredConstraints,
+    cloth_colors: usize,
+    levels: Vec<Level>,
+    nodes: Vec<u32>,
+    prolong: Vec<Prolongation>,
+}
+
+impl Hierarchy {
+    /// No coarse levels: the solvers' constraints are the cloth's.
+    pub fn none(cloth: &Cloth) -> Self {
+        Self {
+            constraints: cloth.colored().clone(),
+            cloth_colors: cloth.colors().len(),
+            levels: Vec::new(),
+            nodes: Vec::new(),
+            prolong: Vec::new(),
+        }
+    }
+
+    /// Builds the coarse levels of a grid cloth, at most `max_levels` (capped at
+    /// [`MAX_LEVELS`]); a cloth that is not a grid, or is too small, gets none.
+    ///
+    /// Each level keeps every other column and row of the one below, always with the first and
+    /// the last (so the cloth's edges and corner pins are on every level), until fewer than
+    /// [`MIN_LEVEL_PARTICLES`] would remain. A level's limits join neighbouring columns, rows
+    /// and diagonals at their distance over the grid; a dropped particle follows the (up to
+    /// four) particles of the cell around it bilinearly.
+    pub fn new(cloth: &Cloth, max_levels: usize) -> Result<Self> {
+        let Some(grid) = cloth.grid() else {
+            return Ok(Self::none(cloth));
+        };
+        let n = cloth.particle_count();
+        let columns = grid.columns as usize;
+        let index = |x: u32, y: u32| y as usize * columns + x as usize;
+        // The mass each particle stands for: its own, then at each level its own plus its
+        // share of the particles it drops (their prolongation weights), as HPBD has it. A
+        // limit splits its correction in that ratio.
+        let mut mass: Vec<f64> = cloth
+            .free_inverse_masses()
+            .iter()
+            .map(|&w| 1.0 / w as f64)
+            .collect();
+        let mut xs: Vec<u32> = (0..grid.columns).collect();
+        let mut ys: Vec<u32> = (0..grid.rows).collect();
+        // Per level, finest first: its particles, its limits, and the prolongation (particle,
+        // parents as particles with weights) of the particles it drops.
+        type Follows = Vec<(u32, Vec<(u32, f32)>)>;
+        let mut built: Vec<(Vec<u32>, Vec<Constraint>, Follows)> = Vec::new();
+        while built.len() < max_levels.min(MAX_LEVELS) {
+            let (cx, cy) = (every_other(&xs), every_other(&ys));
+            if cx.len() * cy.len() < MIN_LEVEL_PARTICLES || (cx == xs && cy == ys) {
+                break;
+            }
+            // Dropped particles of the finer level: bilinear in the cell around them.
+            let mut follows = Vec::new();
+            for &y in &ys {
+                for &x in &xs {
+                    let (fx, fy) = (bracket(&cx, x), bracket(&cy, y));
+                    if fx.len() == 1 && fy.len() == 1 {
+                        continue;
+                    }
+                    let mut parents = Vec::with_capacity(PARENTS);
+                    for &(px, wx) in &fx {
+                        for &(py, wy) in &fy {
+                            parents.push((index(px, py) as u32, wx * wy));
+                        }
+                    }
+                    let k = index(x, y);
+                    for &(p, w) in &parents {
+                        mass[p as usize] += w as f64 * mass[k];
+                    }
+                    follows.push((k as u32, parents));
+                }
+            }
+            // Limits to the next column, the next row and both diagonals of each cell.
+            let mut limits = Vec::new();
+            let mut join = |(ax, ay): (u32, u32), (bx, by): (u32, u32)| {
+                let (a, b) = (index(ax, ay), index(bx, by));
+                let (dx, dy) = (bx.abs_diff(ax) as f32, by.abs_diff(ay) as f32);
+                let (ma, mb) = (mass[a], mass[b]);
+                limits.push(limit(
+                    a as u32,
+                    b as u32,
+                    grid.spacing * (dx * dx + dy * dy).sqrt(),
+                    (mb / (ma + mb)) as f32,
+                ));
+            };
+            for (r, &y) in cy.iter().enumerate() {
+                for (c, &x) in cx.iter().enumerate() {
+                    if let Some(&x1) = cx.get(c + 1) {
+                        join((x, y), (x1, y));
+                    }
+                    if let Some(&y1) = cy.get(r + 1) {
+                        join((x, y), (x, y1));
+                        if let Some(&x1) = cx.get(c + 1) {
+                            join((x, y), (x1, y1));
+                            join((x1, y), (x, y1));
+                        }
+                    }
+                }
+            }
+            let particles = cy
+                .iter()
+                .flat_map(|&y| cx.iter().map(move |&x| index(x, y) as u32))
+                .collect();
+            built.push((particles, limits, follows));
+            (xs, ys) = (cx, cy);
+        }
+        if built.is_empty() {
+            return Ok(Self::none(cloth));
+        }
+        // Snapshot slots: every particle of any coarse level, once (level 1 holds them all).
+        let snapshot_nodes = built[0].0.clone();
+        let mut slot = vec![u32::MAX; n];
+        for (s, &p) in snapshot_nodes.iter().enumerate() {
+            slot[p as usize] = s as u32;
+        }
+        // Solve order: coarsest level first; after level ℓ, the particles it dropped from level
+        // ℓ − 1 follow it.
+        let mut constraints: Vec<Constraint> = cloth.constraints().to_vec();
+        let mut colors: Vec<Range<u32>> = cloth.colors().to_vec();
+        let mut levels = Vec::with_capacity(built.len());
+        let mut prolong = Vec::new();
+        for (particles, limits, follows) in built.iter().rev() {
+            let (colored, _) = ColoredConstraints::new(limits, n)?;
+            let base = constraints.len() as u32;
+            let first_color = colors.len() as u32;
+            constraints.extend_from_slice(colored.constraints());
+            colors.extend(
+                colored
+                    .colors()
+                    .iter()
+                    .map(|r| r.start + base..r.end + base),
+            );
+            let first_entry = prolong.len() as u32;
+            for (particle, parents) in follows {
+                let mut entry = Prolongation {
+                    particle: *particle,
+                    ..Default::default()
+                };
+                for (k, &(parent, weight)) in parents.iter().enumerate() {
+                    entry.parents[k] = slot[parent as usize];
+                    entry.weights[k] = weight;
+                }
+                // Unused slots read a valid slot with weight 0.
+                for k in parents.len()..PARENTS {
+                    entry.parents[k] = entry.parents[0];
+                }
+                prolong.push(entry);
+            }
+            levels.push(Level {
+                colors: first_color..colors.len() as u32,
+                prolong: first_entry..prolong.len() as u32,
+                particles: particles.len(),
+            });
+        }
+        Ok(Self {
+            constraints: ColoredConstraints::from_sorted(constraints, colors, n)?,
+            cloth_colors: cloth.colors().len(),
+            levels,
+            nodes: snapshot_nodes,
+            prolong,
+        })
+    }
+
+    /// The cloth's constraints followed by every level's limits, with one checked coloring:
+    /// what the solvers upload and `solve_color` reads.
+    pub fn constraints(&self) -> &ColoredConstraints {
+        &self.constraints
+    }
+
+    /// Colors of the cloth's own constraints (the first of [`Self::constraints`]' colors).
+    pub fn cloth_colors(&self) -> usize {
+        self.cloth_colors
+    }
+
+    /// The coarse levels, coarsest first (the solve order).
+    pub fn levels(&self) -> &[Level] {
+        &self.levels
+    }
+
+    /// The particle of each snapshot slot (every particle of a coarse level).
+    pub fn nodes(&self) -> &[u32] {
+        &self.nodes
+    }
+
+    /// Every prolongation entry; [`Level::prolong`] says which follow which level.
+    pub fn prolongations(&self) -> &[Prolongation] {
+        &self.prolong
+    }
+
+    /// The uniform ranges of the coarse passes: the snapshot's (every slot), then each
+    /// level's prolongation entries, coarsest first.
+    pub fn ranges(&self) -> Vec<crate::config::ColorRange> {
+        let snapshot = 0..self.nodes.len() as u32;
+        std::iter::once(&snapshot)
+            .chain(self.levels.iter().map(|l| &l.prolong))
+            .map(crate::config::ColorRange::new)
+            .collect()
+    }
+
+    /// Colors per level, coarsest first, for the schedule.
+    pub fn level_colors(&self) -> LevelColors {
+        let mut out = LevelColors::default();
+        for (k, l) in self.levels.iter().enumerate() {
+            out.counts[k] = (l.colors.end - l.colors.start) as u8;
+        }
+        out.levels = self.levels.len() as u8;
+        out
+    }
+}
+
+/// What the frame schedule needs of a hierarchy: how many levels and how many colors each has
+/// (coarsest first). Fixed-size, so a schedule stays `Copy`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LevelColors {
+    /// Levels in use.
+    pub levels: u8,
+    /// Colors of each level, coarsest first.
+    pub counts: [u8; MAX_LEVELS],
+}
+
+/// Every other entry of a sorted line of columns (or rows), always with the last.
+fn every_other(line: &[u32]) -> Vec<u32> {
+    let mut out: Vec<u32> = line.iter().copied().step_by(2).collect();
+    if let Some(&last) = line.last()
+        && out.last() != Some(&last)
+    {
+        out.push(last);
+    }
+    out
+}
+
+/// Where `x` falls among the coarse columns `coarse`: itself with weight 1 when it is one,
+/// else the two around it, weighted linearly by distance.
+fn bracket(coarse: &[u32], x: u32) -> Vec<(u32, f32)> {
+    match coarse.binary_search(&x) {
+        Ok(_) => vec![(x, 1.0)],
+        Err(k) => {
+            let (a, b) = (coarse[k - 1], coarse[k]);
+            let t = (x - a) as f32 / (b - a) as f32;
+            vec![(a, 1.0 - t), (b, t)]
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ClothBuilder, Pinning};
+
+    #[test]
+    fn a_grid_coarsens_by_two_keeping_its_edges_and_interpolates_bilinearly() {
+        // 32 columns: every other one is 0, 2, …, 30, and the last (31) is kept too.
+        let cloth = ClothBuilder::grid(32, 32)
+            .spacing(0.1)
+            .pinning(Pinning::Corners)
+            .build()
+            .unwrap();
+        let h = Hierarchy::new(&cloth, MAX_LEVELS).unwrap();
+        // 32² → 17² → 9² (5² = 25 < 64 stops); coarsest first.
+        let sizes: Vec<usize> = h.levels().iter().map(|l| l.particles).collect();
+        assert_eq!(sizes, vec![81, 289]);
+        // Level 1's dropped particles: one between two follows each by half, a cell centre
+        // its four corners by a quarter.
+        let r = &h.levels()[1].prolong;
+        let fine = &h.prolongations()[r.start as usize..r.end as usize];
+        assert_eq!(fine.len(), 32 * 32 - 289);
+        let edge = fine.iter().find(|p| p.particle == 1).unwrap();
+        assert_eq!(&edge.weights[..2], &[0.5, 0.5]);
+        let centre = fine.iter().find(|p| p.particle == 32 + 1).unwrap();
+        assert_eq!(centre.weights, [0.25; 4]);
+        // Limits: rigid and one-sided, at the distance over the grid: two columns (0.2 m), a
+        // diagonal (0.2·√2 m), and the last, narrower column (0.1 m).
+        let limits = &h.constraints().constraints()[cloth.constraint_count()..];
+        assert!(limits.iter().all(|c| c.kind & 3 == LIMIT_KIND));
+        for rest in [0.2, 0.2 * 2f32.sqrt(), 0.1] {
+            assert!(
+                limits.iter().any(|c| (c.rest - rest).abs() < 1e-6),
+                "{rest}"
+            );
+        }
+        // Interior coarse particles stand for equal masses: an even split.
+        assert!(
+            limits
+                .iter()
+                .any(|c| limit_weights(c.kind, 1.0, 1.0) == (0.5, 0.5))
+        );
+        // A pinned end never moves.
+        assert_eq!(limit_weights(limits[0].kind, 0.0, 1.0).0, 0.0);
+        // Both pinned corners are on every level.
+        for pin in [0u32, 31] {
+            assert!(h.nodes().contains(&pin));
+        }
+        // Every particle but the coarsest level's follows exactly one level.
+        let mut prolonged = vec![0u32; cloth.particle_count()];
+        for p in h.prolongations() {
+            prolonged[p.particle as usize] += 1;
+        }
+        assert!(prolonged.iter().all(|&c| c <= 1));
+        let coarsest = h.levels()[0].particles;
+        assert_eq!(h.prolongations().len(), cloth.particle_count() - coarsest);
+    }
+
+    #[test]
+    fn cloths_that_are_not_grids_or_are_small_have_no_levels() {
+        let small = ClothBuilder::grid(7, 7).build().unwrap();
+        assert!(
+            Hierarchy::new(&small, MAX_LEVELS)
+                .unwrap()
+                .levels()
+                .is_empty()
+        );
+        let points = (0..200).map(|k| glam::Vec3::new(k as f32 * 0.01, 0.0, 0.0));
+        let rope = ClothBuilder::rope(points.collect()).build().unwrap();
+        assert!(
+            Hierarchy::new(&rope, MAX_LEVELS)
+                .unwrap()
+                .levels()
+                .is_empty()
+        );
+    }
+}
