@@ -257,6 +257,25 @@ impl Hierarchy {
                 particles: particles.len(),
             });
         }
+        // What `prolong`'s parallel loop rests on, checked once here rather than every call:
+        // within a level the particles written are distinct and none is a parent read.
+        let mut written = vec![u32::MAX; n];
+        for (k, level) in levels.iter().enumerate() {
+            let entries = &prolong[level.prolong.start as usize..level.prolong.end as usize];
+            for e in entries {
+                assert_ne!(written[e.particle as usize], k as u32, "prolonged twice");
+                written[e.particle as usize] = k as u32;
+            }
+            for e in entries {
+                for &s in &e.parents {
+                    let parent = snapshot_nodes[s as usize] as usize;
+                    assert_ne!(
+                        written[parent], k as u32,
+                        "a parent is prolonged by its level"
+                    );
+                }
+            }
+        }
         Ok(Self {
             constraints: ColoredConstraints::from_sorted(constraints, colors, n)?,
             cloth_colors: cloth.colors().len(),
@@ -264,6 +283,16 @@ impl Hierarchy {
             nodes: snapshot_nodes,
             prolong,
         })
+    }
+
+    /// The prolongation entries of `range` when it is exactly one level's, else `None` (the
+    /// only entries `prolong` takes, so its threads cannot race).
+    pub fn level_entries(&self, range: &crate::config::ColorRange) -> Option<&[Prolongation]> {
+        let r = range.start..range.start + range.count;
+        self.levels
+            .iter()
+            .find(|l| l.prolong == r)
+            .map(|_| &self.prolong[range.range()])
     }
 
     /// The cloth's constraints followed by every level's limits, with one checked coloring:

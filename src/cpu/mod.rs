@@ -145,8 +145,7 @@ impl Executor for CpuFrame<'_> {
                 ),
                 Pass::Prolong { level } => prolong(
                     &s.coarse_ranges[1 + level as usize],
-                    s.hierarchy.prolongations(),
-                    s.hierarchy.nodes(),
+                    &s.hierarchy,
                     &mut s.positions,
                     &s.snapshot,
                 ),

@@ -5,7 +5,7 @@ use rayon::prelude::*;
 
 use super::MIN_PER_TASK;
 use crate::config::ColorRange;
-use crate::hierarchy::Prolongation;
+use crate::hierarchy::Hierarchy;
 
 /// Positions shared by the threads: each writes its own particle and reads coarser ones.
 struct Shared(*mut Vec4);
@@ -16,41 +16,43 @@ unsafe impl Sync for Shared {}
 /// by the weighted displacement of its coarse neighbours since the snapshot:
 /// `x += Σ weight · (x_parent − snapshot_parent)`. Pinned (and held) particles stay.
 ///
+/// Only a built [`Hierarchy`] reaches this function, and `range` must be exactly one of its
+/// levels: [`Hierarchy::new`] checks that a level's particles are distinct and none of them is
+/// a parent, so the threads do not race.
+///
 /// # Panics
-/// When `range` is beyond `prolongations`, or an entry's particle or parent is out of bounds,
-/// or a parent is also a particle of `range` (then threads would race).
+/// When `range` is not one level's entries, or `positions` or `snapshot` are shorter than the
+/// hierarchy needs.
 pub fn prolong(
     range: &ColorRange,
-    prolongations: &[Prolongation],
-    nodes: &[u32],
+    hierarchy: &Hierarchy,
     positions: &mut [Vec4],
     snapshot: &[Vec4],
 ) {
-    let entries = &prolongations[range.range()];
-    // The invariant the parallel loop rests on: the particles written (this range's) are not
-    // among the parents read. The hierarchy builds it so (an entry is a particle a level
-    // dropped, its parents are that level's); check it rather than trust it.
-    let mut written = vec![false; positions.len()];
-    for e in entries {
-        written[e.particle as usize] = true;
-    }
-    for e in entries {
-        for &s in &e.parents {
-            let parent = nodes[s as usize] as usize;
-            assert!(
-                s < snapshot.len() as u32 && !written[parent],
-                "prolong: entry for particle {} reads slot {s}",
-                e.particle
-            );
-        }
-    }
+    let entries = hierarchy
+        .level_entries(range)
+        .expect("prolong: the range is not one of the hierarchy's levels");
+    let nodes = hierarchy.nodes();
+    assert!(
+        snapshot.len() >= nodes.len() && nodes.iter().all(|&p| (p as usize) < positions.len()),
+        "prolong: {} snapshot slots and {} positions for the hierarchy",
+        snapshot.len(),
+        positions.len()
+    );
+    assert!(
+        entries
+            .iter()
+            .all(|e| (e.particle as usize) < positions.len()),
+        "prolong: an entry's particle is beyond {} positions",
+        positions.len()
+    );
     let shared = Shared(positions.as_mut_ptr());
     let shared = &shared;
     entries.par_iter().with_min_len(MIN_PER_TASK).for_each(|e| {
-        // SAFETY: every entry's particle is distinct and in bounds (indexed above), and
-        // no entry's parent is any entry's particle (checked above), so each thread is
-        // the only one touching its particle and reads only particles nobody writes.
-        // Only reads and writes through the pointer are made, no references.
+        // SAFETY: every entry's particle is distinct and in bounds, and no entry's parent
+        // is any entry's particle (the hierarchy's invariant, and the asserts above), so
+        // each thread is the only one touching its particle and reads only particles
+        // nobody writes. Only reads and writes through the pointer are made, no references.
         let i = e.particle as usize;
         let p = unsafe { shared.0.add(i).read() };
         if p.w == 0.0 {
