@@ -488,9 +488,9 @@ fn coarse_levels_match_on_an_even_grid_with_held_and_pinned_particles() {
     else {
         return;
     };
-    // 40 × 26: both even, so every level keeps a last column and row one narrower than the
-    // rest; three levels.
-    let cloth = ClothBuilder::grid(40, 26)
+    // 72 × 42: both even, so every level keeps a last column and row narrower than the rest;
+    // two levels (19 × 12, 10 × 7).
+    let cloth = ClothBuilder::grid(72, 42)
         .pinning(Pinning::Corners)
         .build()
         .unwrap();
@@ -509,11 +509,11 @@ fn coarse_levels_match_on_an_even_grid_with_held_and_pinned_particles() {
     );
     let mut rng = ChaCha8Rng::seed_from_u64(11);
     for k in 0..90 {
-        // Grab a particle of a coarse level and hold it (as the demo's mouse does), pin a
-        // dropped one, then free both.
+        // Grab a particle of both coarse levels (row 4, column 8) and hold it (as the demo's
+        // mouse does), pin a dropped one, then free both.
         let edits: &[(usize, f32)] = match k {
-            20 => &[(2 * 40 + 10, 0.0), (40 + 7, -1.0)],
-            60 => &[(2 * 40 + 10, 1.0), (40 + 7, 1.0)],
+            20 => &[(4 * 72 + 8, 0.0), (72 + 7, -1.0)],
+            60 => &[(4 * 72 + 8, 1.0), (72 + 7, 1.0)],
             _ => &[],
         };
         for &(i, w) in edits {
