@@ -132,6 +132,16 @@ fn quick_bench_writes_complete_json_and_plot() {
     );
 }
 
+/// Runs `chiffon ARGS`, expects it to fail, and returns its stderr.
+fn refused(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_chiffon"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{args:?} succeeded");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 #[test]
 fn bad_bench_flags_are_rejected() {
     for args in [
@@ -150,12 +160,7 @@ fn bad_bench_flags_are_rejected() {
         &["bench", "--backend", "cpu", "--compliance-stretch", "-1"][..],
         &["bench", "--backend", "cpu", "--tether-scale", "0.5"][..],
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_chiffon"))
-            .args(args)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "{args:?} succeeded");
+        let stderr = refused(args);
         assert!(
             stderr.contains("chiffon: error:") && !stderr.contains("panicked"),
             "{stderr}"
@@ -175,12 +180,7 @@ fn unknown_solver_flag_values_are_refused_by_name() {
             "--projection",
         ),
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_chiffon"))
-            .args(args)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "{args:?} succeeded");
+        let stderr = refused(args);
         assert!(
             stderr.contains(named) && !stderr.contains("panicked"),
             "{stderr}"
@@ -320,12 +320,7 @@ fn bad_capes_flags_are_rejected() {
             "fused",
         ][..],
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_chiffon"))
-            .args(args)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "{args:?} succeeded");
+        let stderr = refused(args);
         assert!(
             (stderr.contains("chiffon: error:") || stderr.contains("error: invalid value"))
                 && !stderr.contains("panicked"),
