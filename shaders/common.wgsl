@@ -135,7 +135,7 @@ fn verlet(params: StepParams, x: vec3<f32>, x_prev: vec3<f32>) -> vec3<f32> {
 // `lambda0` its multiplier so far. Returns the direction to move along (xyz) and Δλ (w):
 // x_i += w_i Δλ dir, x_j −= w_j Δλ dir. Δλ is 0 when nothing can move (or, for a `unilateral`
 // constraint, when it is not stretched).
-//   C = |x_i − x_j| − L,  Δλ = (−C − α̃ λ) / ((w_i + w_j)(n · dir) + α̃)
+//   C = |x_i − x_j| − L,  Δλ = ω (−C − α̃ λ) / ((w_i + w_j)(n · dir) + α̃)   (ω: over-relaxation)
 fn xpbd_step(params: StepParams, rest: f32, pi: vec4<f32>, pj: vec4<f32>, r: vec3<f32>, alpha: f32, lambda0: f32, unilateral: bool) -> vec4<f32> {
     let w_sum = pi.w + pj.w;
     // Both ends pinned: nothing can move.
@@ -143,36 +143,32 @@ fn xpbd_step(params: StepParams, rest: f32, pi: vec4<f32>, pj: vec4<f32>, r: vec
         return vec4<f32>(0.0);
     }
     let d = pi.xyz - pj.xyz;
-    let len = length(d);
+    let len2 = dot(d, d);
+    let len = sqrt(len2);
     // Coincident particles give no direction to push along.
     if (len < 1e-9) {
         return vec4<f32>(0.0);
-    }
-    let n = d / len;
-    // SHAKE corrects along the bond at the start of the step; where that bond turned by more
-    // than 60° in one step the linearization is poor, so fall back to the current bond. A
-    // limit always uses the current bond: it spans several edges whose start-of-step chord
-    // turns with folds, and SHAKE along it was measured to go unstable (a 256² cloth blew up).
-    var dir = n;
-    var along = 1.0;
-    if (params.shake == 1u && !unilateral) {
-        let r_len = length(r);
-        if (r_len > 1e-9) {
-            let nr = r / r_len;
-            let cos_turn = dot(n, nr);
-            if (cos_turn > 0.5) {
-                dir = nr;
-                along = cos_turn;
-            }
-        }
     }
     let constraint = len - rest;
     // A limit (a coarse level's constraint) only keeps its ends from moving apart.
     if (unilateral && constraint <= 0.0) {
         return vec4<f32>(0.0);
     }
-    let d_lambda = (-constraint - alpha * lambda0) / (w_sum * along + alpha) * params.over_relaxation;
-    return vec4<f32>(dir, d_lambda);
+    // SHAKE corrects along the bond r at the start of the step; where that bond turned by more
+    // than 60° in one step the linearization is poor, so fall back to the current bond. A
+    // limit always uses the current bond: it spans several edges whose start-of-step chord
+    // turns with folds, and SHAKE along it was measured to go unstable (a 256² cloth blew up).
+    // cos(turn) = d·r / (|d| |r|) > ½ is tested without roots: d·r > 0 and 4 (d·r)² > |d|² |r|².
+    let numerator = (-constraint - alpha * lambda0) * params.over_relaxation;
+    let r2 = dot(r, r);
+    let dr = dot(d, r);
+    if (params.shake == 1u && !unilateral && r2 > 1e-18 && dr > 0.0 && 4.0 * dr * dr > len2 * r2) {
+        // Along r/|r| with n·dir = d·r / (|d| |r|), the divisions folded into one.
+        let r_len = sqrt(r2);
+        let scale = r_len * len;
+        return vec4<f32>(r * (1.0 / r_len), numerator * scale / (w_sum * dr + alpha * scale));
+    }
+    return vec4<f32>(d * (1.0 / len), numerator / (w_sum + alpha));
 }
 
 // A tether: x pulled back towards its anchor `a` when farther than the slack allows.

@@ -124,7 +124,7 @@ pub(crate) fn solve_constraint(
 /// Twin of `xpbd_step` in `shaders/common.wgsl`: the direction to move along and Δλ of one
 /// XPBD step (the kernel packs them in a vec4), Δλ = 0 when nothing can move (or, for a
 /// `unilateral` constraint, when it is not stretched).
-///   C = |x_i − x_j| − L,  Δλ = (−C − α̃ λ) / ((w_i + w_j)(n · dir) + α̃)
+///   C = |x_i − x_j| − L,  Δλ = ω (−C − α̃ λ) / ((w_i + w_j)(n · dir) + α̃)   (ω: over-relaxation)
 #[allow(clippy::too_many_arguments)]
 #[inline]
 fn xpbd_step(
@@ -143,34 +143,30 @@ fn xpbd_step(
         return (glam::Vec3::ZERO, 0.0);
     }
     let d = pi.xyz() - pj.xyz();
-    let len = d.length();
+    let len2 = d.dot(d);
+    let len = len2.sqrt();
     // Coincident particles give no direction to push along.
     if len < 1e-9 {
         return (glam::Vec3::ZERO, 0.0);
-    }
-    let n = d / len;
-    // SHAKE corrects along the bond at the start of the step; where that bond turned by more
-    // than 60° in one step the linearization is poor, so fall back to the current bond. A
-    // limit always uses the current bond (see `xpbd_step` in common.wgsl).
-    let mut dir = n;
-    let mut along = 1.0f32;
-    if params.shake == 1 && !unilateral {
-        let r_len = r.length();
-        if r_len > 1e-9 {
-            let nr = r / r_len;
-            let cos = n.dot(nr);
-            if cos > 0.5 {
-                dir = nr;
-                along = cos;
-            }
-        }
     }
     let constraint = len - rest;
     // A limit (a coarse level's constraint) only keeps its ends from moving apart.
     if unilateral && constraint <= 0.0 {
         return (glam::Vec3::ZERO, 0.0);
     }
-    let d_lambda =
-        (-constraint - alpha * lambda0) / (w_sum * along + alpha) * params.over_relaxation;
-    (dir, d_lambda)
+    // SHAKE corrects along the bond at the start of the step; where that bond turned by more
+    // than 60° in one step, fall back to the current bond; a limit always uses the current
+    // bond (see `xpbd_step` in common.wgsl). cos(turn) > ½ is tested without roots.
+    let numerator = (-constraint - alpha * lambda0) * params.over_relaxation;
+    let r2 = r.dot(r);
+    let dr = d.dot(r);
+    if params.shake == 1 && !unilateral && r2 > 1e-18 && dr > 0.0 && 4.0 * dr * dr > len2 * r2 {
+        // Along r/|r| with n·dir = d·r / (|d| |r|), the divisions folded into one.
+        let r_len = r2.sqrt();
+        let scale = r_len * len;
+        let d_lambda = numerator * scale / (w_sum * dr + alpha * scale);
+        (r * (1.0 / r_len), d_lambda)
+    } else {
+        (d * (1.0 / len), numerator / (w_sum + alpha))
+    }
 }
