@@ -217,6 +217,12 @@ pub const MAX_SUBSTEPS: u32 = 256;
 pub const MAX_ACCELERATION: f32 = 9810.0;
 
 impl SolverParams {
+    /// True when there is something to collide with (a ground plane, or a sphere of positive
+    /// radius); without, the frame has no collide stage.
+    pub fn has_colliders(&self) -> bool {
+        self.ground.is_some() || self.sphere.is_some_and(|s| s.radius > 0.0)
+    }
+
     /// Checks every field; the error names the first bad one.
     pub fn validate(&self) -> Result<()> {
         check_finite3("gravity", self.gravity)?;

@@ -16,7 +16,7 @@
 //!   solve     iterations × colors, colors in a fixed order (the first sweep starts the
 //!             XPBD multipliers at 0)
 //!   tethers   when the cloth has any
-//!   collide   (same slot)
+//!   collide   when there is a collider (same slot)
 //! [fused]                      a world's small cloths: one workgroup each solves its whole
 //!                              frame (every substep's stages above) in one dispatch
 //! health                       one flag per frame: the first non-finite or far particle
@@ -157,6 +157,9 @@ pub struct FrameSchedule {
     pub levels: LevelColors,
     /// True when the tether stage runs (tethers on, and the cloth has some).
     pub tethers: bool,
+    /// True when the collide stage runs ([`SolverParams::has_colliders`]): with nothing to
+    /// collide with it would only read every particle, ten times a frame at the defaults.
+    pub collide: bool,
     /// True when the per-pass stages run (a lone cloth, or a world with cloths on its global
     /// path).
     pub global: bool,
@@ -212,6 +215,7 @@ impl FrameSchedule {
                 LevelColors::default()
             },
             tethers: has_tethers && params.tethers.is_some(),
+            collide: params.has_colliders(),
             global: true,
             fused: FusedStage::default(),
         }
@@ -230,6 +234,7 @@ impl FrameSchedule {
                 counts: [1; crate::hierarchy::MAX_LEVELS],
             },
             tethers: true,
+            collide: true,
             global: true,
             fused: FusedStage {
                 workgroup_memory: true,
@@ -265,7 +270,9 @@ impl FrameSchedule {
             if self.tethers {
                 exec.stage(Stage::Tethers, &mut std::iter::once(Pass::Tethers(slot)));
             }
-            exec.stage(Stage::Collide, &mut std::iter::once(Pass::Collide(slot)));
+            if self.collide {
+                exec.stage(Stage::Collide, &mut std::iter::once(Pass::Collide(slot)));
+            }
         }
         let kinds = [
             (true, self.fused.workgroup_memory),
@@ -486,6 +493,7 @@ mod tests {
             colors: 12,
             levels: LevelColors::default(),
             tethers: false,
+            collide: true,
             global: true,
             fused: FusedStage::default(),
         };
@@ -500,6 +508,32 @@ mod tests {
         assert_eq!(first.stages(), 8);
         let tethered = FrameSchedule { tethers: true, ..s };
         assert_eq!(tethered.dispatches(), s.dispatches() + 2);
+        // Nothing to collide with: no collide stage.
+        let bare = FrameSchedule {
+            collide: false,
+            ..s
+        };
+        assert_eq!(bare.dispatches(), s.dispatches() - 2);
+        assert_eq!(bare.stages(), s.stages() - 2);
+        let params = SolverParams::default();
+        assert!(
+            !FrameSchedule::steady(1.0 / 60.0, &params, 12, LevelColors::default(), false).collide
+        );
+        let grounded = SolverParams {
+            ground: Some(-1.0),
+            ..params
+        };
+        assert!(
+            FrameSchedule::steady(1.0 / 60.0, &grounded, 12, LevelColors::default(), false).collide
+        );
+        let point = SolverParams {
+            sphere: Some(crate::params::Sphere {
+                center: Vec3::ZERO,
+                radius: 0.0,
+            }),
+            ..params
+        };
+        assert!(!point.has_colliders());
         // A world of fused cloths only: one dispatch for the solve, one for health.
         let in_workgroup = FusedStage {
             workgroup_memory: true,

@@ -85,8 +85,8 @@ fn quick_bench_writes_complete_json_and_plot() {
         assert_eq!(r["colors"], 12, "{r}");
         // Library defaults at 60 fps: 600 Hz gives 10 substeps of integrate, the coarse
         // levels where the grid has them (a snapshot, then each level's colors and its
-        // prolongation), 12 colors,
-        // tethers and collide, then one health check.
+        // prolongation), 12 colors and
+        // tethers (no collide: the scene has no collider), then one health check.
         let n = r["n"].as_u64().unwrap() as u32;
         let cloth = chiffon::scenes::standard_cloth(n, [true; 3]).unwrap();
         let solver = chiffon::CpuSolver::new(&cloth, Default::default()).unwrap();
@@ -97,7 +97,7 @@ fn quick_bench_writes_complete_json_and_plot() {
                 .iter()
                 .map(|&c| c as u64 + 1)
                 .sum::<u64>();
-        assert_eq!(r["dispatches_per_frame"], 10 * (12 + 3 + coarse) + 1, "{r}");
+        assert_eq!(r["dispatches_per_frame"], 10 * (12 + 2 + coarse) + 1, "{r}");
         assert_eq!(r["substeps"], 10, "{r}");
         let p99 = r["stretch_p99"].as_f64().unwrap();
         assert!(
@@ -238,12 +238,13 @@ fn capes_bench_writes_every_path_and_the_fields_scripts_read() {
         let stretch = r["stretch_max"].as_f64().unwrap();
         assert!((1.0..1.5).contains(&stretch), "{r}");
         // Dispatches: one fused dispatch; the global path's per-pass schedule whatever the
-        // count; separate, that schedule once per cape.
+        // count (integrate, 12 colors, tethers; no collide: the scene has no collider);
+        // separate, that schedule once per cape.
         let d = r["dispatches_per_frame"].as_u64().unwrap();
         match r["path"].as_str().unwrap() {
             "fused" => assert_eq!(d, 1, "{r}"),
-            "global" => assert_eq!(d, 10 * (12 + 3) + 1, "{r}"),
-            "separate" => assert_eq!(d, cloths * (10 * 15 + 1), "{r}"),
+            "global" => assert_eq!(d, 10 * (12 + 2) + 1, "{r}"),
+            "separate" => assert_eq!(d, cloths * (10 * 14 + 1), "{r}"),
             p => panic!("unknown path {p}"),
         }
     }

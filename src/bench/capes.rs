@@ -367,7 +367,8 @@ fn bytes_per_frame(cfg: &CapesConfig, cape: &Cloth, count: u32, paths: &[ClothPa
             } else {
                 0
             };
-        s * p.iterations as u64 * m * solve + s * n * (super::BYTES_PER_PARTICLE_STEP + tethers)
+        s * p.iterations as u64 * m * solve
+            + s * n * (super::BYTES_PER_INTEGRATE_STEP + super::collide_bytes(p) + tethers)
     };
     let in_workgroup = |_: ()| {
         let solve = 24 + if shake { 32 } else { 0 };

@@ -8,8 +8,8 @@
 //! Bytes moved follow the model in the design notes (§6), extended for XPBD: a constraint solve
 //! reads two particles and the 16-byte record, reads and writes its multiplier and writes the
 //! two particles back (88 B), plus the two previous positions with SHAKE (32 B); integrate reads
-//! and writes position and previous position (64 B per particle), collide reads each position
-//! (16 B), tethers read a particle, its slots and anchors and write it back (80 B).
+//! and writes position and previous position (64 B per particle), collide (when there is a
+//! collider) reads each position (16 B), tethers read a particle, its slots and anchors and write it back (80 B).
 
 pub mod capes;
 
@@ -34,11 +34,24 @@ use crate::solver::{Backend, Solver};
 pub const BYTES_PER_SOLVE: u64 = 88;
 /// Extra bytes of a solve with SHAKE (the two previous positions).
 pub const BYTES_PER_SHAKE_SOLVE: u64 = 32;
-/// Bytes integrate (64) and collide (16) move per particle per substep.
-pub const BYTES_PER_PARTICLE_STEP: u64 = 80;
+/// Bytes integrate moves per particle per substep.
+pub const BYTES_PER_INTEGRATE_STEP: u64 = 64;
+/// Bytes collide moves per particle per substep (when there is a collider; the standard scene
+/// has none, so its frames have no collide stage).
+pub const BYTES_PER_COLLIDE_STEP: u64 = 16;
 /// Bytes the tether pass moves per particle per substep (the particle, two slots, two anchors,
 /// the write).
 pub const BYTES_PER_TETHER_STEP: u64 = 80;
+
+/// Bytes the collide stage moves per particle per substep under `params` (none without a
+/// collider: no collide stage).
+fn collide_bytes(params: &SolverParams) -> u64 {
+    if params.has_colliders() {
+        BYTES_PER_COLLIDE_STEP
+    } else {
+        0
+    }
+}
 
 /// What to benchmark (the command line's `BenchArgs` in [`crate::cli`] fill it).
 #[derive(Clone, Debug, PartialEq)]
@@ -362,7 +375,9 @@ fn record(
         } else {
             0
         };
-    let per_particle = BYTES_PER_PARTICLE_STEP + if tethers { BYTES_PER_TETHER_STEP } else { 0 };
+    let per_particle = BYTES_PER_INTEGRATE_STEP
+        + collide_bytes(p)
+        + if tethers { BYTES_PER_TETHER_STEP } else { 0 };
     let bytes = solves * per_solve + s * n * per_particle;
     let gbps = bytes as f64 / (best_ms * 1e-3) / 1e9;
     let mean_y = positions.iter().map(|p| p.y as f64).sum::<f64>() / positions.len() as f64;
