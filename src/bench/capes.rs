@@ -355,11 +355,6 @@ fn bytes_per_frame(cfg: &CapesConfig, cape: &Cloth, count: u32, paths: &[ClothPa
     let s = p.substeps.count(STANDARD_DT) as u64;
     let (m, n) = (cape.constraint_count() as u64, cape.particle_count() as u64);
     let shake = p.projection == Projection::Shake;
-    let tethers = if p.tethers.is_some() {
-        super::BYTES_PER_TETHER_STEP
-    } else {
-        0
-    };
     let per_pass = |_: ()| {
         let solve = super::BYTES_PER_SOLVE
             + if shake {
@@ -368,7 +363,7 @@ fn bytes_per_frame(cfg: &CapesConfig, cape: &Cloth, count: u32, paths: &[ClothPa
                 0
             };
         s * p.iterations as u64 * m * solve
-            + s * n * (super::BYTES_PER_INTEGRATE_STEP + super::collide_bytes(p) + tethers)
+            + s * n * super::particle_step_bytes(p, p.tethers.is_some())
     };
     let in_workgroup = |_: ()| {
         let solve = 24 + if shake { 32 } else { 0 };

@@ -9,7 +9,8 @@
 //! reads two particles and the 16-byte record, reads and writes its multiplier and writes the
 //! two particles back (88 B), plus the two previous positions with SHAKE (32 B); integrate reads
 //! and writes position and previous position (64 B per particle), collide (when there is a
-//! collider) reads each position (16 B), tethers read a particle, its slots and anchors and write it back (80 B).
+//! collider) reads each position (16 B), tethers read a particle, its slots and anchors and
+//! write it back (80 B).
 
 pub mod capes;
 
@@ -43,14 +44,16 @@ pub const BYTES_PER_COLLIDE_STEP: u64 = 16;
 /// the write).
 pub const BYTES_PER_TETHER_STEP: u64 = 80;
 
-/// Bytes the collide stage moves per particle per substep under `params` (none without a
-/// collider: no collide stage).
-fn collide_bytes(params: &SolverParams) -> u64 {
-    if params.has_colliders() {
+/// Bytes the per-particle stages move per particle per substep under `params`: integrate,
+/// collide when there is a collider, tethers when they run (`tethers`).
+fn particle_step_bytes(params: &SolverParams, tethers: bool) -> u64 {
+    let collide = if params.has_colliders() {
         BYTES_PER_COLLIDE_STEP
     } else {
         0
-    }
+    };
+    let tethers = if tethers { BYTES_PER_TETHER_STEP } else { 0 };
+    BYTES_PER_INTEGRATE_STEP + collide + tethers
 }
 
 /// What to benchmark (the command line's `BenchArgs` in [`crate::cli`] fill it).
@@ -375,10 +378,7 @@ fn record(
         } else {
             0
         };
-    let per_particle = BYTES_PER_INTEGRATE_STEP
-        + collide_bytes(p)
-        + if tethers { BYTES_PER_TETHER_STEP } else { 0 };
-    let bytes = solves * per_solve + s * n * per_particle;
+    let bytes = solves * per_solve + s * n * particle_step_bytes(p, tethers);
     let gbps = bytes as f64 / (best_ms * 1e-3) / 1e9;
     let mean_y = positions.iter().map(|p| p.y as f64).sum::<f64>() / positions.len() as f64;
     let stretch = crate::quality::stretch(cloth, positions);
