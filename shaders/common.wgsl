@@ -171,16 +171,72 @@ fn xpbd_step(params: StepParams, rest: f32, pi: vec4<f32>, pj: vec4<f32>, r: vec
     return vec4<f32>(d * (1.0 / len), numerator / (w_sum + alpha));
 }
 
-// A tether: x pulled back towards its anchor `a` when farther than the slack allows.
-fn tether_pull(params: StepParams, x: vec3<f32>, a: vec3<f32>, rest: f32) -> vec3<f32> {
-    let d = x - a;
-    let len = length(d);
-    let limit = params.tether_scale * rest;
-    // Unilateral: only a particle farther than the limit is pulled back.
-    if (len > limit && len > 1e-9) {
-        return x - d * ((len - limit) / len * params.tether_stiffness);
+// The point nearest x within distance r of c.
+fn into_ball(x: vec3<f32>, c: vec3<f32>, r: f32) -> vec3<f32> {
+    let d = x - c;
+    let len2 = dot(d, d);
+    if (len2 > r * r) {
+        return c + d * (r / sqrt(len2));
     }
     return x;
+}
+
+// A particle's two tethers (a particle with one anchor passes it twice): x moved, by
+// tether_stiffness, to the nearest point within tether_scale × rest of both anchors. That
+// point is found in closed form, not by pulling towards each anchor in turn: next to the
+// straight line between two pins at rest distance the two balls barely overlap, and pulls in
+// turn converged so slowly there that the standard scene's top rows stayed stretched.
+fn tether_pull(
+    params: StepParams,
+    x: vec3<f32>,
+    a: vec3<f32>,
+    rest_a: f32,
+    b: vec3<f32>,
+    rest_b: f32,
+) -> vec3<f32> {
+    let ra = params.tether_scale * rest_a;
+    let rb = params.tether_scale * rest_b;
+    // Unilateral: a point already within both is left alone (pa == x).
+    let pa = into_ball(x, a, ra);
+    var nearest = pa;
+    if (dot(pa - b, pa - b) > rb * rb) {
+        let pb = into_ball(x, b, rb);
+        nearest = pb;
+        if (dot(pb - a, pb - a) > ra * ra) {
+            nearest = lens_rim(x, a, ra, b, rb);
+        }
+    }
+    return x + (nearest - x) * params.tether_stiffness;
+}
+
+// The point nearest x on the circle where the spheres of radius ra about a and rb about b
+// meet (where they do not, the point between them on the line of centres).
+fn lens_rim(x: vec3<f32>, a: vec3<f32>, ra: f32, b: vec3<f32>, rb: f32) -> vec3<f32> {
+    let ab = b - a;
+    let d = length(ab);
+    if (d < 1e-9) {
+        return into_ball(x, a, min(ra, rb));
+    }
+    let u = ab / d;
+    // Overlap along the line of centres. The circle's distance h from a and radius ρ come
+    // from it, not from differences of squares of nearly equal lengths: f32 cancels all but
+    // a few bits of those a metre from the pins, where ρ is one edge.
+    let overlap = ra + rb - d;
+    var h = 0.5 * (d + ra - rb);
+    var rho = 0.0;
+    if (overlap > 0.0) {
+        let ra_minus_h = overlap * (rb + d - ra) / (2.0 * d);
+        h = ra - ra_minus_h;
+        rho = sqrt(max(ra_minus_h * (ra + h), 0.0));
+    }
+    let xa = x - a;
+    let off_axis = xa - u * dot(xa, u);
+    let off_len = length(off_axis);
+    var rim = a + u * h;
+    if (off_len > 1e-12) {
+        rim += off_axis * (rho / off_len);
+    }
+    return rim;
 }
 
 // The previous position that leaves, after contact with a surface of outward normal n:

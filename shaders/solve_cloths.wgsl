@@ -111,11 +111,16 @@ fn tethers_and_collide(params: StepParams, cloth: ClothRecord, local: u32) {
         }
         var x = p.xyz;
         if (cloth.tethers == 1u) {
-            for (var slot = 0u; slot < TETHER_SLOTS; slot++) {
-                let tether = tethers[i * TETHER_SLOTS + slot];
-                if (tether.anchor != NO_ANCHOR) {
-                    x = tether_pull(params, x, load_x(offset, tether.anchor).xyz, tether.rest);
-                }
+            // As solve_tethers does: slots fill nearest first.
+            let first = tethers[i * TETHER_SLOTS];
+            var second = tethers[i * TETHER_SLOTS + 1u];
+            if (second.anchor == NO_ANCHOR) {
+                second = first;
+            }
+            if (first.anchor != NO_ANCHOR) {
+                let a = load_x(offset, first.anchor).xyz;
+                let b = load_x(offset, second.anchor).xyz;
+                x = tether_pull(params, x, a, first.rest, b, second.rest);
             }
         }
         let contact = collide_particle(params, x, previous[i].xyz);

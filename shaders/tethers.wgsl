@@ -1,6 +1,6 @@
 // Long-range attachments, one thread per particle (CPU twin: src/cpu/tethers.rs): a free
-// particle farther than tether_scale × its geodesic distance from one of its anchors is pulled
-// back towards it. Only the particle moves; its anchors are pinned, so no thread writes what
+// particle farther than tether_scale × its geodesic distance from either of its two anchors is
+// moved to the nearest point within both. Only the particle moves; its anchors are pinned, so no thread writes what
 // another reads and no coloring is needed.
 
 @group(0) @binding(0) var<uniform> params: StepParams;
@@ -21,13 +21,16 @@ fn solve_tethers(
     if (p.w == 0.0) {
         return;
     }
-    var x = p.xyz;
-    for (var s = 0u; s < TETHER_SLOTS; s++) {
-        let slot = tethers[i * TETHER_SLOTS + s];
-        if (slot.anchor == NO_ANCHOR) {
-            continue;
-        }
-        x = tether_pull(params, x, positions[slot.anchor].xyz, slot.rest);
+    // Slots fill nearest first: no first anchor, no tethers; no second, the first twice.
+    let first = tethers[i * TETHER_SLOTS];
+    if (first.anchor == NO_ANCHOR) {
+        return;
     }
-    positions[i] = vec4<f32>(x, p.w);
+    var second = tethers[i * TETHER_SLOTS + 1u];
+    if (second.anchor == NO_ANCHOR) {
+        second = first;
+    }
+    let a = positions[first.anchor].xyz;
+    let b = positions[second.anchor].xyz;
+    positions[i] = vec4<f32>(tether_pull(params, p.xyz, a, first.rest, b, second.rest), p.w);
 }

@@ -157,8 +157,11 @@ pub struct FusedFrame {
 }
 
 /// Tether slots per particle: each free particle is tied to up to this many of its nearest
-/// pinned particles.
+/// pinned particles, filled nearest first (an empty first slot means no tethers).
 pub const TETHER_SLOTS: usize = 2;
+// `tether_pull` finds the nearest point within both of a particle's tethers in closed form,
+// which it can for two balls; more slots need another solver there and in its CPU twin.
+const _: () = assert!(TETHER_SLOTS == 2);
 
 /// One tether of a particle (`TetherSlot` in `shaders/common.wgsl`): an anchor (a pinned
 /// particle) and the geodesic distance to it.

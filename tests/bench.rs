@@ -4,6 +4,8 @@ mod common;
 
 use std::process::Command;
 
+use chiffon::params::SolverParams;
+
 const FIELDS: &[&str] = &[
     "backend",
     "adapter",
@@ -83,22 +85,27 @@ fn quick_bench_writes_complete_json_and_plot() {
         assert!(ms > 0.0 && ms.is_finite(), "{r}");
         assert!(r["constraint_solves_per_s"].as_f64().unwrap() > 0.0, "{r}");
         assert_eq!(r["colors"], 12, "{r}");
-        // Library defaults at 60 fps: 600 Hz gives 10 substeps of integrate, the coarse
+        // Library defaults at 60 fps: substeps (6 at 360 Hz) of integrate, the coarse
         // levels where the grid has them (a snapshot, then each level's colors and its
         // prolongation), 12 colors and
         // tethers (no collide: the scene has no collider), then one health check.
         let n = r["n"].as_u64().unwrap() as u32;
         let cloth = chiffon::scenes::standard_cloth(n, [true; 3]).unwrap();
         let solver = chiffon::CpuSolver::new(&cloth, Default::default()).unwrap();
-        let levels = chiffon::Solver::schedule(&solver, 1.0 / 60.0).levels;
+        let schedule = chiffon::Solver::schedule(&solver, 1.0 / 60.0);
+        let (levels, substeps) = (schedule.levels, u64::from(schedule.substeps));
         sizes_with_levels += u32::from(levels.levels > 0);
         let coarse: u64 = u64::from(levels.levels > 0)
             + levels.counts[..levels.levels as usize]
                 .iter()
                 .map(|&c| c as u64 + 1)
                 .sum::<u64>();
-        assert_eq!(r["dispatches_per_frame"], 10 * (12 + 2 + coarse) + 1, "{r}");
-        assert_eq!(r["substeps"], 10, "{r}");
+        assert_eq!(
+            r["dispatches_per_frame"],
+            substeps * (12 + 2 + coarse) + 1,
+            "{r}"
+        );
+        assert_eq!(r["substeps"], substeps, "{r}");
         let p99 = r["stretch_p99"].as_f64().unwrap();
         assert!(
             p99 >= 0.9 && p99 <= r["stretch_max"].as_f64().unwrap(),
@@ -241,10 +248,11 @@ fn capes_bench_writes_every_path_and_the_fields_scripts_read() {
         // count (integrate, 12 colors, tethers; no collide: the scene has no collider);
         // separate, that schedule once per cape.
         let d = r["dispatches_per_frame"].as_u64().unwrap();
+        let substeps = u64::from(SolverParams::default().substeps.count(1.0 / 60.0));
         match r["path"].as_str().unwrap() {
             "fused" => assert_eq!(d, 1, "{r}"),
-            "global" => assert_eq!(d, 10 * (12 + 2) + 1, "{r}"),
-            "separate" => assert_eq!(d, cloths * (10 * 14 + 1), "{r}"),
+            "global" => assert_eq!(d, substeps * (12 + 2) + 1, "{r}"),
+            "separate" => assert_eq!(d, cloths * (substeps * 14 + 1), "{r}"),
             p => panic!("unknown path {p}"),
         }
     }

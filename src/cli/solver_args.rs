@@ -19,7 +19,7 @@ pub struct SolverArgs {
     /// Fixed substeps per frame (instead of --frequency).
     #[arg(long, conflicts_with = "frequency")]
     pub substeps: Option<u32>,
-    /// Solver frequency in Hz: each frame runs max(1, round(dt · HZ)) substeps [default: 600].
+    /// Solver frequency in Hz: each frame runs max(1, round(dt · HZ)) substeps [default: 360].
     #[arg(long, allow_hyphen_values = true)]
     pub frequency: Option<f32>,
     /// XPBD compliance of structural constraints, m/N (0 = rigid) [default: 0].

@@ -13,7 +13,7 @@ use super::collide::collide_particle;
 use super::health::is_bad;
 use super::integrate::integrate_particle;
 use super::solve_color::solve_constraint;
-use super::tethers::tether_pull;
+use super::tethers::{anchor_pair, tether_pull};
 use crate::cloth::Constraint;
 use crate::config::{
     ClothRecord, ColorRange, FusedFrame, Health, StepParams, TETHER_SLOTS, TetherSlot,
@@ -166,8 +166,10 @@ fn solve_cloth(
             let mut x = p.xyz();
             if record.tethers == 1 {
                 let slots = &tethers[(offset as usize + i) * TETHER_SLOTS..][..TETHER_SLOTS];
-                for slot in slots.iter().filter(|s| s.anchor != TetherSlot::NONE) {
-                    x = tether_pull(params, x, c.positions[local(slot.anchor)].xyz(), slot.rest);
+                if let Some((first, second)) = anchor_pair(slots) {
+                    let a = c.positions[local(first.anchor)].xyz();
+                    let b = c.positions[local(second.anchor)].xyz();
+                    x = tether_pull(params, x, a, first.rest, b, second.rest);
                 }
             }
             let mut moved = x.extend(p.w);

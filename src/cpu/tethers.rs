@@ -1,6 +1,6 @@
 //! Twin of `solve_tethers` in `shaders/tethers.wgsl`.
 
-use glam::{Vec4, Vec4Swizzles};
+use glam::{Vec3, Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
 use super::MIN_PER_TASK;
@@ -12,7 +12,7 @@ struct Shared(*mut Vec4);
 // SAFETY: only used inside `solve_tethers`; see there.
 unsafe impl Sync for Shared {}
 
-/// Pulls every free particle back within `tether_scale` × its geodesic distance of each of its
+/// Moves every free particle back within `tether_scale` × its geodesic distance of both its
 /// anchors, one thread per particle, moving only that particle.
 ///
 /// # Panics
@@ -47,34 +47,159 @@ pub fn solve_tethers(params: &StepParams, positions: &mut [Vec4], tethers: &Teth
             if p.w == 0.0 {
                 return;
             }
-            let mut x = p.xyz();
-            for slot in &slots[i * TETHER_SLOTS..(i + 1) * TETHER_SLOTS] {
-                if slot.anchor == TetherSlot::NONE {
-                    continue;
-                }
-                let a = unsafe { shared.0.add(slot.anchor as usize).read() }.xyz();
-                x = tether_pull(params, x, a, slot.rest);
-            }
+            let Some((first, second)) = anchor_pair(&slots[i * TETHER_SLOTS..][..TETHER_SLOTS])
+            else {
+                return;
+            };
+            let a = unsafe { shared.0.add(first.anchor as usize).read() }.xyz();
+            let b = unsafe { shared.0.add(second.anchor as usize).read() }.xyz();
+            let x = tether_pull(params, p.xyz(), a, first.rest, b, second.rest);
             unsafe { shared.0.add(i).write(x.extend(p.w)) };
         });
 }
 
-/// One tether (twin of `tether_pull` in `shaders/common.wgsl`): `x` pulled back towards its
-/// anchor `a` when farther than `tether_scale × rest`.
+/// A particle's two slots as the kernels read them: slots fill nearest first, so no first
+/// anchor means no tethers, and a particle with one anchor uses it twice.
+#[inline]
+pub(crate) fn anchor_pair(slots: &[TetherSlot]) -> Option<(TetherSlot, TetherSlot)> {
+    let first = slots[0];
+    if first.anchor == TetherSlot::NONE {
+        return None;
+    }
+    let second = if slots[1].anchor == TetherSlot::NONE {
+        first
+    } else {
+        slots[1]
+    };
+    Some((first, second))
+}
+
+/// Twin of `into_ball` in `shaders/common.wgsl`: the point nearest `x` within `r` of `c`.
+#[inline]
+fn into_ball(x: Vec3, c: Vec3, r: f32) -> Vec3 {
+    let d = x - c;
+    let len2 = d.dot(d);
+    if len2 > r * r {
+        c + d * (r / len2.sqrt())
+    } else {
+        x
+    }
+}
+
+/// Twin of `tether_pull` in `shaders/common.wgsl`: `x` moved, by the tether stiffness, to the
+/// nearest point within `tether_scale × rest` of both anchors `a` and `b`, found in closed form
+/// (see the kernel for why not by pulls in turn).
 #[inline]
 pub(crate) fn tether_pull(
     params: &StepParams,
-    x: glam::Vec3,
-    a: glam::Vec3,
-    rest: f32,
-) -> glam::Vec3 {
-    let d = x - a;
-    let len = d.length();
-    let limit = params.tether_scale * rest;
-    // Unilateral: only a particle farther than the limit is pulled back.
-    if len > limit && len > 1e-9 {
-        x - d * ((len - limit) / len * params.tether_stiffness)
-    } else {
-        x
+    x: Vec3,
+    a: Vec3,
+    rest_a: f32,
+    b: Vec3,
+    rest_b: f32,
+) -> Vec3 {
+    let ra = params.tether_scale * rest_a;
+    let rb = params.tether_scale * rest_b;
+    // Unilateral: a point already within both is left alone (pa == x).
+    let pa = into_ball(x, a, ra);
+    let mut nearest = pa;
+    if (pa - b).dot(pa - b) > rb * rb {
+        let pb = into_ball(x, b, rb);
+        nearest = pb;
+        if (pb - a).dot(pb - a) > ra * ra {
+            nearest = lens_rim(x, a, ra, b, rb);
+        }
+    }
+    x + (nearest - x) * params.tether_stiffness
+}
+
+/// Twin of `lens_rim` in `shaders/common.wgsl`: the point nearest `x` on the circle where the
+/// spheres of radius `ra` about `a` and `rb` about `b` meet (where they do not, the point
+/// between them on the line of centres).
+#[inline]
+fn lens_rim(x: Vec3, a: Vec3, ra: f32, b: Vec3, rb: f32) -> Vec3 {
+    let ab = b - a;
+    let d = ab.length();
+    if d < 1e-9 {
+        return into_ball(x, a, ra.min(rb));
+    }
+    let u = ab / d;
+    // From the overlap, not from differences of squares (see the kernel).
+    let overlap = ra + rb - d;
+    let mut h = 0.5 * (d + ra - rb);
+    let mut rho = 0.0;
+    if overlap > 0.0 {
+        let ra_minus_h = overlap * (rb + d - ra) / (2.0 * d);
+        h = ra - ra_minus_h;
+        rho = (ra_minus_h * (ra + h)).max(0.0).sqrt();
+    }
+    let xa = x - a;
+    let off_axis = xa - u * xa.dot(u);
+    let off_len = off_axis.length();
+    let mut rim = a + u * h;
+    if off_len > 1e-12 {
+        rim += off_axis * (rho / off_len);
+    }
+    rim
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(scale: f32, stiffness: f32) -> StepParams {
+        StepParams {
+            tether_scale: scale,
+            tether_stiffness: stiffness,
+            ..StepParams::default()
+        }
+    }
+
+    #[test]
+    fn a_particle_sagging_between_two_pins_at_rest_distance_returns_to_the_line() {
+        // The top row of a cloth pinned at two corners exactly its width apart: the two balls
+        // only touch, at the particle's rest place. Pulled towards each pin in turn it would
+        // stay off the line; the closed form puts it back in one step.
+        let (a, b) = (Vec3::ZERO, Vec3::new(1.0, 0.0, 0.0));
+        let sagged = Vec3::new(0.3, -0.01, 0.002);
+        let x = tether_pull(&params(1.0, 1.0), sagged, a, 0.3, b, 0.7);
+        assert!(x.distance(Vec3::new(0.3, 0.0, 0.0)) < 1e-6, "{x}");
+    }
+
+    #[test]
+    fn the_nearest_point_of_two_overlapping_balls_lies_on_their_rim() {
+        // Balls of radius 1 about (0,0,0) and (1.2,0,0) meet on a circle of radius 0.8 at
+        // x = 0.6; a point far below the middle is moved straight up onto it.
+        let (a, b) = (Vec3::ZERO, Vec3::new(1.2, 0.0, 0.0));
+        let below = Vec3::new(0.6, -2.0, 0.0);
+        let x = tether_pull(&params(1.0, 1.0), below, a, 1.0, b, 1.0);
+        assert!(x.distance(Vec3::new(0.6, -0.8, 0.0)) < 1e-6, "{x}");
+        // Half stiffness goes half way; a scale of 2 doubles both radii.
+        let half = tether_pull(&params(1.0, 0.5), below, a, 1.0, b, 1.0);
+        assert!(half.distance(Vec3::new(0.6, -1.4, 0.0)) < 1e-6, "{half}");
+        let inside = Vec3::new(0.6, -1.5, 0.0);
+        assert_eq!(
+            tether_pull(&params(2.0, 1.0), inside, a, 1.0, b, 1.0),
+            inside
+        );
+    }
+
+    #[test]
+    fn one_anchor_pulls_onto_its_sphere_and_a_slack_tether_does_nothing() {
+        let a = Vec3::new(0.0, 1.0, 0.0);
+        let x = tether_pull(&params(1.0, 1.0), Vec3::new(0.0, -2.0, 0.0), a, 2.0, a, 2.0);
+        assert!(x.distance(Vec3::new(0.0, -1.0, 0.0)) < 1e-6, "{x}");
+        let near = Vec3::new(0.5, 0.0, 0.0);
+        assert_eq!(tether_pull(&params(1.0, 1.0), near, a, 2.0, a, 2.0), near);
+    }
+
+    #[test]
+    fn anchor_pairs_fill_nearest_first() {
+        let slot = |anchor, rest| TetherSlot { anchor, rest };
+        assert_eq!(anchor_pair(&[TetherSlot::EMPTY, TetherSlot::EMPTY]), None);
+        let one = slot(3, 1.5);
+        assert_eq!(anchor_pair(&[one, TetherSlot::EMPTY]), Some((one, one)));
+        let two = slot(7, 2.5);
+        assert_eq!(anchor_pair(&[one, two]), Some((one, two)));
     }
 }
