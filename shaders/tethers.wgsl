@@ -1,7 +1,7 @@
 // Long-range attachments, one thread per particle (CPU twin: src/cpu/tethers.rs): a free
 // particle farther than tether_scale × its geodesic distance from either of its two anchors is
-// moved to the nearest point within both. Only the particle moves; its anchors are pinned, so no thread writes what
-// another reads and no coloring is needed.
+// moved to the nearest point within both. Only the particle moves; its anchors are pinned, so
+// no thread writes what another reads and no coloring is needed.
 
 @group(0) @binding(0) var<uniform> params: StepParams;
 @group(0) @binding(1) var<storage, read_write> positions: array<vec4<f32>>;  // w: inverse mass

@@ -158,7 +158,7 @@ pub struct FrameSchedule {
     /// True when the tether stage runs (tethers on, and the cloth has some).
     pub tethers: bool,
     /// True when the collide stage runs ([`SolverParams::has_colliders`]): with nothing to
-    /// collide with it would only read every particle, ten times a frame at the defaults.
+    /// collide with it would only read every particle, once a substep.
     pub collide: bool,
     /// True when the per-pass stages run (a lone cloth, or a world with cloths on its global
     /// path).
