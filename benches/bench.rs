@@ -7,7 +7,7 @@ use clap::Parser;
 #[command(name = "bench", about = "chiffon's headless compute benchmark")]
 struct Cli {
     #[command(flatten)]
-    args: chiffon::cli::BenchArgs,
+    args: chiffon::tools::cli::BenchArgs,
 }
 
 fn main() -> anyhow::Result<()> {

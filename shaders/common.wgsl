@@ -6,10 +6,10 @@
 // config::DEFAULT_WORKGROUP_SIZE (128) unless the benchmark asks for another size.
 override WORKGROUP_SIZE: u32 = 128u;
 
-// Per-substep parameters of `start`, `integrate` and `collide` (Rust: config::StepParams).
+// Per-substep parameters every solver kernel reads (Rust: config::StepParams).
 struct StepParams {
     accel: vec4<f32>,          // xyz: gravity + wind (m/s²)
-    start_velocity: vec4<f32>, // xyz: initial velocity of free particles (m/s), for `start`
+    center: vec4<f32>,         // xyz: the scene's centre (m); w: the divergence limit (m)
     sphere: vec4<f32>,         // xyz: centre (m), w: radius (m); 0 = no sphere
     ratio: f32,                // h / h_prev
     damping: f32,              // exp(-c h): velocity kept this substep
@@ -22,7 +22,7 @@ struct StepParams {
     tether_scale: f32,         // slack on the geodesic distance (≥ 1)
     tether_stiffness: f32,     // fraction of a violation corrected per substep
     shake: u32,                // 1: correct along the bond at the start of the step (SHAKE)
-    max_distance: f32,         // health check: farther from the origin than this is diverged (m)
+    frame: u32,                // the frame's number (low 32 bits), recorded by the health check
     over_relaxation: f32,      // factor of every constraint correction (1 = plain XPBD)
     pad0: u32,
     pad1: u32,
@@ -43,18 +43,18 @@ struct Constraint {
     i: u32,
     j: u32,
     rest: f32,   // m
-    kind: u32,   // bits 0-1: 0 stretch, 1 shear, 2 bend, 3 limit; bits 2..: its material (row of `materials`)
+    packed: u32, // bits 0-1: kind (0 stretch, 1 shear, 2 bend, 3 limit); bits 2..: material (row of `materials`) or a limit's share
 }
 
 // A coarse level's constraint (Rust: hierarchy::LIMIT_KIND): unilateral, and rigid (its α̃ is the
 // material row's fourth entry, 0).
 const LIMIT_KIND: u32 = 3u;
 
-// The inverse masses a limit moves its ends with: the share of i (in 1/65536) is in its kind bits 2..18
+// The inverse masses a limit moves its ends with: the share of i (in 1/65536) is in bits 2..18 of `packed`
 // (j has the rest), the ratio of the masses the two coarse particles stand for; a pinned or
 // held end (inverse mass 0) stays (Rust: hierarchy::limit_weights).
-fn limit_weights(kind: u32, wi: f32, wj: f32) -> vec2<f32> {
-    let share = f32(kind >> 2u) / 65536.0;
+fn limit_weights(packed: u32, wi: f32, wj: f32) -> vec2<f32> {
+    let share = f32(packed >> 2u) / 65536.0;
     return vec2<f32>(select(share, 0.0, wi == 0.0), select(1.0 - share, 0.0, wj == 0.0));
 }
 
@@ -68,9 +68,9 @@ struct Prolongation {
     pad2: u32,
 }
 
-// The compliance a constraint reads from a material's α̃ (Rust: Constraint::kind_index).
-fn constraint_alpha(material: vec4<f32>, kind: u32) -> f32 {
-    return material[kind & 3u];
+// The compliance a constraint reads from a material's α̃ (Rust: Constraint::alpha).
+fn constraint_alpha(material: vec4<f32>, packed: u32) -> f32 {
+    return material[packed & 3u];
 }
 
 // One tether of a particle (Rust: config::TetherSlot); config::TETHER_SLOTS per particle.
@@ -82,9 +82,11 @@ struct TetherSlot {
 const TETHER_SLOTS: u32 = 2u;
 const NO_ANCHOR: u32 = 0xffffffffu;
 
-// The health flag (Rust: config::Health): lowest index of a diverged particle.
+// The health flag (Rust: config::Health): lowest index of a diverged particle, and the first
+// frame that found one.
 struct Health {
     first_bad: atomic<u32>,
+    frame: atomic<u32>,
 }
 
 // The surface `compute_normals` walks (Rust: config::MeshInfo).
@@ -280,8 +282,11 @@ fn non_finite(v: f32) -> bool {
 }
 
 // The divergence test: non-finite (told from the exponent bits, since WGSL implementations may
-// assume floats are finite and fold `x != x` away) or farther than max_distance from the origin.
+// assume floats are finite and fold `x != x` away) or farther than the limit from the scene's
+// centre.
 fn is_bad(params: StepParams, x: vec3<f32>) -> bool {
+    let d = x - params.center.xyz;
     return non_finite(x.x) || non_finite(x.y) || non_finite(x.z)
-        || dot(x, x) > params.max_distance * params.max_distance;
+        || dot(d, d) > params.center.w * params.center.w;
 }
+

@@ -17,6 +17,10 @@ fn check_health(
         return;
     }
     if (is_bad(params, positions[i].xyz)) {
+        // Both fields only go down: the lowest bad particle, the first frame that found one
+        // (a storage pointer cannot be passed to a shared function, so this is written out
+        // here and in solve_cloths; CPU twin: health::report_bad).
         atomicMin(&health.first_bad, i);
+        atomicMin(&health.frame, params.frame);
     }
 }

@@ -85,7 +85,7 @@ fn integrate_and_solve(params: StepParams, cloth: ClothRecord, local: u32) {
                 if (k > 0u) {
                     lambda0 = multipliers[index];
                 }
-                let alpha = constraint_alpha(cloth.alpha, con.kind);
+                let alpha = constraint_alpha(cloth.alpha, con.packed);
                 let r = previous[con.i].xyz - previous[con.j].xyz;
                 // A world's cloths have no coarse levels, so no limits.
                 let step = xpbd_step(params, con.rest, pi, pj, r, alpha, lambda0, false);
@@ -166,6 +166,7 @@ fn solve_cloths(
         let p = load_x(offset, i);
         if (is_bad(first, p.xyz)) {
             atomicMin(&health.first_bad, i);
+            atomicMin(&health.frame, first.frame);
         }
         if (SHARED_MEMORY) {
             positions[i] = p;

@@ -35,13 +35,13 @@ fn solve_color(
     }
     // A coarse level's limit is rigid and moves its ends by the masses they stand for; any
     // other constraint has its material's compliance and its particles' own inverse masses.
-    let limit = (c.kind & 3u) == LIMIT_KIND;
+    let limit = (c.packed & 3u) == LIMIT_KIND;
     var alpha = 0.0;
     var w = vec2<f32>(pi.w, pj.w);
     if (limit) {
-        w = limit_weights(c.kind, pi.w, pj.w);
+        w = limit_weights(c.packed, pi.w, pj.w);
     } else {
-        alpha = materials[c.kind];
+        alpha = materials[c.packed];
     }
     let r = previous[c.i].xyz - previous[c.j].xyz;
     let step = xpbd_step(params, c.rest, vec4<f32>(pi.xyz, w.x), vec4<f32>(pj.xyz, w.y), r, alpha, lambda0, limit);

@@ -107,6 +107,22 @@ pub const MAX_PARTICLES: u64 = 1 << 24;
 
 /// Mass of a mesh or rope when none is given: 0.2 kg/m² (0.2 kg/m), a light cotton.
 pub const DEFAULT_DENSITY: f32 = 0.2;
+/// Mass of a grid when none is given (kg).
+pub const DEFAULT_GRID_MASS: f32 = 0.2;
+/// Bounds of [`ClothBuilder::scale`].
+pub const MIN_SCALE: f32 = 1.0e-6;
+/// See [`MIN_SCALE`].
+pub const MAX_SCALE: f32 = 1.0e6;
+/// Bounds of a total mass (kg) or an areal density (kg/m²).
+pub const MIN_MASS: f32 = 1.0e-9;
+/// See [`MIN_MASS`].
+pub const MAX_MASS: f32 = 1.0e9;
+/// Bounds of a grid's spacing (m).
+pub const MIN_SPACING: f32 = 1.0e-5;
+/// See [`MIN_SPACING`].
+pub const MAX_SPACING: f32 = 1.0e3;
+/// Largest layout height, up or down (m).
+pub const MAX_LAYOUT_HEIGHT: f32 = 1.0e6;
 
 impl ClothBuilder {
     fn from_source(source: Source, mass: Mass, pins: Vec<Pinning>) -> Self {
@@ -134,7 +150,7 @@ impl ClothBuilder {
                 rows,
                 spacing: None,
             },
-            Mass::Total(0.2),
+            Mass::Total(DEFAULT_GRID_MASS),
             vec![Pinning::Corners],
         )
     }
@@ -246,7 +262,7 @@ impl ClothBuilder {
 
     /// Builds the particles, the constraints (colored and sorted by color) and the triangles.
     pub fn build(self) -> Result<Cloth> {
-        check_range("scale", self.scale as f64, 1.0e-6, 1.0e6)?;
+        check_range("scale", self.scale, MIN_SCALE, MAX_SCALE)?;
         check_finite3("translation", self.translate)?;
         check_finite3("initial velocity", self.velocity)?;
         let (Mass::Total(m) | Mass::Density(m)) = self.mass;
@@ -255,9 +271,9 @@ impl ClothBuilder {
                 Mass::Total(_) => "total mass (kg)",
                 Mass::Density(_) => "density (kg/m²)",
             },
-            m as f64,
-            1.0e-9,
-            1.0e9,
+            m,
+            MIN_MASS,
+            MAX_MASS,
         )?;
         let surface = match &self.source {
             Source::Grid {
@@ -288,9 +304,14 @@ impl ClothBuilder {
             )));
         }
         let spacing = spacing.unwrap_or(1.0 / (w - 1) as f32);
-        check_range("spacing (m)", spacing as f64, 1.0e-5, 1.0e3)?;
+        check_range("spacing (m)", spacing, MIN_SPACING, MAX_SPACING)?;
         let (Layout::Hanging { top: y } | Layout::Flat { height: y }) = self.layout;
-        check_range("layout height (m)", y as f64, -1.0e6, 1.0e6)?;
+        check_range(
+            "layout height (m)",
+            y,
+            -MAX_LAYOUT_HEIGHT,
+            MAX_LAYOUT_HEIGHT,
+        )?;
         let n = n as usize;
         let width = spacing * (w - 1) as f32;
         let height = spacing * (h - 1) as f32;

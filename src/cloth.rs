@@ -2,7 +2,7 @@
 
 use glam::Vec3;
 
-pub use crate::builder::{ClothBuilder, Layout, MAX_PARTICLES, Mass, Pinning};
+use crate::builder::MAX_PARTICLES;
 use crate::coloring::ColoredConstraints;
 use crate::error::{ChiffonError, Result, check_finite3};
 use crate::geometry::{MeshStats, UvLayer, VertexTriangles};
@@ -17,43 +17,80 @@ pub struct Constraint {
     pub j: u32,
     /// Rest length (m).
     pub rest: f32,
-    /// Bits 0–1: its [`ConstraintKind`] as a number (`kind as u32`), which picks the
-    /// compliance; bits 2 and up: its material, the row of the kernels' `materials` table
-    /// (0 in a [`Cloth`]; a world gives each cloth its own, see [`crate::world`]).
-    pub kind: u32,
+    /// Two numbers in one word, so the record stays 16 bytes: bits 0–1 are the kind number
+    /// ([`ConstraintKind`] as `u32`, or [`crate::hierarchy::LIMIT_KIND`] for a coarse level's
+    /// limit), bits 2 and up are the kind's datum: a cloth constraint's material (the row of the
+    /// kernels' `materials` table; 0 in a [`Cloth`], one per cloth in a world) or a limit's
+    /// mass share. Read it with [`Constraint::kind_number`], [`Constraint::material`] and
+    /// [`Constraint::limit_share`].
+    pub packed: u32,
 }
 
 impl Constraint {
-    /// A constraint of `kind` between `i` and `j` with rest length `rest` (m).
+    /// A constraint of `kind` between `i` and `j` with rest length `rest` (m), material 0.
     pub fn new(i: u32, j: u32, rest: f32, kind: ConstraintKind) -> Self {
         Self {
             i,
             j,
             rest,
-            kind: kind as u32,
+            packed: kind as u32,
         }
     }
 
-    /// Bits of `kind` below the material.
-    pub const MATERIAL_SHIFT: u32 = 2;
+    /// Bits of [`Constraint::packed`] below the datum (the kind number).
+    pub const DATUM_SHIFT: u32 = 2;
 
-    /// The same constraint reading material `material`.
+    /// The kind number: [`ConstraintKind`] as `u32` (0–2), or 3 for a limit.
+    pub fn kind_number(&self) -> u32 {
+        self.packed & ((1 << Self::DATUM_SHIFT) - 1)
+    }
+
+    /// True for a coarse level's limit ([`crate::hierarchy`]).
+    pub fn is_limit(&self) -> bool {
+        self.kind_number() == crate::hierarchy::LIMIT_KIND
+    }
+
+    /// The datum in bits 2 and up: the material, or a limit's share.
+    fn datum(&self) -> u32 {
+        self.packed >> Self::DATUM_SHIFT
+    }
+
+    /// The same constraint reading material `material` (a limit has no material and is
+    /// returned unchanged).
     pub fn with_material(self, material: u32) -> Self {
+        if self.is_limit() {
+            return self;
+        }
         Self {
-            kind: (self.kind & ((1 << Self::MATERIAL_SHIFT) - 1))
-                | (material << Self::MATERIAL_SHIFT),
+            packed: self.kind_number() | (material << Self::DATUM_SHIFT),
             ..self
         }
     }
 
-    /// Its material (the row of the `materials` table).
-    pub fn material(&self) -> u32 {
-        self.kind >> Self::MATERIAL_SHIFT
+    /// Its material (the row of the `materials` table); `None` for a limit.
+    pub fn material(&self) -> Option<u32> {
+        (!self.is_limit()).then(|| self.datum())
+    }
+
+    /// A limit's share of the correction that its first end takes, in 1/65536; `None` for a
+    /// cloth constraint.
+    pub fn limit_share(&self) -> Option<u32> {
+        self.is_limit().then(|| self.datum())
+    }
+
+    /// The same constraint with both particle indices moved up by `base` (a cloth placed at
+    /// particle `base` of a world's buffers).
+    pub fn shifted(self, base: u32) -> Self {
+        Self {
+            i: self.i + base,
+            j: self.j + base,
+            ..self
+        }
     }
 
     /// Its α̃ out of a material's row (twin of `constraint_alpha` in `shaders/common.wgsl`).
     pub fn alpha(&self, material: glam::Vec4) -> f32 {
-        material[(self.kind & 3) as usize]
+        material[self.kind_number() as usize]
     }
 }
 
@@ -191,8 +228,8 @@ impl Cloth {
             if !(c.rest.is_finite() && c.rest >= 0.0) {
                 return bad(format!("constraint {k} has rest length {}", c.rest));
             }
-            if ConstraintKind::from_index(c.kind).is_none() {
-                return bad(format!("constraint {k} has unknown kind {}", c.kind));
+            if ConstraintKind::from_index(c.packed).is_none() {
+                return bad(format!("constraint {k} has unknown kind {}", c.packed));
             }
         }
         if let Some(t) = desc
@@ -402,6 +439,6 @@ impl Cloth {
     pub fn structural_constraints(&self) -> impl Iterator<Item = &Constraint> {
         self.constraints()
             .iter()
-            .filter(|c| c.kind == ConstraintKind::Structural as u32)
+            .filter(|c| c.kind_number() == ConstraintKind::Structural as u32)
     }
 }

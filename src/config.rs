@@ -3,8 +3,8 @@
 //! test `tests/shaders.rs` checks with naga that each WGSL struct has the size and field offsets
 //! of its twin listed in [`GPU_STRUCTS`].
 
-pub use crate::cloth::Constraint;
-pub use crate::hierarchy::Prolongation;
+use crate::cloth::Constraint;
+use crate::hierarchy::Prolongation;
 
 /// Bytes of one particle record (`vec4<f32>`: xyz + inverse mass, or xyz + 0 for the previous
 /// position).
@@ -21,8 +21,9 @@ pub const DEFAULT_WORKGROUP_SIZE: u32 = 128;
 pub struct StepParams {
     /// xyz: gravity + wind (m/s²); w unused.
     pub accel: [f32; 4],
-    /// xyz: initial velocity of free particles (m/s), read by `start` only; w unused.
-    pub start_velocity: [f32; 4],
+    /// xyz: the scene's centre (m); w: the divergence limit, the distance from it beyond which
+    /// a particle counts as diverged (m).
+    pub center: [f32; 4],
     /// xyz: sphere centre (m); w: radius (m), 0 when there is no sphere.
     pub sphere: [f32; 4],
     /// dt ratio `h / h_prev` (1 for plain Verlet and for every substep after the first).
@@ -47,8 +48,9 @@ pub struct StepParams {
     pub tether_stiffness: f32,
     /// 1: SHAKE direction (bond at the start of the step); 0: current bond (Jakobsen).
     pub shake: u32,
-    /// The health check's limit on the distance from the origin (m).
-    pub max_distance: f32,
+    /// The frame's number (low 32 bits; 1 = the first since construction or reset), which the
+    /// health check records.
+    pub frame: u32,
     /// Over-relaxation factor of every constraint correction (1 = plain XPBD).
     pub over_relaxation: f32,
     /// Padding to a multiple of 16 bytes.
@@ -185,17 +187,26 @@ impl TetherSlot {
 }
 
 /// Output of `check_health` (`Health` in `shaders/common.wgsl`): the lowest index of a
-/// particle whose position is non-finite or beyond the limit, or `u32::MAX` when all are well.
+/// particle whose position is non-finite or beyond the limit, or `u32::MAX` when all are well,
+/// and the first frame that found one. Both only ever go down (atomic minimum), so a copy read
+/// back frames later still names the frame it went bad in.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Health {
     /// First bad particle, or [`Health::OK`].
     pub first_bad: u32,
+    /// Low 32 bits of the first frame that found a bad particle, or [`Health::OK`].
+    pub frame: u32,
 }
 
 impl Health {
-    /// No bad particle.
+    /// No bad particle (either field).
     pub const OK: u32 = u32::MAX;
+    /// All well.
+    pub const CLEAR: Health = Health {
+        first_bad: Self::OK,
+        frame: Self::OK,
+    };
 }
 
 /// The Rust side of one struct shared with WGSL: its name there, its size and its fields'
@@ -224,7 +235,7 @@ macro_rules! layout {
 pub const GPU_STRUCTS: &[GpuStructLayout] = &[
     layout!(StepParams {
         accel,
-        start_velocity,
+        center,
         sphere,
         ratio,
         damping,
@@ -237,7 +248,7 @@ pub const GPU_STRUCTS: &[GpuStructLayout] = &[
         tether_scale,
         tether_stiffness,
         shake,
-        max_distance,
+        frame,
         over_relaxation,
         pad0,
         pad1,
@@ -249,7 +260,7 @@ pub const GPU_STRUCTS: &[GpuStructLayout] = &[
         first_sweep,
         pad
     }),
-    layout!(Constraint { i, j, rest, kind }),
+    layout!(Constraint { i, j, rest, packed }),
     layout!(TetherSlot { anchor, rest }),
     layout!(Prolongation {
         parents,
@@ -259,7 +270,7 @@ pub const GPU_STRUCTS: &[GpuStructLayout] = &[
         pad1,
         pad2
     }),
-    layout!(Health { first_bad }),
+    layout!(Health { first_bad, frame }),
     layout!(ClothRecord {
         alpha,
         particle_offset,
@@ -298,23 +309,46 @@ pub fn workgroups(threads: u32, size: u32, max_per_dim: u32) -> (u32, u32) {
     }
 }
 
-/// Byte sizes of the buffers a cloth needs on the GPU.
+/// Number of [`StepParams`] slots: the first substep's (with the frame's dt ratio) and the one
+/// every later substep uses.
+pub const STEP_PARAM_SLOTS: u64 = 2;
+
+/// Bytes of the health flag's buffer ([`Health`], rounded up to a whole `vec4`).
+pub const HEALTH_BYTES: u64 = VEC4_BYTES;
+const _: () = assert!(size_of::<Health>() as u64 <= HEALTH_BYTES);
+
+/// Byte offset of the inverse mass (w) within a particle's `vec4` record, for writing it alone.
+pub const INVERSE_MASS_OFFSET: u64 = 12;
+
+/// Byte sizes of a world's buffers on the GPU. The particle buffers are made once at the
+/// world's capacity (a renderer binds the position buffer, so it must stay the same buffer);
+/// the topology buffers grow with the layout ([`BufferSizes::grown`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BufferSizes {
     /// Positions (and, equally, previous positions): one vec4 per particle.
     pub particles: u64,
+    /// [`TETHER_SLOTS`] [`TetherSlot`]s per particle.
+    pub tethers: u64,
+    /// The [`StepParams`] slots (first substep, later substeps).
+    pub step_params: u64,
+    /// Distance between dynamic-offset uniform slots.
+    pub uniform_stride: u64,
+    /// The topology: what grows with the cloths in the world.
+    pub topology: TopologySizes,
+}
+
+/// Byte sizes of the buffers that hold a layout's topology.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TopologySizes {
     /// The color-sorted constraints.
     pub constraints: u64,
     /// One XPBD multiplier (f32) per constraint.
     pub multipliers: u64,
-    /// [`TETHER_SLOTS`] [`TetherSlot`]s per particle.
-    pub tethers: u64,
-    /// Two [`ColorRange`]s per color (first sweep, later sweeps), each in its own slot.
+    /// Two [`ColorRange`]s per global color (first sweep, later sweeps), each in its own
+    /// uniform slot.
     pub color_table: u64,
     /// One material row (`vec4`: α̃ of each kind) per material.
     pub materials: u64,
-    /// The [`StepParams`] slots (first substep, later substeps).
-    pub step_params: u64,
     /// The coarse levels' snapshot slots: the particle of each (`u32`).
     pub nodes: u64,
     /// The snapshot: one vec4 per slot.
@@ -323,69 +357,137 @@ pub struct BufferSizes {
     pub prolongations: u64,
     /// The coarse passes' ranges (the snapshot's, then one per level), each in its own slot.
     pub coarse_table: u64,
-    /// Distance between dynamic-offset uniform slots.
-    pub uniform_stride: u64,
+    /// One [`ClothRecord`] per fused cloth.
+    pub records: u64,
+    /// The fused cloths' colors ([`ColorRange`]s).
+    pub fused_colors: u64,
 }
 
-/// Number of [`StepParams`] slots: the first substep's (with the frame's dt ratio) and the one
-/// every later substep uses.
-pub const STEP_PARAM_SLOTS: u64 = 2;
+/// What a layout holds, counted: the input of [`BufferSizes::grown`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TopologyCounts {
+    /// Constraints in all (global region and fused runs).
+    pub constraints: u64,
+    /// Global colors (the cloths' and the coarse levels').
+    pub colors: u64,
+    /// Materials (one per cloth).
+    pub materials: u64,
+    /// Coarse snapshot slots.
+    pub nodes: u64,
+    /// Prolongation entries.
+    pub prolongations: u64,
+    /// Coarse levels.
+    pub levels: u64,
+    /// Fused cloths.
+    pub fused_cloths: u64,
+    /// Fused colors.
+    pub fused_colors: u64,
+}
 
 impl BufferSizes {
-    /// Sizes for `particles` particles, `constraints` constraints in `colors` colors and
-    /// `materials` materials, with uniform slots aligned to `min_uniform_alignment` bytes.
-    pub fn new(
-        particles: u64,
-        constraints: u64,
-        colors: u64,
-        materials: u64,
-        min_uniform_alignment: u64,
-    ) -> Self {
+    /// Sizes for `particles` particles with uniform slots aligned to `min_uniform_alignment`
+    /// bytes, and an empty topology.
+    pub fn new(particles: u64, min_uniform_alignment: u64) -> Self {
         // Each slot must start on the device's alignment and hold the largest uniform block.
         let uniform_stride =
             (size_of::<StepParams>() as u64).next_multiple_of(min_uniform_alignment.max(1));
-        Self {
-            particles: particles * VEC4_BYTES,
-            // wgpu refuses zero-sized bindings; a cloth without constraints still binds one.
-            constraints: (constraints * size_of::<Constraint>() as u64).max(VEC4_BYTES),
-            multipliers: (constraints * 4).max(VEC4_BYTES),
-            tethers: particles * (TETHER_SLOTS * size_of::<TetherSlot>()) as u64,
-            color_table: 2 * colors.max(1) * uniform_stride,
-            materials: materials.max(1) * VEC4_BYTES,
+        let mut sizes = Self {
+            particles: particles.max(1) * VEC4_BYTES,
+            tethers: particles.max(1) * (TETHER_SLOTS * size_of::<TetherSlot>()) as u64,
             step_params: STEP_PARAM_SLOTS * uniform_stride,
-            nodes: VEC4_BYTES,
-            snapshot: VEC4_BYTES,
-            prolongations: size_of::<Prolongation>() as u64,
-            coarse_table: uniform_stride,
             uniform_stride,
-        }
+            topology: TopologySizes {
+                constraints: 0,
+                multipliers: 0,
+                color_table: 0,
+                materials: 0,
+                nodes: 0,
+                snapshot: 0,
+                prolongations: 0,
+                coarse_table: 0,
+                records: 0,
+                fused_colors: 0,
+            },
+        };
+        sizes.topology = sizes.topology_for(&TopologyCounts::default());
+        sizes
     }
 
-    /// The same sizes for a cloth with coarse levels ([`crate::hierarchy::Hierarchy`]):
-    /// `nodes` snapshot slots, `prolongations` entries, `levels` levels.
-    pub fn with_hierarchy(self, nodes: u64, prolongations: u64, levels: u64) -> Self {
-        Self {
-            nodes: (nodes * 4).max(VEC4_BYTES),
-            snapshot: (nodes * VEC4_BYTES).max(VEC4_BYTES),
-            prolongations: prolongations.max(1) * size_of::<Prolongation>() as u64,
-            coarse_table: (1 + levels) * self.uniform_stride,
-            ..self
+    /// The topology buffers' sizes for a layout of `counts`. wgpu refuses zero-sized
+    /// bindings, so an empty table still takes one element.
+    pub fn topology_for(&self, c: &TopologyCounts) -> TopologySizes {
+        let stride = self.uniform_stride;
+        TopologySizes {
+            constraints: c.constraints.max(1) * size_of::<Constraint>() as u64,
+            multipliers: (c.constraints * 4).max(VEC4_BYTES),
+            color_table: 2 * c.colors.max(1) * stride,
+            materials: c.materials.max(1) * VEC4_BYTES,
+            nodes: (c.nodes * 4).max(VEC4_BYTES),
+            snapshot: c.nodes.max(1) * VEC4_BYTES,
+            prolongations: c.prolongations.max(1) * size_of::<Prolongation>() as u64,
+            coarse_table: (1 + c.levels) * stride,
+            records: c.fused_cloths.max(1) * size_of::<ClothRecord>() as u64,
+            fused_colors: c.fused_colors.max(1) * size_of::<ColorRange>() as u64,
         }
     }
 
     /// Total bytes on the device.
     pub fn total(&self) -> u64 {
+        let t = &self.topology;
         2 * self.particles
-            + self.constraints
-            + self.multipliers
             + self.tethers
-            + self.color_table
-            + self.materials
             + self.step_params
-            + self.nodes
-            + self.snapshot
-            + self.prolongations
-            + self.coarse_table
+            + HEALTH_BYTES
+            + t.constraints
+            + t.multipliers
+            + t.color_table
+            + t.materials
+            + t.nodes
+            + t.snapshot
+            + t.prolongations
+            + t.coarse_table
+            + t.records
+            + t.fused_colors
+    }
+}
+
+impl TopologySizes {
+    /// True when every buffer of `self` holds at least what `need` asks.
+    pub fn holds(&self, need: &TopologySizes) -> bool {
+        self.fields().iter().zip(need.fields()).all(|(h, n)| *h >= n)
+    }
+
+    /// Each buffer at the larger of the two sizes.
+    pub fn max(&self, other: &TopologySizes) -> TopologySizes {
+        let [a, b, c, d, e, f, g, h, i, j] = self.fields();
+        let [a2, b2, c2, d2, e2, f2, g2, h2, i2, j2] = other.fields();
+        TopologySizes {
+            constraints: a.max(a2),
+            multipliers: b.max(b2),
+            color_table: c.max(c2),
+            materials: d.max(d2),
+            nodes: e.max(e2),
+            snapshot: f.max(f2),
+            prolongations: g.max(g2),
+            coarse_table: h.max(h2),
+            records: i.max(i2),
+            fused_colors: j.max(j2),
+        }
+    }
+
+    fn fields(&self) -> [u64; 10] {
+        [
+            self.constraints,
+            self.multipliers,
+            self.color_table,
+            self.materials,
+            self.nodes,
+            self.snapshot,
+            self.prolongations,
+            self.coarse_table,
+            self.records,
+            self.fused_colors,
+        ]
     }
 }
 
@@ -396,7 +498,7 @@ mod tests {
     #[test]
     fn uniform_slots_respect_the_device_alignment() {
         for align in [16, 32, 64, 256] {
-            let s = BufferSizes::new(100, 500, 12, 1, align);
+            let s = BufferSizes::new(100, align);
             assert_eq!(s.uniform_stride % align, 0, "alignment {align}");
             assert!(s.uniform_stride >= size_of::<StepParams>() as u64);
         }

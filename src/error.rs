@@ -4,6 +4,7 @@ use thiserror::Error;
 
 /// Everything that can go wrong in chiffon, each variant naming the problem in plain words.
 #[derive(Debug, Error)]
+#[non_exhaustive]
 pub enum ChiffonError {
     /// A number given by the caller is NaN, negative, zero where it must not be, or absurd.
     #[error("invalid {name}: {reason}")]
@@ -30,10 +31,6 @@ pub enum ChiffonError {
     /// A coloring breaks the rule that no particle appears twice in one color.
     #[error("invalid coloring: {0}")]
     InvalidColoring(String),
-
-    /// A `--dt` specification or dt file that cannot be read.
-    #[error("invalid dt: {0}")]
-    InvalidDt(String),
 
     /// wgpu found no adapter at all.
     #[error(
@@ -75,32 +72,20 @@ pub enum ChiffonError {
     #[error("GPU readback failed: {0}")]
     Readback(String),
 
-    /// The simulation produced a non-finite or absurdly distant position (reported, never
-    /// silently propagated).
-    #[error(
-        "simulation diverged: particle {particle} is non-finite or beyond the maximum distance \
-         after frame {step}; lower dt, raise the solver frequency, or soften the constraints"
-    )]
+    /// The simulation produced a non-finite position, or one beyond the divergence limit
+    /// (reported, never silently propagated).
+    #[error("simulation diverged: particle {particle}{} {cause} in frame {frame}; {}",
+        cloth.map(|c| format!(" of cloth {c}")).unwrap_or_default(), cause.advice())]
     Diverged {
-        /// The first particle found non-finite.
-        particle: usize,
-        /// The step (frame) after which it was found.
-        step: u64,
-    },
-
-    /// A cloth of a [`crate::world::World`] diverged (see [`ChiffonError::Diverged`]).
-    #[error(
-        "simulation diverged: particle {particle} of cloth {cloth} is non-finite or beyond the \
-         maximum distance after frame {step}; lower dt, raise the solver frequency, or soften \
-         the constraints"
-    )]
-    ClothDiverged {
-        /// The cloth's handle index ([`crate::world::ClothHandle::index`]).
-        cloth: u32,
+        /// The cloth's handle index ([`crate::world::ClothHandle::index`]) in a world; `None`
+        /// for a lone [`crate::Solver`].
+        cloth: Option<u32>,
         /// The first bad particle, in the cloth's own numbering.
         particle: usize,
-        /// The frame after which it was found.
-        step: u64,
+        /// The frame it went bad in (1 = the first after construction or reset).
+        frame: u64,
+        /// What was wrong with it.
+        cause: DivergenceCause,
     },
 
     /// A [`crate::world::ClothHandle`] whose cloth was removed (or that another world made).
@@ -130,27 +115,91 @@ pub enum ChiffonError {
         capacity: u64,
     },
 
-    /// The demo could not open or use its window.
-    #[error("window: {0}")]
-    Window(String),
-
     /// Reading or writing a file failed.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         /// The file.
         path: String,
-        /// What the operating system said.
-        #[source]
-        source: std::io::Error,
+        /// What the operating system said (in the message, so not also a `source`).
+        error: std::io::Error,
     },
+}
+
+/// Why a particle counts as diverged.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DivergenceCause {
+    /// Its position is NaN or infinite.
+    NonFinite,
+    /// It is farther than the divergence limit from the scene's centre (the centre of the
+    /// cloths' and colliders' bounding box at rest).
+    TooFar {
+        /// Its distance from the scene's centre (m).
+        distance: f32,
+        /// The limit ([`crate::SolverParams::max_distance`], or the automatic one) (m).
+        limit: f32,
+    },
+}
+
+impl DivergenceCause {
+    /// What to do about it.
+    fn advice(&self) -> &'static str {
+        match self {
+            DivergenceCause::NonFinite => {
+                "lower dt, raise the solver frequency, or soften the constraints"
+            }
+            DivergenceCause::TooFar { .. } => {
+                "if the scene really is that large, raise SolverParams::max_distance \
+                 (--max-distance); otherwise lower dt or raise the solver frequency"
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for DivergenceCause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DivergenceCause::NonFinite => f.write_str("became non-finite"),
+            DivergenceCause::TooFar { distance, limit } => write!(
+                f,
+                "is {distance:.4e} m from the scene's centre, beyond the divergence limit of \
+                 {limit:.4e} m"
+            ),
+        }
+    }
 }
 
 /// Short alias used across the crate.
 pub type Result<T, E = ChiffonError> = std::result::Result<T, E>;
 
+/// A number a parameter check compares in its own type, so a value typed as `1e-6` into an
+/// `f32` passes a minimum of `1e-6_f32` (compared in `f64`, the `f32` rounding of 1e-6 falls
+/// just below the `f64` one).
+pub(crate) trait Number: Copy + PartialOrd + std::fmt::Display {
+    /// False for NaN and infinities.
+    fn finite(self) -> bool;
+}
+
+impl Number for f32 {
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+}
+
+impl Number for f64 {
+    fn finite(self) -> bool {
+        self.is_finite()
+    }
+}
+
+impl Number for u32 {
+    fn finite(self) -> bool {
+        true
+    }
+}
+
 /// Checks that `value` is finite and at least `min`; the error names the parameter.
-pub(crate) fn check_at_least(name: &'static str, value: f64, min: f64) -> Result<()> {
-    if !value.is_finite() {
+pub(crate) fn check_at_least<T: Number>(name: &'static str, value: T, min: T) -> Result<()> {
+    if !value.finite() {
         return Err(ChiffonError::InvalidParameter {
             name,
             reason: format!("{value} is not a finite number"),
@@ -166,7 +215,7 @@ pub(crate) fn check_at_least(name: &'static str, value: f64, min: f64) -> Result
 }
 
 /// Checks that `value` is finite and inside `[min, max]`.
-pub(crate) fn check_range(name: &'static str, value: f64, min: f64, max: f64) -> Result<()> {
+pub(crate) fn check_range<T: Number>(name: &'static str, value: T, min: T, max: T) -> Result<()> {
     check_at_least(name, value, min)?;
     if value > max {
         return Err(ChiffonError::InvalidParameter {

@@ -36,7 +36,7 @@ pub fn write_positions(path: &Path, cloth: &Cloth, positions: &[Vec3]) -> Result
     };
     std::fs::write(path, text).map_err(|e| ChiffonError::Io {
         path: path.display().to_string(),
-        source: e,
+        error: e,
     })
 }
 
@@ -92,7 +92,7 @@ impl ObjSequence {
     pub fn new(dir: &Path) -> Result<Self> {
         std::fs::create_dir_all(dir).map_err(|e| ChiffonError::Io {
             path: dir.display().to_string(),
-            source: e,
+            error: e,
         })?;
         Ok(Self {
             dir: dir.to_path_buf(),

@@ -29,12 +29,12 @@ use crate::cloth::{Cloth, Constraint};
 use crate::coloring::ColoredConstraints;
 use crate::error::Result;
 
-/// The kind number of a limit (bits 0–1 of [`Constraint::kind`]): unilateral (only a stretched
-/// limit is corrected) and rigid (its α̃ is the material row's unused fourth entry, 0).
+/// The kind number of a limit ([`Constraint::kind_number`]): unilateral (only a stretched limit
+/// is corrected) and rigid (it reads no material).
 pub const LIMIT_KIND: u32 = 3;
 
-/// Bits 2..18 of a limit's kind: the share of the correction its first end takes, in
-/// 1/65536 (the ratio of the masses its two coarse particles stand for).
+/// A limit's datum ([`Constraint::limit_share`]): the share of the correction its first end
+/// takes, in 1/65536 (the ratio of the masses its two coarse particles stand for).
 const SHARE_SCALE: f32 = 65536.0;
 
 /// A limit between `i` and `j` of rest length `rest` whose first end takes `share` of the
@@ -45,15 +45,15 @@ fn limit(i: u32, j: u32, rest: f32, share: f32) -> Constraint {
         i,
         j,
         rest,
-        kind: LIMIT_KIND | (q << Constraint::MATERIAL_SHIFT),
+        packed: LIMIT_KIND | (q << Constraint::DATUM_SHIFT),
     }
 }
 
 /// Twin of `limit_weights` in `shaders/common.wgsl`: the inverse masses a limit moves its
 /// ends with (a pinned or held end, inverse mass 0, stays).
 #[inline]
-pub(crate) fn limit_weights(kind: u32, wi: f32, wj: f32) -> (f32, f32) {
-    let share = (kind >> Constraint::MATERIAL_SHIFT) as f32 / SHARE_SCALE;
+pub(crate) fn limit_weights(packed: u32, wi: f32, wj: f32) -> (f32, f32) {
+    let share = (packed >> Constraint::DATUM_SHIFT) as f32 / SHARE_SCALE;
     (
         if wi == 0.0 { 0.0 } else { share },
         if wj == 0.0 { 0.0 } else { 1.0 - share },
@@ -117,6 +117,16 @@ pub struct Hierarchy {
     prolong: Vec<Prolongation>,
 }
 
+/// One cloth's share of a merged hierarchy ([`Hierarchy::concat`]).
+pub(crate) struct Part<'a> {
+    /// Its first particle in the merged numbering.
+    pub base: u32,
+    /// Its material (the row of the `materials` table its constraints read).
+    pub material: u32,
+    /// Its own constraints and levels.
+    pub hierarchy: &'a Hierarchy,
+}
+
 impl Hierarchy {
     /// No coarse levels: the solvers' constraints are the cloth's.
     pub fn none(cloth: &Cloth) -> Self {
@@ -155,16 +165,12 @@ impl Hierarchy {
             .collect();
         let mut xs: Vec<u32> = (0..grid.columns).collect();
         let mut ys: Vec<u32> = (0..grid.rows).collect();
+        let grids = level_grids(grid, max_levels);
         // Per level, finest first: its particles, its limits, and the prolongation (particle,
         // parents as particles with weights) of the particles it drops.
         type Follows = Vec<(u32, Vec<(u32, f32)>)>;
         let mut built: Vec<(Vec<u32>, Vec<Constraint>, Follows)> = Vec::new();
-        while built.len() < max_levels.min(MAX_LEVELS) {
-            let stride = if built.is_empty() { FIRST_STRIDE } else { 2 };
-            let (cx, cy) = (every_nth(&xs, stride), every_nth(&ys, stride));
-            if cx.len() * cy.len() < MIN_LEVEL_PARTICLES || (cx == xs && cy == ys) {
-                break;
-            }
+        for (cx, cy) in grids {
             // Dropped particles of the finer level: bilinear in the cell around them.
             let mut follows = Vec::new();
             for &y in &ys {
@@ -267,9 +273,135 @@ impl Hierarchy {
                 particles: particles.len(),
             });
         }
-        // What `prolong`'s parallel loop rests on, checked once here rather than every call:
-        // within a level the particles written are distinct and none is a parent read.
-        let mut written = vec![u32::MAX; n];
+        Self::checked(
+            constraints,
+            colors,
+            cloth.colors().len(),
+            levels,
+            snapshot_nodes,
+            prolong,
+            n,
+        )
+    }
+
+    /// Several cloths' constraints and coarse levels in one particle numbering (a world's
+    /// global path), so the schedule solves them all with the dispatches of one: color c of
+    /// every cloth's own constraints is one color, and the levels line up from the finest (a
+    /// cloth with fewer levels joins at the finer ones), each merged color by color. `parts`
+    /// are in ascending particle order; `particle_count` is the world's.
+    pub(crate) fn concat(parts: &[Part<'_>], particle_count: usize) -> Result<Self> {
+        // Color c of `of(part)` (a range of the part's colors) of every part, one after
+        // another, becomes one merged color; `count` such colors.
+        fn merge_colors(
+            parts: &[Part<'_>],
+            constraints: &mut Vec<Constraint>,
+            colors: &mut Vec<Range<u32>>,
+            count: usize,
+            of: &dyn Fn(&Part<'_>) -> Option<Range<u32>>,
+        ) {
+            for color in 0..count {
+                let start = constraints.len() as u32;
+                for part in parts {
+                    let Some(own) = of(part).and_then(|mut r| r.nth(color)) else {
+                        continue;
+                    };
+                    let r = &part.hierarchy.constraints.colors()[own as usize];
+                    constraints.extend(
+                        part.hierarchy.constraints.constraints()[r.start as usize..r.end as usize]
+                            .iter()
+                            .map(|c| c.shifted(part.base).with_material(part.material)),
+                    );
+                }
+                colors.push(start..constraints.len() as u32);
+            }
+        }
+        let mut constraints = Vec::new();
+        let mut colors = Vec::new();
+        let cloth_colors = parts
+            .iter()
+            .map(|p| p.hierarchy.cloth_colors)
+            .max()
+            .unwrap_or(0);
+        merge_colors(parts, &mut constraints, &mut colors, cloth_colors, &|p| {
+            Some(0..p.hierarchy.cloth_colors as u32)
+        });
+        let depth = parts
+            .iter()
+            .map(|p| p.hierarchy.levels.len())
+            .max()
+            .unwrap_or(0);
+        // A part's level at merged level `w` (coarsest first): its own levels end at the finest.
+        fn own_level<'a>(p: &Part<'a>, w: usize, depth: usize) -> Option<&'a Level> {
+            (w + p.hierarchy.levels.len())
+                .checked_sub(depth)
+                .map(|l| &p.hierarchy.levels[l])
+        }
+        let mut nodes = Vec::new();
+        let mut node_base = Vec::with_capacity(parts.len());
+        for p in parts {
+            node_base.push(nodes.len() as u32);
+            nodes.extend(p.hierarchy.nodes.iter().map(|&n| n + p.base));
+        }
+        let mut levels = Vec::with_capacity(depth);
+        let mut prolong = Vec::new();
+        for w in 0..depth {
+            let level_colors = parts
+                .iter()
+                .filter_map(|p| own_level(p, w, depth))
+                .map(|l| (l.colors.end - l.colors.start) as usize)
+                .max()
+                .unwrap_or(0);
+            let first_color = colors.len() as u32;
+            merge_colors(parts, &mut constraints, &mut colors, level_colors, &|p| {
+                own_level(p, w, depth).map(|l| l.colors.clone())
+            });
+            let first_entry = prolong.len() as u32;
+            let mut particles = 0;
+            for (p, &nb) in parts.iter().zip(&node_base) {
+                let Some(l) = own_level(p, w, depth) else {
+                    continue;
+                };
+                particles += l.particles;
+                prolong.extend(
+                    p.hierarchy.prolong[l.prolong.start as usize..l.prolong.end as usize]
+                        .iter()
+                        .map(|e| Prolongation {
+                            parents: e.parents.map(|s| s + nb),
+                            particle: e.particle + p.base,
+                            ..*e
+                        }),
+                );
+            }
+            levels.push(Level {
+                colors: first_color..colors.len() as u32,
+                prolong: first_entry..prolong.len() as u32,
+                particles,
+            });
+        }
+        Self::checked(
+            constraints,
+            colors,
+            cloth_colors,
+            levels,
+            nodes,
+            prolong,
+            particle_count,
+        )
+    }
+
+    /// A hierarchy from its parts, after checking the coloring and what `prolong`'s parallel
+    /// loop rests on: within a level the particles written are distinct and none is a parent
+    /// read (checked once here rather than every call).
+    fn checked(
+        constraints: Vec<Constraint>,
+        colors: Vec<Range<u32>>,
+        cloth_colors: usize,
+        levels: Vec<Level>,
+        nodes: Vec<u32>,
+        prolong: Vec<Prolongation>,
+        particle_count: usize,
+    ) -> Result<Self> {
+        let mut written = vec![u32::MAX; particle_count];
         for (k, level) in levels.iter().enumerate() {
             let entries = &prolong[level.prolong.start as usize..level.prolong.end as usize];
             for e in entries {
@@ -278,7 +410,7 @@ impl Hierarchy {
             }
             for e in entries {
                 for &s in &e.parents {
-                    let parent = snapshot_nodes[s as usize] as usize;
+                    let parent = nodes[s as usize] as usize;
                     assert_ne!(
                         written[parent], k as u32,
                         "a parent is prolonged by its level"
@@ -287,10 +419,10 @@ impl Hierarchy {
             }
         }
         Ok(Self {
-            constraints: ColoredConstraints::from_sorted(constraints, colors, n)?,
-            cloth_colors: cloth.colors().len(),
+            constraints: ColoredConstraints::from_sorted(constraints, colors, particle_count)?,
+            cloth_colors,
             levels,
-            nodes: snapshot_nodes,
+            nodes,
             prolong,
         })
     }
@@ -362,6 +494,36 @@ pub struct LevelColors {
     pub counts: [u8; MAX_LEVELS],
 }
 
+/// The columns and rows each coarse level of `grid` keeps, finest first (at most `max_levels`,
+/// capped at [`MAX_LEVELS`]): every [`FIRST_STRIDE`]th, then every other one, with the first
+/// and the last, until fewer than [`MIN_LEVEL_PARTICLES`] would remain.
+fn level_grids(grid: crate::cloth::GridShape, max_levels: usize) -> Vec<(Vec<u32>, Vec<u32>)> {
+    let mut xs: Vec<u32> = (0..grid.columns).collect();
+    let mut ys: Vec<u32> = (0..grid.rows).collect();
+    let mut out: Vec<(Vec<u32>, Vec<u32>)> = Vec::new();
+    while out.len() < max_levels.min(MAX_LEVELS) {
+        let stride = if out.is_empty() { FIRST_STRIDE } else { 2 };
+        let (cx, cy) = (every_nth(&xs, stride), every_nth(&ys, stride));
+        if cx.len() * cy.len() < MIN_LEVEL_PARTICLES || (cx == xs && cy == ys) {
+            break;
+        }
+        (xs, ys) = (cx.clone(), cy.clone());
+        out.push((cx, cy));
+    }
+    out
+}
+
+/// The limits [`Hierarchy::new`] gives `cloth` (for sizing buffers without building it).
+pub fn limit_count(cloth: &Cloth) -> usize {
+    let Some(grid) = cloth.grid() else {
+        return 0;
+    };
+    level_grids(grid, MAX_LEVELS)
+        .iter()
+        .map(|(cx, cy)| (cx.len() - 1) * cy.len() + cx.len() * (cy.len() - 1))
+        .sum()
+}
+
 /// Every `stride`th entry of a sorted line of columns (or rows), always with the last.
 fn every_nth(line: &[u32], stride: usize) -> Vec<u32> {
     let mut out: Vec<u32> = line.iter().copied().step_by(stride).collect();
@@ -422,7 +584,7 @@ mod tests {
         // four columns (0.4 m) and the last, narrower column (0.3 m) on the first level, eight
         // (0.8 m) on the next; no diagonals. Each level's grid of limits takes four colors.
         let limits = &h.constraints().constraints()[cloth.constraint_count()..];
-        assert!(limits.iter().all(|c| c.kind & 3 == LIMIT_KIND));
+        assert!(limits.iter().all(|c| c.is_limit()));
         let mut rests: Vec<f32> = limits
             .iter()
             .map(|c| (c.rest * 1e4).round() / 1e4)
@@ -437,10 +599,10 @@ mod tests {
         assert!(
             limits
                 .iter()
-                .any(|c| limit_weights(c.kind, 1.0, 1.0) == (0.5, 0.5))
+                .any(|c| limit_weights(c.packed, 1.0, 1.0) == (0.5, 0.5))
         );
         // A pinned end never moves.
-        assert_eq!(limit_weights(limits[0].kind, 0.0, 1.0).0, 0.0);
+        assert_eq!(limit_weights(limits[0].packed, 0.0, 1.0).0, 0.0);
         // Both pinned corners are on every level.
         for pin in [0u32, 63] {
             assert!(h.nodes().contains(&pin));

@@ -134,6 +134,19 @@ where
     x0 - v0 * h + a * (h * h * S::from(0.5))
 }
 
+/// A particle's previous position when its Verlet history starts (`p`: position, inverse mass
+/// in w): [`start_previous`] for a free particle, its own position for a pinned one (which
+/// never moves). The world starts every cloth this way, on the host, when it joins or resets.
+#[inline]
+pub fn start_particle(p: glam::Vec4, v0: glam::Vec3, a: glam::Vec3, h: f32) -> glam::Vec4 {
+    let x = p.truncate();
+    if p.w == 0.0 {
+        x.extend(0.0)
+    } else {
+        start_previous(x, v0, a, h).extend(0.0)
+    }
+}
+
 /// The tempting but wrong start `x₋₁ = x₀ − v₀h`, off by `½ah²`; kept for the study and the
 /// test that shows why it is wrong.
 #[inline]

@@ -5,8 +5,8 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let args = chiffon::cli::Cli::parse();
-    match chiffon::cli::run(args) {
+    let args = chiffon::tools::cli::Cli::parse();
+    match chiffon::tools::cli::run(args) {
         Ok(code) => code,
         Err(e) => {
             // One line naming the problem, with its causes.

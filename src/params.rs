@@ -2,7 +2,7 @@
 
 use glam::Vec3;
 
-use crate::error::{ChiffonError, Result, check_at_least, check_finite3, check_range};
+use crate::error::{ChiffonError, Result, check_finite3, check_range};
 use crate::integrator::Integrator;
 
 /// A sphere collider.
@@ -168,9 +168,11 @@ pub struct SolverParams {
     /// sweep. Only grid cloths of at least [`crate::hierarchy::MIN_LEVEL_PARTICLES`] particles
     /// have levels, and a [`crate::World`]'s cloths have none. Default on.
     pub coarse_levels: bool,
-    /// Distance from the origin (m) beyond which a particle counts as diverged (the health
-    /// check). Default 1000.
-    pub max_distance: f32,
+    /// Distance (m) from the scene's centre (the centre of the cloths' and colliders'
+    /// bounding box at rest) beyond which a particle counts as diverged (the health check), or
+    /// `None` for the automatic limit: [`AUTO_LIMIT_SCALE`] times the scene's half-diagonal,
+    /// and at least [`AUTO_LIMIT_MIN`]. Default `None`.
+    pub max_distance: Option<f32>,
     /// Integration scheme. Default [`Integrator::TimeCorrected`].
     pub integrator: Integrator,
     /// Height of an infinite ground plane with normal +y (m), or `None`. Default `None`.
@@ -185,9 +187,9 @@ pub struct SolverParams {
 impl Default for SolverParams {
     fn default() -> Self {
         Self {
-            gravity: Vec3::new(0.0, -9.81, 0.0),
+            gravity: Vec3::new(0.0, -STANDARD_GRAVITY, 0.0),
             wind: Vec3::ZERO,
-            damping: 0.5,
+            damping: DEFAULT_DAMPING,
             iterations: 1,
             substeps: Substeps::Frequency(DEFAULT_FREQUENCY),
             compliance: Compliance::default(),
@@ -195,11 +197,11 @@ impl Default for SolverParams {
             over_relaxation: 1.0,
             tethers: Some(TetherParams::default()),
             coarse_levels: true,
-            max_distance: 1000.0,
+            max_distance: None,
             integrator: Integrator::TimeCorrected,
             ground: None,
             sphere: None,
-            friction: 0.3,
+            friction: DEFAULT_FRICTION,
         }
     }
 }
@@ -211,12 +213,39 @@ pub const DEFAULT_FREQUENCY: f32 = 360.0;
 /// Largest solver frequency accepted (Hz).
 pub const MAX_FREQUENCY: f32 = 10_000.0;
 
+/// Smallest solver frequency accepted (Hz).
+pub const MIN_FREQUENCY: f32 = 1.0;
+
 /// Upper bounds that catch typos (an extra zero) before they become a hang.
 pub const MAX_ITERATIONS: u32 = 1000;
 /// See [`MAX_ITERATIONS`].
 pub const MAX_SUBSTEPS: u32 = 256;
 /// Largest acceleration magnitude accepted for gravity or wind (m/s²): 1000 g.
 pub const MAX_ACCELERATION: f32 = 9810.0;
+/// Largest damping rate accepted (1/s).
+pub const MAX_DAMPING: f32 = 1.0e4;
+/// Largest compliance accepted (m/N).
+pub const MAX_COMPLIANCE: f32 = 1.0e6;
+/// Largest over-relaxation factor accepted (2 and above diverge).
+pub const MAX_OVER_RELAXATION: f32 = 1.99;
+/// Largest tether slack accepted.
+pub const MAX_TETHER_SCALE: f32 = 100.0;
+/// Smallest tether stiffness accepted (0 would be tethers off: say so with `None`).
+pub const MIN_TETHER_STIFFNESS: f32 = 1.0e-6;
+/// Smallest explicit divergence limit accepted (m).
+pub const MIN_MAX_DISTANCE: f32 = 1.0e-3;
+/// Largest coordinate accepted for a collider (m).
+pub const MAX_COORDINATE: f32 = 1.0e9;
+/// The automatic divergence limit is this many times the scene's half-diagonal...
+pub const AUTO_LIMIT_SCALE: f32 = 100.0;
+/// ...and at least this far from its centre (m).
+pub const AUTO_LIMIT_MIN: f32 = 1000.0;
+/// Default damping rate (1/s).
+pub const DEFAULT_DAMPING: f32 = 0.5;
+/// Default friction.
+pub const DEFAULT_FRICTION: f32 = 0.3;
+/// Standard gravity (m/s²), the default's magnitude (along −y).
+pub const STANDARD_GRAVITY: f32 = 9.81;
 
 impl SolverParams {
     /// True when there is something to collide with (a ground plane, or a sphere of positive
@@ -225,24 +254,19 @@ impl SolverParams {
         self.ground.is_some() || self.sphere.is_some_and(|s| s.radius > 0.0)
     }
 
-    /// Checks every field; the error names the first bad one.
+    /// Checks every field against the bounds below; the error names the first bad one.
     pub fn validate(&self) -> Result<()> {
         check_finite3("gravity", self.gravity)?;
         check_finite3("wind", self.wind)?;
         for (name, v) in [("gravity", self.gravity), ("wind", self.wind)] {
-            check_range(name, v.length() as f64, 0.0, MAX_ACCELERATION as f64)?;
+            check_range(name, v.length(), 0.0, MAX_ACCELERATION)?;
         }
-        check_range("damping (1/s)", self.damping as f64, 0.0, 1.0e4)?;
-        check_range(
-            "iterations",
-            self.iterations as f64,
-            0.0,
-            MAX_ITERATIONS as f64,
-        )?;
+        check_range("damping (1/s)", self.damping, 0.0, MAX_DAMPING)?;
+        check_range("iterations", self.iterations, 0, MAX_ITERATIONS)?;
         match self.substeps {
-            Substeps::Fixed(n) => check_range("substeps", n as f64, 1.0, MAX_SUBSTEPS as f64)?,
+            Substeps::Fixed(n) => check_range("substeps", n, 1, MAX_SUBSTEPS)?,
             Substeps::Frequency(f) => {
-                check_range("solver frequency (Hz)", f as f64, 1.0, MAX_FREQUENCY as f64)?
+                check_range("solver frequency (Hz)", f, MIN_FREQUENCY, MAX_FREQUENCY)?
             }
         }
         for (name, a) in [
@@ -250,29 +274,57 @@ impl SolverParams {
             ("shear compliance (m/N)", self.compliance.shear),
             ("bend compliance (m/N)", self.compliance.bend),
         ] {
-            check_range(name, a as f64, 0.0, 1.0e6)?;
+            check_range(name, a, 0.0, MAX_COMPLIANCE)?;
         }
-        check_range("over-relaxation", self.over_relaxation as f64, 1.0, 1.99)?;
+        check_range(
+            "over-relaxation",
+            self.over_relaxation,
+            1.0,
+            MAX_OVER_RELAXATION,
+        )?;
         if let Some(t) = self.tethers {
-            check_range("tether scale", t.scale as f64, 1.0, 100.0)?;
-            check_range("tether stiffness", t.stiffness as f64, 1.0e-6, 1.0)?;
+            check_range("tether scale", t.scale, 1.0, MAX_TETHER_SCALE)?;
+            check_range("tether stiffness", t.stiffness, MIN_TETHER_STIFFNESS, 1.0)?;
         }
-        check_range("max distance (m)", self.max_distance as f64, 1.0e-3, 1.0e9)?;
-        check_range("friction", self.friction as f64, 0.0, 1.0)?;
+        if let Some(d) = self.max_distance {
+            check_range("max distance (m)", d, MIN_MAX_DISTANCE, f32::MAX)?;
+        }
+        check_range("friction", self.friction, 0.0, 1.0)?;
         if let Some(h) = self.ground {
-            check_at_least("ground height", h as f64, -1.0e6)?;
+            check_range("ground height (m)", h, -MAX_COORDINATE, MAX_COORDINATE)?;
         }
         if let Some(s) = self.sphere {
             check_finite3("sphere centre", s.center)?;
-            check_at_least("sphere radius", s.radius as f64, 0.0)?;
-            if s.radius <= 0.0 {
+            if s.radius.is_nan() || s.radius <= 0.0 {
                 return Err(ChiffonError::InvalidParameter {
                     name: "sphere radius",
                     reason: format!("{} must be greater than 0", s.radius),
                 });
             }
+            check_range("sphere radius (m)", s.radius, 0.0, MAX_COORDINATE)?;
         }
         Ok(())
+    }
+
+    /// `lo..hi` (a bounding box) grown to take in the colliders: the ground plane's height
+    /// above or below it, and the sphere.
+    pub(crate) fn extend_bounds(&self, mut lo: Vec3, mut hi: Vec3) -> (Vec3, Vec3) {
+        if let Some(g) = self.ground {
+            lo.y = lo.y.min(g);
+            hi.y = hi.y.max(g);
+        }
+        if let Some(s) = self.sphere {
+            lo = lo.min(s.center - Vec3::splat(s.radius));
+            hi = hi.max(s.center + Vec3::splat(s.radius));
+        }
+        (lo, hi)
+    }
+
+    /// The divergence limit (m from the scene's centre) for `scene`: [`Self::max_distance`],
+    /// or the automatic one.
+    pub fn divergence_limit(&self, scene: &crate::schedule::Scene) -> f32 {
+        self.max_distance
+            .unwrap_or((AUTO_LIMIT_SCALE * scene.radius).max(AUTO_LIMIT_MIN))
     }
 
     /// The total constant acceleration (gravity + wind), m/s².
@@ -283,6 +335,8 @@ impl SolverParams {
 
 /// Largest single step accepted by `step(dt)` (s). Longer frames should be clamped by the host.
 pub const MAX_DT: f64 = 1.0;
+/// Smallest single step accepted by `step(dt)` (s).
+pub const MIN_DT: f64 = 1.0e-7;
 
 /// Checks a frame time handed to `step`.
 pub fn validate_dt(dt: f64) -> Result<()> {
@@ -292,5 +346,5 @@ pub fn validate_dt(dt: f64) -> Result<()> {
             reason: format!("{dt} s is not a positive finite time step"),
         });
     }
-    check_range("dt (s)", dt, 1.0e-7, MAX_DT)
+    check_range("dt (s)", dt, MIN_DT, MAX_DT)
 }

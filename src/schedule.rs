@@ -1,14 +1,13 @@
 //! One frame, described once: what the host decides (substep length, dt ratio, the uniform
-//! block, whether Verlet must start afresh) and the sequence of kernel passes. The GPU solver
-//! and the CPU reference both execute [`FrameSchedule::run`], so they cannot drift apart: a
-//! [`Pass`] added here must be handled by both executors (the `match` in each will not compile
-//! otherwise).
+//! block) and the sequence of kernel passes. The GPU recorder (`gpu/engine.rs`) and the CPU
+//! executor (`cpu/engine.rs`) both execute [`FrameSchedule::run`], so they cannot drift apart:
+//! a [`Pass`] added here must be handled by both (the `match` in each will not compile
+//! otherwise). `docs/architecture.md` walks through adding one.
 //!
 //! A frame is a sequence of named [`Stage`]s; the GPU records each stage as its own compute
 //! pass, which is what lets the benchmark time every stage with GPU timestamps.
 //!
 //! ```text
-//! [start]                      only on the first frame after construction or reset
 //! per substep s = 0..S         (S fixed, or from the solver frequency)
 //!   integrate (slot s == 0 ? First : Rest)
 //!   coarse    when the cloth has coarse levels and they are on: snapshot, then per level,
@@ -23,8 +22,10 @@
 //!                              (of the per-pass cloths; the fused kernel checks its own)
 //! ```
 //!
-//! A lone cloth runs the per-pass stages; a world runs them for the cloths on its global path
-//! (color c of every such cloth in one dispatch) and the fused stage for the others.
+//! The world runs the per-pass stages for the cloths on its global path (color c of every such
+//! cloth in one dispatch; a lone [`crate::Solver`]'s cloth is one) and the fused stage for the
+//! others. Verlet's start (`x₋₁`) is not a pass: the world writes it from the host when a cloth
+//! joins or resets.
 
 use glam::Vec3;
 
@@ -37,8 +38,6 @@ use crate::params::{SolverParams, validate_dt};
 /// A named group of passes: the unit a GPU timestamp measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Stage {
-    /// `x₋₁ = x₀ − v₀h + ½ah²` from the current state, once after construction or reset.
-    Start,
     /// Verlet step of every particle.
     Integrate,
     /// The coarse levels ([`crate::hierarchy`]): snapshot, then each level's colors and
@@ -59,8 +58,7 @@ pub enum Stage {
 
 impl Stage {
     /// Every stage, in frame order.
-    pub const ALL: [Stage; 8] = [
-        Stage::Start,
+    pub const ALL: [Stage; 7] = [
         Stage::Integrate,
         Stage::Coarse,
         Stage::Solve,
@@ -73,7 +71,6 @@ impl Stage {
     /// Its name in pass labels, tables and JSON.
     pub fn name(self) -> &'static str {
         match self {
-            Stage::Start => "start",
             Stage::Integrate => "integrate",
             Stage::Coarse => "coarse",
             Stage::Solve => "solve",
@@ -97,8 +94,6 @@ pub enum Slot {
 /// One kernel launch (one GPU dispatch, one call of a CPU twin).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pass {
-    /// `start` (`shaders/start.wgsl`, `cpu::start`), reading the first slot.
-    Start,
     /// `integrate` (`shaders/integrate.wgsl`, `cpu::integrate`).
     Integrate(Slot),
     /// `snapshot_nodes` (`shaders/snapshot.wgsl`, `cpu::snapshot_nodes`): where the coarse
@@ -144,27 +139,24 @@ pub trait Executor {
 /// The passes of one frame under given parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FrameSchedule {
-    /// True on the first frame after construction or reset: a [`Stage::Start`] comes first.
-    pub starting: bool,
     /// Substeps in the frame.
     pub substeps: u32,
     /// Sweeps over all colors per substep.
     pub iterations: u32,
-    /// Colors of the cloth's constraints.
+    /// Colors of the global cloths' own constraints.
     pub colors: u32,
-    /// The coarse levels solved each substep (none when off or when the cloth has none); their
-    /// colors follow the cloth's.
+    /// The coarse levels solved each substep (none when off or when no cloth has any); their
+    /// colors follow the cloths'.
     pub levels: LevelColors,
-    /// True when the tether stage runs (tethers on, and the cloth has some).
+    /// True when the tether stage runs (tethers on, and a global cloth has some).
     pub tethers: bool,
     /// True when the collide stage runs ([`SolverParams::has_colliders`]): with nothing to
     /// collide with it would only read every particle, once a substep.
     pub collide: bool,
-    /// True when the per-pass stages run (a lone cloth, or a world with cloths on its global
-    /// path).
+    /// True when the per-pass stages run (some cloth is on the global path).
     pub global: bool,
     /// The fused stage's dispatches: one for the fused cloths held in workgroup memory, one
-    /// for those that stay in storage, each when there are any (a world).
+    /// for those that stay in storage, each when there are any.
     pub fused: FusedStage,
 }
 
@@ -178,54 +170,10 @@ pub struct FusedStage {
 }
 
 impl FrameSchedule {
-    /// The schedule of a planned frame, for a cloth with `colors` colors and (`has_tethers`)
-    /// at least one tether.
-    pub fn new(
-        plan: &FramePlan,
-        params: &SolverParams,
-        colors: usize,
-        levels: LevelColors,
-        has_tethers: bool,
-    ) -> Self {
-        Self {
-            starting: plan.starting,
-            substeps: plan.substeps,
-            ..Self::steady(1.0 / 60.0, params, colors, levels, has_tethers)
-        }
-    }
-
-    /// The schedule of a frame of `dt` seconds after the first (no start stage), for reports
-    /// such as dispatches per frame. `levels` are the cloth's coarse levels (run when
-    /// [`SolverParams::coarse_levels`] is on).
-    pub fn steady(
-        dt: f64,
-        params: &SolverParams,
-        colors: usize,
-        levels: LevelColors,
-        has_tethers: bool,
-    ) -> Self {
-        Self {
-            starting: false,
-            substeps: params.substeps.count(dt),
-            iterations: params.iterations,
-            colors: colors as u32,
-            levels: if params.coarse_levels {
-                levels
-            } else {
-                LevelColors::default()
-            },
-            tethers: has_tethers && params.tethers.is_some(),
-            collide: params.has_colliders(),
-            global: true,
-            fused: FusedStage::default(),
-        }
-    }
-
     /// The frame with the most stages at `substeps` substeps (every optional stage on), for
     /// sizing per-stage timers.
     pub fn largest(substeps: u32) -> Self {
         Self {
-            starting: true,
             substeps,
             iterations: 1,
             colors: 1,
@@ -245,9 +193,6 @@ impl FrameSchedule {
 
     /// Hands every stage of the frame, in order, to `exec`.
     pub fn run(&self, exec: &mut impl Executor) {
-        if self.starting {
-            exec.stage(Stage::Start, &mut std::iter::once(Pass::Start));
-        }
         let colors = self.colors;
         let global_substeps = if self.global { self.substeps } else { 0 };
         for s in 0..global_substeps {
@@ -336,7 +281,17 @@ impl FrameSchedule {
     }
 }
 
-/// The two uniform blocks of one frame and whether it starts Verlet afresh.
+/// What the health check measures from: the centre of the cloths' and colliders' bounding box
+/// at rest, and its half-diagonal (m).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scene {
+    /// The centre (m).
+    pub center: Vec3,
+    /// Half the bounding box's diagonal (m).
+    pub radius: f32,
+}
+
+/// The two uniform blocks of one frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FramePlan {
     /// Substeps this frame.
@@ -350,8 +305,6 @@ pub struct FramePlan {
     pub first: StepParams,
     /// Parameters of substeps 2..S ([`Slot::Rest`]).
     pub rest: StepParams,
-    /// True on the very first frame since construction or reset.
-    pub starting: bool,
 }
 
 impl FramePlan {
@@ -371,56 +324,43 @@ pub struct StepClock {
 }
 
 impl StepClock {
-    /// Plans a frame of length `dt` (s) under `params` for `particle_count` particles whose
-    /// free ones start (on the first frame) with `start_velocity` (m/s), and records it as the
-    /// previous step.
+    /// Plans frame number `frame` (1 = the first since construction or reset), of length `dt`
+    /// (s), under `params`, for `particle_count` particles in the per-pass kernels, and records
+    /// it as the previous step. `scene` places the divergence limit.
     pub fn plan(
         &mut self,
         dt: f64,
         params: &SolverParams,
-        particle_count: usize,
-        start_velocity: Vec3,
+        scene: &Scene,
+        particle_count: u32,
+        frame: u64,
     ) -> Result<FramePlan> {
         validate_dt(dt)?;
         params.validate()?;
         let substeps = params.substeps.count(dt);
         let h = dt / substeps as f64;
-        let starting = self.previous_h.is_none();
         // The first substep of a frame sees the ratio to the last substep of the previous one.
         let h_prev = self.previous_h.unwrap_or(h);
         let first = params.integrator.coefficients(h, h_prev);
         let rest = params.integrator.coefficients(h, h);
         self.previous_h = Some(h);
-        let uniform = |c| step_params(params, c, h, particle_count as u32, start_velocity);
+        let uniform = |c| StepParams {
+            center: scene
+                .center
+                .extend(params.divergence_limit(scene))
+                .to_array(),
+            particle_count,
+            // The health flag records the frame's low 32 bits (FrameCount::frame_of).
+            frame: frame as u32,
+            ..step_params(params, c, h)
+        };
         Ok(FramePlan {
             substeps,
             h,
             h_previous: h_prev,
             first: uniform(first),
             rest: uniform(rest),
-            starting,
         })
-    }
-
-    /// Plans a frame of `dt` seconds for `cloth` (see [`StepClock::plan`]) and the schedule of
-    /// its passes; `levels` are its coarse levels, `tethers` the solver's current ones. Both solvers begin a frame here.
-    pub fn frame(
-        &mut self,
-        dt: f64,
-        params: &SolverParams,
-        cloth: &crate::Cloth,
-        levels: LevelColors,
-        tethers: &crate::tethers::Tethers,
-    ) -> Result<(FramePlan, FrameSchedule)> {
-        let plan = self.plan(dt, params, cloth.particle_count(), cloth.velocity())?;
-        let schedule = FrameSchedule::new(
-            &plan,
-            params,
-            cloth.colors().len(),
-            levels,
-            !tethers.is_empty(),
-        );
-        Ok((plan, schedule))
     }
 
     /// Forgets the history: the next frame starts Verlet afresh.
@@ -429,14 +369,9 @@ impl StepClock {
     }
 }
 
-/// Builds the uniform block for one substep.
-fn step_params(
-    params: &SolverParams,
-    c: StepCoefficients,
-    h: f64,
-    particle_count: u32,
-    start_velocity: Vec3,
-) -> StepParams {
+/// The uniform block of one substep, but for what the world fills in (the scene's centre, the
+/// particle count and the frame number).
+fn step_params(params: &SolverParams, c: StepCoefficients, h: f64) -> StepParams {
     let sphere = params
         .sphere
         .map_or([0.0; 4], |s| s.center.extend(s.radius).to_array());
@@ -446,7 +381,7 @@ fn step_params(
     });
     StepParams {
         accel: params.acceleration().extend(0.0).to_array(),
-        start_velocity: start_velocity.extend(0.0).to_array(),
+        center: [0.0; 4],
         sphere,
         ratio: c.ratio as f32,
         damping: damping_factor(params.damping as f64, h) as f32,
@@ -455,11 +390,11 @@ fn step_params(
         ground_y: params.ground.unwrap_or(0.0),
         ground_on: params.ground.is_some() as u32,
         friction: params.friction,
-        particle_count,
+        particle_count: 0,
         tether_scale: tethers.scale,
         tether_stiffness: tethers.stiffness,
         shake: (params.projection == crate::params::Projection::Shake) as u32,
-        max_distance: params.max_distance,
+        frame: 0,
         over_relaxation: params.over_relaxation,
         pad0: 0,
         pad1: 0,
@@ -487,7 +422,6 @@ mod tests {
     #[test]
     fn a_frame_counts_its_dispatches() {
         let s = FrameSchedule {
-            starting: false,
             substeps: 2,
             iterations: 10,
             colors: 12,
@@ -500,12 +434,6 @@ mod tests {
         // Per substep: integrate + 10 × 12 colors + collide; health once.
         assert_eq!(s.dispatches(), 2 * (2 + 120) + 1);
         assert_eq!(s.stages(), 7);
-        let first = FrameSchedule {
-            starting: true,
-            ..s
-        };
-        assert_eq!(first.dispatches(), s.dispatches() + 1);
-        assert_eq!(first.stages(), 8);
         let tethered = FrameSchedule { tethers: true, ..s };
         assert_eq!(tethered.dispatches(), s.dispatches() + 2);
         // Nothing to collide with: no collide stage.
@@ -515,25 +443,15 @@ mod tests {
         };
         assert_eq!(bare.dispatches(), s.dispatches() - 2);
         assert_eq!(bare.stages(), s.stages() - 2);
-        let params = SolverParams::default();
-        assert!(
-            !FrameSchedule::steady(1.0 / 60.0, &params, 12, LevelColors::default(), false).collide
-        );
-        let grounded = SolverParams {
-            ground: Some(-1.0),
-            ..params
-        };
-        assert!(
-            FrameSchedule::steady(1.0 / 60.0, &grounded, 12, LevelColors::default(), false).collide
-        );
         let point = SolverParams {
             sphere: Some(crate::params::Sphere {
                 center: Vec3::ZERO,
                 radius: 0.0,
             }),
-            ..params
+            ..SolverParams::default()
         };
         assert!(!point.has_colliders());
+        assert!(!SolverParams::default().has_colliders());
         // A world of fused cloths only: one dispatch for the solve, one for health.
         let in_workgroup = FusedStage {
             workgroup_memory: true,

@@ -1,224 +1,241 @@
-//! The surface both solvers share, so tools and tests can drive either.
+//! One cloth on its own: a [`Solver`] is a [`World`] of one cloth on the global path (the
+//! per-pass kernels, coarse levels included), with the cloth's handle kept for you. Everything
+//! it does, the world does; it exists so the common case reads as one line.
 
-use glam::Vec3;
+use glam::{Vec3, Vec4};
 
 use crate::cloth::Cloth;
-use crate::config::Health;
-use crate::error::{ChiffonError, Result};
+use crate::error::Result;
+use crate::gpu::{GpuContext, StageTimer};
 use crate::params::SolverParams;
+use crate::schedule::FrameSchedule;
 use crate::tethers::Tethers;
+use crate::world::{ClothHandle, ClothOptions, PathChoice, World, WorldCapacity, WorldConfig};
 
-/// What runs the kernels. Its one spelling everywhere is [`Backend::name`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Backend {
-    /// The WGSL kernels on a wgpu adapter ([`crate::GpuSolver`]).
-    Gpu,
-    /// The CPU reference ([`crate::CpuSolver`]).
+/// Where the kernels run. Chosen once, here, for solvers and worlds alike.
+#[derive(Clone, Copy)]
+pub enum Backend<'a> {
+    /// The WGSL kernels on a wgpu device.
+    Gpu(&'a GpuContext),
+    /// The CPU reference: each kernel's Rust twin, in parallel with rayon.
     Cpu,
 }
 
-impl Backend {
-    /// Both, GPU first.
-    pub const ALL: [Backend; 2] = [Backend::Gpu, Backend::Cpu];
-
+impl Backend<'_> {
     /// `gpu` or `cpu`.
-    pub fn name(self) -> &'static str {
+    pub fn name(&self) -> &'static str {
         match self {
-            Backend::Gpu => "gpu",
+            Backend::Gpu(_) => "gpu",
             Backend::Cpu => "cpu",
         }
     }
+}
 
-    /// A solver of this backend for `cloth`; the GPU one needs `ctx`.
-    pub fn solver(
-        self,
-        ctx: Option<&crate::GpuContext>,
+impl std::fmt::Debug for Backend<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Backend::Gpu(ctx) => write!(f, "Gpu({})", ctx.describe()),
+            Backend::Cpu => f.write_str("Cpu"),
+        }
+    }
+}
+
+/// Steps one [`Cloth`] on the GPU or on the CPU reference.
+///
+/// ```no_run
+/// use chiffon::{Backend, ClothBuilder, GpuContext, Pinning, Solver, SolverParams};
+/// # fn main() -> chiffon::Result<()> {
+/// let cloth = ClothBuilder::grid(64, 64).pinning(Pinning::Corners).build()?;
+/// let ctx = GpuContext::new()?;
+/// let mut solver = Solver::new(Backend::Gpu(&ctx), &cloth, SolverParams::default())?;
+/// solver.step(1.0 / 60.0)?;
+/// let positions = solver.positions()?;
+/// # Ok(()) }
+/// ```
+pub struct Solver {
+    world: World,
+    handle: ClothHandle,
+}
+
+impl Solver {
+    /// A solver of `cloth` on `backend`, at the cloth's initial state.
+    pub fn new(backend: Backend<'_>, cloth: &Cloth, params: SolverParams) -> Result<Self> {
+        Self::with_workgroup_size(
+            backend,
+            cloth,
+            params,
+            crate::config::DEFAULT_WORKGROUP_SIZE,
+        )
+    }
+
+    /// As [`Solver::new`], with `workgroup_size` threads per workgroup on the GPU (a power of
+    /// two within the device's limits; the benchmark sweeps it).
+    pub fn with_workgroup_size(
+        backend: Backend<'_>,
         cloth: &Cloth,
         params: SolverParams,
-    ) -> Result<Box<dyn Solver>> {
-        Ok(match (self, ctx) {
-            (Backend::Cpu, _) => Box::new(crate::CpuSolver::new(cloth, params)?),
-            (Backend::Gpu, Some(ctx)) => Box::new(crate::GpuSolver::new(ctx, cloth, params)?),
-            (Backend::Gpu, None) => {
-                return Err(ChiffonError::NoAdapter(
-                    "the GPU backend was asked for without a GPU context".into(),
-                ));
-            }
-        })
+        workgroup_size: u32,
+    ) -> Result<Self> {
+        let config = WorldConfig {
+            capacity: WorldCapacity::for_cloths(1, cloth),
+            paths: PathChoice::Global,
+            workgroup_size,
+            ..WorldConfig::default()
+        };
+        let mut world = World::new(backend, params, config)?;
+        let handle = world.add(cloth, ClothOptions::default())?;
+        // Lay the buffers out now, so a cloth too large for the device fails here.
+        world.particle_range(handle)?;
+        Ok(Self { world, handle })
     }
-}
 
-/// The GPU solver on `gpu` when a context is given, else the CPU reference (for tools that run
-/// a scene wherever they can).
-pub fn solver_on(
-    gpu: Option<&crate::GpuContext>,
-    cloth: &Cloth,
-    params: SolverParams,
-) -> Result<Box<dyn Solver>> {
-    let backend = if gpu.is_some() {
-        Backend::Gpu
-    } else {
-        Backend::Cpu
-    };
-    backend.solver(gpu, cloth, params)
-}
-
-impl std::fmt::Display for Backend {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for Backend {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        Backend::ALL
-            .into_iter()
-            .find(|b| b.name() == s)
-            .ok_or_else(|| format!("unknown backend {s:?} (expected gpu or cpu)"))
-    }
-}
-
-/// A cloth solver: the GPU one ([`crate::GpuSolver`]) or the CPU reference ([`crate::CpuSolver`]).
-pub trait Solver {
     /// Advances one frame of `dt` seconds (in `(0, 1]`). The dt ratio comes from the previous
     /// call's dt; the first call after construction or [`Solver::reset`] starts Verlet with
-    /// `x₋₁ = x₀ − v₀h + ½ah²`.
-    fn step(&mut self, dt: f64) -> Result<()>;
+    /// `x₋₁ = x₀ − v₀h + ½ah²`. On the GPU nothing is read back.
+    pub fn step(&mut self, dt: f64) -> Result<()> {
+        self.world.step(dt).map_err(lone)
+    }
+
+    /// As [`Solver::step`], timing each stage with `timer` (GPU timestamps; the benchmark's
+    /// and the demo's).
+    pub fn step_timed(&mut self, dt: f64, timer: Option<&mut StageTimer>) -> Result<()> {
+        self.world.step_timed(dt, timer).map_err(lone)
+    }
+
     /// Current positions (m), in particle order. On the GPU this waits for the queued frames.
-    fn positions(&mut self) -> Result<Vec<Vec3>>;
+    pub fn positions(&mut self) -> Result<Vec<Vec3>> {
+        self.world.positions(self.handle)
+    }
+
+    /// Positions with the inverse mass in w, exactly as the kernels see them.
+    pub fn raw_positions(&mut self) -> Result<Vec<Vec4>> {
+        self.world.raw_positions(self.handle)
+    }
+
     /// The parameters in force.
-    fn params(&self) -> &SolverParams;
+    pub fn params(&self) -> &SolverParams {
+        self.world.params()
+    }
+
     /// Replaces the parameters from the next frame on (validated first).
-    fn set_params(&mut self, params: SolverParams) -> Result<()>;
+    pub fn set_params(&mut self, params: SolverParams) -> Result<()> {
+        self.world.set_params(params)
+    }
+
     /// Returns to the cloth's initial state and forgets the dt history.
-    fn reset(&mut self) -> Result<()>;
+    pub fn reset(&mut self) -> Result<()> {
+        self.world.reset()
+    }
+
     /// The cloth being simulated.
-    fn cloth(&self) -> &Cloth;
-    /// Human-readable name of what runs the kernels (the adapter, or the CPU).
-    fn backend_name(&self) -> String;
+    pub fn cloth(&self) -> &Cloth {
+        self.world
+            .cloth(self.handle)
+            .expect("a solver's cloth is never removed")
+    }
+
+    /// What runs the kernels: the adapter, or the CPU reference.
+    pub fn backend_name(&self) -> String {
+        self.world.backend_name()
+    }
+
     /// Moves particle `index` to `position` (m) at rest, with inverse mass `inverse_mass`
-    /// (0 holds it there: how the demo grabs and drags).
-    fn set_particle(&mut self, index: usize, position: Vec3, inverse_mass: f32) -> Result<()>;
+    /// (0 holds it there: how the demo grabs and drags). A held particle is not a tether
+    /// anchor.
+    pub fn set_particle(&mut self, index: usize, position: Vec3, inverse_mass: f32) -> Result<()> {
+        self.world
+            .set_particle(self.handle, index, position, inverse_mass)
+    }
+
     /// Changes only the inverse mass of particle `index`. 0 pins it where it is and makes it a
-    /// tether anchor; a positive value frees it. Tethers are rebuilt when the pinned set
-    /// changes.
-    fn set_inverse_mass(&mut self, index: usize, inverse_mass: f32) -> Result<()>;
-    /// The divergence check: `Err(Diverged)` naming the first particle found non-finite or
-    /// beyond [`SolverParams::max_distance`] and the frame it was found after. [`Solver::step`]
-    /// returns the same error (the CPU on the frame it happens, the GPU a frame or two later,
-    /// since it reads the flag without stalling); this asks now (the GPU waits for the device).
-    fn health(&mut self) -> Result<()>;
-    /// The tethers in force (rebuilt whenever the pinned set changes).
-    fn tethers(&self) -> &crate::tethers::Tethers;
+    /// tether anchor; a positive value frees it. The tethers are rebuilt once before the next
+    /// step, however many particles changed.
+    pub fn set_inverse_mass(&mut self, index: usize, inverse_mass: f32) -> Result<()> {
+        self.world
+            .set_inverse_mass(self.handle, index, inverse_mass)
+    }
+
+    /// The divergence check now: `Err(Diverged)` naming the first particle found non-finite
+    /// or beyond the distance limit and the frame it happened in. [`Solver::step`] returns the
+    /// same error (the CPU on the frame it happens, the GPU a frame or two later, since it
+    /// reads the flag without stalling; both name the same frame); this asks now (the GPU
+    /// waits for the device).
+    pub fn health(&mut self) -> Result<()> {
+        self.world.health().map_err(lone)
+    }
+
+    /// The tethers in force (rebuilt first if the pinned set changed).
+    pub fn tethers(&mut self) -> Result<&Tethers> {
+        self.world.tethers(self.handle)
+    }
+
     /// The schedule of a frame of `dt` seconds after the first under the current parameters
     /// (its stages and dispatches).
-    fn schedule(&self, dt: f64) -> crate::schedule::FrameSchedule;
-}
-
-/// The pinned set (tether anchors) and its tethers, kept in step with particle edits. A
-/// particle held with inverse mass 0 by [`Solver::set_particle`] (the demo's grab) is not an
-/// anchor; one pinned by [`Solver::set_inverse_mass`]`(i, 0)` or by the cloth is. Every anchor
-/// has inverse mass 0, which is what lets the tether kernel read anchors while it moves the
-/// other particles.
-#[derive(Clone, Debug)]
-pub(crate) struct Anchors {
-    pinned: Vec<bool>,
-    tethers: Tethers,
-    /// True when the tethers changed since [`Anchors::take_changed`] was last called.
-    changed: bool,
-}
-
-impl Anchors {
-    /// The cloth's own pins.
-    pub(crate) fn new(cloth: &Cloth) -> Self {
-        let pinned: Vec<bool> = (0..cloth.particle_count())
-            .map(|i| cloth.is_pinned(i))
-            .collect();
-        Self {
-            tethers: Tethers::build(cloth, &pinned),
-            pinned,
-            changed: true,
-        }
+    pub fn schedule(&mut self, dt: f64) -> Result<FrameSchedule> {
+        self.world.schedule(dt)
     }
 
-    /// Pins or frees particle `i` as an anchor.
-    pub(crate) fn pin(&mut self, cloth: &Cloth, i: usize, pinned: bool) {
-        if self.pinned[i] != pinned {
-            self.pinned[i] = pinned;
-            self.tethers = Tethers::build(cloth, &self.pinned);
-            self.changed = true;
-        }
+    /// The position buffer on the GPU (`vec4<f32>` per particle: xyz in m, w = inverse mass),
+    /// which renderers may bind as a vertex or storage buffer; `None` on the CPU.
+    pub fn position_buffer(&self) -> Option<&wgpu::Buffer> {
+        self.world.position_buffer()
     }
 
-    /// Particle `i` is now held with `inverse_mass`: holding (0) keeps its anchor status,
-    /// a positive inverse mass frees an anchor.
-    pub(crate) fn held(&mut self, cloth: &Cloth, i: usize, inverse_mass: f32) {
-        if inverse_mass > 0.0 {
-            self.pin(cloth, i, false);
-        }
+    /// Bytes of GPU memory the solver's buffers hold; `None` on the CPU.
+    pub fn gpu_bytes(&self) -> Option<u64> {
+        self.world.gpu_bytes()
     }
 
-    /// The tethers for the current anchors.
-    pub(crate) fn tethers(&self) -> &Tethers {
-        &self.tethers
+    /// Blocks until every submitted frame is done (GPU).
+    pub fn wait(&mut self) -> Result<()> {
+        self.world.wait()
     }
 
-    /// True once after each change of the tethers (the GPU uploads them then).
-    pub(crate) fn take_changed(&mut self) -> bool {
-        std::mem::take(&mut self.changed)
+    /// The world of one cloth underneath.
+    pub fn world(&self) -> &World {
+        &self.world
     }
 }
 
-/// Frames stepped since construction or reset, and the first divergence found.
+/// Frames stepped since construction or reset.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct FrameCount {
     frames: u64,
-    diverged: Option<(usize, u64)>,
 }
 
 impl FrameCount {
+    /// Frames stepped.
+    pub(crate) fn frames(&self) -> u64 {
+        self.frames
+    }
+
     /// One more frame was stepped.
     pub(crate) fn advance(&mut self) {
         self.frames += 1;
     }
 
-    /// Turns a health flag into the solver's answer, remembering the first divergence.
-    pub(crate) fn check(&mut self, health: Health) -> Result<()> {
-        if health.first_bad != Health::OK && self.diverged.is_none() {
-            self.diverged = Some((health.first_bad as usize, self.frames));
-        }
-        match self.diverged {
-            Some((particle, step)) => Err(ChiffonError::Diverged { particle, step }),
-            None => Ok(()),
-        }
+    /// The frame whose number has these low 32 bits (the health flag's): the latest such
+    /// frame not after now.
+    pub(crate) fn frame_of(&self, low: u32) -> u64 {
+        let now = self.frames.max(1);
+        now - (now.wrapping_sub(low as u64) & u32::MAX as u64)
     }
 }
 
-/// Checks a particle edit: index in range, finite position, non-negative finite inverse mass.
-pub(crate) fn check_particle_edit(
-    cloth: &Cloth,
-    index: usize,
-    position: Vec3,
-    inverse_mass: f32,
-) -> Result<()> {
-    if index >= cloth.particle_count() {
-        return Err(ChiffonError::InvalidParameter {
-            name: "particle index",
-            reason: format!(
-                "{index} is out of range (the cloth has {})",
-                cloth.particle_count()
-            ),
-        });
-    }
-    crate::error::check_finite3("particle position", position)?;
-    crate::error::check_at_least("inverse mass", inverse_mass as f64, 0.0)
-}
-
-/// Returns an error naming the first particle with a non-finite position.
-pub fn check_finite(positions: &[Vec3], step: u64) -> Result<()> {
-    match positions.iter().position(|p| !p.is_finite()) {
-        Some(particle) => Err(ChiffonError::Diverged { particle, step }),
-        None => Ok(()),
+/// A lone solver's errors name no cloth.
+fn lone(e: crate::ChiffonError) -> crate::ChiffonError {
+    match e {
+        crate::ChiffonError::Diverged {
+            particle,
+            frame,
+            cause,
+            ..
+        } => crate::ChiffonError::Diverged {
+            cloth: None,
+            particle,
+            frame,
+            cause,
+        },
+        e => e,
     }
 }

@@ -147,6 +147,37 @@ impl Tethers {
         self.slots.len() / TETHER_SLOTS
     }
 
+    /// The slots with every anchor moved up by `offset` (a cloth placed at particle `offset`
+    /// of a world's buffers).
+    pub(crate) fn shifted_slots(&self, offset: u32) -> Vec<TetherSlot> {
+        self.slots
+            .iter()
+            .map(|s| match s.anchor {
+                TetherSlot::NONE => *s,
+                a => TetherSlot {
+                    anchor: a + offset,
+                    rest: s.rest,
+                },
+            })
+            .collect()
+    }
+
+    /// Overwrites the slots of the particles from `offset` on with `slots` (already in this
+    /// numbering: one cloth's tethers changed), and the anchors among those particles.
+    pub(crate) fn write_slots(&mut self, offset: u32, slots: &[TetherSlot]) {
+        let particles = offset..offset + (slots.len() / TETHER_SLOTS) as u32;
+        self.slots[particles.start as usize * TETHER_SLOTS..][..slots.len()].copy_from_slice(slots);
+        self.anchors.retain(|a| !particles.contains(a));
+        self.anchors.extend(
+            slots
+                .iter()
+                .map(|s| s.anchor)
+                .filter(|&a| a != TetherSlot::NONE),
+        );
+        self.anchors.sort_unstable();
+        self.anchors.dedup();
+    }
+
     /// Several cloths' tethers in one particle numbering: `parts` are `(offset, tethers)` in
     /// ascending, non-overlapping particle order, each cloth's particles starting at `offset`,
     /// over `particle_count` particles in all (a world's buffers).
@@ -156,20 +187,8 @@ impl Tethers {
     ) -> Self {
         let mut all = Self::none(particle_count);
         for (offset, t) in parts {
-            let shifted = t.slots.iter().map(|s| match s.anchor {
-                TetherSlot::NONE => *s,
-                a => TetherSlot {
-                    anchor: a + offset,
-                    rest: s.rest,
-                },
-            });
             let start = offset as usize * TETHER_SLOTS;
-            for (dst, src) in all.slots[start..start + t.slots.len()]
-                .iter_mut()
-                .zip(shifted)
-            {
-                *dst = src;
-            }
+            all.slots[start..start + t.slots.len()].copy_from_slice(&t.shifted_slots(offset));
             all.anchors.extend(t.anchors.iter().map(|a| a + offset));
         }
         all.anchors.sort_unstable();

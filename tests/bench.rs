@@ -90,9 +90,10 @@ fn quick_bench_writes_complete_json_and_plot() {
         // prolongation), 12 colors and
         // tethers (no collide: the scene has no collider), then one health check.
         let n = r["n"].as_u64().unwrap() as u32;
-        let cloth = chiffon::scenes::standard_cloth(n, [true; 3]).unwrap();
-        let solver = chiffon::CpuSolver::new(&cloth, Default::default()).unwrap();
-        let schedule = chiffon::Solver::schedule(&solver, 1.0 / 60.0);
+        let cloth = chiffon::tools::scenes::standard_cloth(n, [true; 3]).unwrap();
+        let mut solver =
+            chiffon::Solver::new(chiffon::Backend::Cpu, &cloth, Default::default()).unwrap();
+        let schedule = solver.schedule(1.0 / 60.0).unwrap();
         let (levels, substeps) = (schedule.levels, u64::from(schedule.substeps));
         sizes_with_levels += u32::from(levels.levels > 0);
         let coarse: u64 = u64::from(levels.levels > 0)

@@ -2,8 +2,8 @@
 //! leave alone what they must. GPU agreement is in tests/conformance.rs.
 
 use chiffon::quality::{Stretch, stretch};
-use chiffon::scenes::standard_cloth;
-use chiffon::{CpuSolver, Solver, SolverParams};
+use chiffon::tools::scenes::standard_cloth;
+use chiffon::{Backend, Solver, SolverParams};
 use glam::Vec3;
 
 fn run(n: u32, frames: usize, coarse_levels: bool, mut each: impl FnMut(usize, Stretch)) {
@@ -12,7 +12,7 @@ fn run(n: u32, frames: usize, coarse_levels: bool, mut each: impl FnMut(usize, S
         coarse_levels,
         ..Default::default()
     };
-    let mut solver = CpuSolver::new(&cloth, params).unwrap();
+    let mut solver = Solver::new(Backend::Cpu, &cloth, params).unwrap();
     for k in 1..=frames {
         solver.step(1.0 / 60.0).unwrap();
         if k % 10 == 0 {
@@ -52,8 +52,8 @@ fn coarse_levels_stay_stable_on_an_even_grid() {
 #[test]
 fn coarse_levels_leave_pinned_and_held_particles_where_they_are() {
     let cloth = standard_cloth(64, [true, true, true]).unwrap();
-    let mut solver = CpuSolver::new(&cloth, SolverParams::default()).unwrap();
-    assert!(solver.schedule(1.0 / 60.0).levels.levels > 0);
+    let mut solver = Solver::new(Backend::Cpu, &cloth, SolverParams::default()).unwrap();
+    assert!(solver.schedule(1.0 / 60.0).unwrap().levels.levels > 0);
     for _ in 0..5 {
         solver.step(1.0 / 60.0).unwrap();
     }

@@ -2,7 +2,7 @@
 //! the correct Verlet start against the naive one.
 
 use chiffon::integrator::{Integrator, naive_start_previous, start_previous, verlet_next};
-use chiffon::{ClothBuilder, CpuSolver, Layout, Pinning, Solver, SolverParams};
+use chiffon::{Backend, ClothBuilder, Layout, Pinning, Solver, SolverParams};
 use glam::{DVec3, Vec3};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -101,7 +101,7 @@ fn solver_projectile(integrator: Integrator, dts: &[f64]) -> f32 {
         ..Default::default()
     };
     let a = params.acceleration();
-    let mut solver = CpuSolver::new(&cloth, params).unwrap();
+    let mut solver = Solver::new(Backend::Cpu, &cloth, params).unwrap();
     let mut t = 0.0f64;
     let mut worst = 0.0f32;
     for &dt in dts {
@@ -153,7 +153,7 @@ fn damping_is_frame_rate_independent() {
             damping: 2.0,
             ..Default::default()
         };
-        let mut s = CpuSolver::new(&cloth, params).unwrap();
+        let mut s = Solver::new(Backend::Cpu, &cloth, params).unwrap();
         let mut x = Vec::new();
         for _ in 0..fps as usize {
             s.step(1.0 / fps).unwrap();

@@ -4,8 +4,8 @@
 mod common;
 
 use chiffon::params::Projection;
-use chiffon::study::cloth::FrameRate;
-use chiffon::study::reference::{hanging_rope, hanging_sheet, pendulum};
+use chiffon::tools::study::cloth::FrameRate;
+use chiffon::tools::study::reference::{hanging_rope, hanging_sheet, pendulum};
 
 /// Both backends: the CPU always, the GPU when there is one (a failure in CI without one).
 fn backends(test: &str) -> Vec<Option<chiffon::GpuContext>> {

@@ -2,7 +2,7 @@
 
 mod common;
 
-use chiffon::{ClothBuilder, CpuSolver, GpuSolver, Integrator, Pinning, Solver, SolverParams};
+use chiffon::{Backend, ClothBuilder, Integrator, Pinning, Solver, SolverParams};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -35,7 +35,7 @@ fn scene(integrator: Integrator) -> (chiffon::Cloth, SolverParams) {
     (cloth, params)
 }
 
-fn check(solver: &mut dyn Solver, dts: &[f64], label: &str) {
+fn check(solver: &mut Solver, dts: &[f64], label: &str) {
     let cloth_size = solver.cloth().size();
     for (k, chunk) in dts.chunks(500).enumerate() {
         for &dt in chunk {
@@ -64,7 +64,7 @@ fn ten_thousand_swinging_frames_stay_finite_on_the_cpu() {
     let dts = swinging_dts();
     for integrator in Integrator::ALL {
         let (cloth, params) = scene(integrator);
-        let mut s = CpuSolver::new(&cloth, params).unwrap();
+        let mut s = Solver::new(Backend::Cpu, &cloth, params).unwrap();
         check(&mut s, &dts, &format!("cpu {integrator:?}"));
     }
 }
@@ -76,6 +76,6 @@ fn ten_thousand_swinging_frames_stay_finite_on_the_gpu() {
     };
     let dts = swinging_dts();
     let (cloth, params) = scene(Integrator::TimeCorrected);
-    let mut s = GpuSolver::new(&ctx, &cloth, params).unwrap();
+    let mut s = Solver::new(Backend::Gpu(&ctx), &cloth, params).unwrap();
     check(&mut s, &dts, "gpu TimeCorrected");
 }

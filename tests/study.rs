@@ -3,9 +3,9 @@
 mod common;
 
 use chiffon::Integrator;
-use chiffon::study::cloth::{self, FrameRate};
-use chiffon::study::point_mass::{Method, Problem, Start, integrate};
-use chiffon::study::{DURATION, DtMode, NOMINAL_DT, orders, steps};
+use chiffon::tools::study::cloth::{self, FrameRate};
+use chiffon::tools::study::point_mass::{Method, Problem, Start, integrate};
+use chiffon::tools::study::{DURATION, DtMode, NOMINAL_DT, orders, steps};
 
 fn max_error(problem: Problem, method: Method, start: Start, dts: &[f64]) -> f64 {
     integrate(problem, method, start, dts).errors(problem).0

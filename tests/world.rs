@@ -7,7 +7,7 @@ use chiffon::conformance::{LONG_RUN_TOLERANCE, deviation};
 use chiffon::params::Compliance;
 use chiffon::world::{ClothPath, PathChoice, WorldCapacity};
 use chiffon::{
-    ChiffonError, Cloth, ClothBuilder, ClothOptions, CpuSolver, Layout, Pinning, Solver,
+    Backend, ChiffonError, Cloth, ClothBuilder, ClothOptions, Layout, Pinning, Solver,
     SolverParams, Sphere, World, WorldConfig,
 };
 use glam::{Affine3A, Quat, Vec3};
@@ -93,63 +93,80 @@ fn world_of(
     (world, handles)
 }
 
-/// The fused kernel's twin, the global path's twins and a lone CpuSolver per cloth are the
-/// same arithmetic in the same order, so on the CPU all three agree bit for bit.
+/// The fused kernel's twin, the global path's twins and a lone solver per cloth are the same
+/// arithmetic in the same order, so on the CPU all three agree bit for bit, with coarse levels
+/// off and on (the global path solves every global cloth's levels together, one dispatch per
+/// level color; the fused path has none).
 #[test]
 fn both_paths_equal_lone_solvers_bit_for_bit_on_the_cpu() {
     let cloths = mixed_cloths();
     let dts = random_dts(90, 7);
-    let mut runs = Vec::new();
-    for paths in [PathChoice::Auto, PathChoice::Global] {
-        let (mut world, handles) = world_of(World::cpu(params(), config(paths)).unwrap(), &cloths);
-        for &dt in &dts {
-            world.step(dt).unwrap();
-        }
-        let paths: Vec<ClothPath> = handles.iter().map(|&h| world.path(h).unwrap()).collect();
-        let positions: Vec<Vec<Vec3>> = handles
-            .iter()
-            .map(|&h| world.positions(h).unwrap())
-            .collect();
-        runs.push((paths, positions));
-    }
-    // Auto puts the small cloths on the fused path and the 40² one on the global path.
-    let fused = |p: &ClothPath| matches!(p, ClothPath::Fused { .. });
-    assert_eq!(runs[0].0.iter().filter(|p| fused(p)).count(), 4);
-    assert_eq!(runs[0].0[3], ClothPath::Global);
-    assert!(runs[1].0.iter().all(|p| *p == ClothPath::Global));
-    for (k, (cloth, options)) in cloths.iter().enumerate() {
-        // A world's cloths have no coarse levels; the lone solver runs without them too.
-        let mut p = SolverParams {
-            coarse_levels: false,
+    for coarse_levels in [false, true] {
+        let params = SolverParams {
+            coarse_levels,
             ..params()
         };
-        if let Some(c) = options.compliance {
-            p.compliance = c;
+        let mut runs = Vec::new();
+        for paths in [PathChoice::Auto, PathChoice::Global] {
+            let world = World::new(Backend::Cpu, params.clone(), config(paths)).unwrap();
+            let (mut world, handles) = world_of(world, &cloths);
+            for &dt in &dts {
+                world.step(dt).unwrap();
+            }
+            let paths: Vec<ClothPath> = handles.iter().map(|&h| world.path(h).unwrap()).collect();
+            let positions: Vec<Vec<Vec3>> = handles
+                .iter()
+                .map(|&h| world.positions(h).unwrap())
+                .collect();
+            runs.push((paths, positions));
         }
-        let mut lone = CpuSolver::new(&cloth.transformed(options.transform).unwrap(), p).unwrap();
-        for &dt in &dts {
-            lone.step(dt).unwrap();
+        // Auto puts the small cloths on the fused path and the 40² one on the global path.
+        let fused = |p: &ClothPath| matches!(p, ClothPath::Fused { .. });
+        assert_eq!(runs[0].0.iter().filter(|p| fused(p)).count(), 4);
+        assert_eq!(runs[0].0[3], ClothPath::Global);
+        assert!(runs[1].0.iter().all(|p| *p == ClothPath::Global));
+        for (k, (cloth, options)) in cloths.iter().enumerate() {
+            let lone = |coarse_levels: bool| {
+                let mut p = SolverParams {
+                    coarse_levels,
+                    ..params.clone()
+                };
+                if let Some(c) = options.compliance {
+                    p.compliance = c;
+                }
+                let placed = cloth.transformed(options.transform).unwrap();
+                let mut lone = Solver::new(Backend::Cpu, &placed, p).unwrap();
+                for &dt in &dts {
+                    lone.step(dt).unwrap();
+                }
+                lone.positions().unwrap()
+            };
+            let with_levels = lone(coarse_levels);
+            // A fused cloth has no coarse levels.
+            let auto = if fused(&runs[0].0[k]) {
+                lone(false)
+            } else {
+                with_levels.clone()
+            };
+            assert_eq!(
+                runs[0].1[k], auto,
+                "cloth {k} (coarse levels {coarse_levels}): fused/auto world differs from a lone solver"
+            );
+            assert_eq!(
+                runs[1].1[k], with_levels,
+                "cloth {k} (coarse levels {coarse_levels}): global world differs from a lone solver"
+            );
+            // The cloth moved (a test of something).
+            assert!(
+                with_levels
+                    .iter()
+                    .zip(cloth.positions())
+                    .any(|(a, b)| a.distance(*b) > 0.01)
+            );
         }
-        let lone = lone.positions().unwrap();
-        assert_eq!(
-            runs[0].1[k], lone,
-            "cloth {k}: fused/auto world differs from a lone solver"
-        );
-        assert_eq!(
-            runs[1].1[k], lone,
-            "cloth {k}: global world differs from a lone solver"
-        );
-        // The cloth moved (a test of something).
-        assert!(
-            lone.iter()
-                .zip(cloth.positions())
-                .any(|(a, b)| a.distance(*b) > 0.01)
-        );
     }
 }
 
-/// Both paths on the GPU against the CPU reference over a long random-dt run with colliders,
-/// wind, tethers and a per-cloth material, cloths added and removed midway.
 #[test]
 fn gpu_world_matches_the_cpu_world_on_both_paths_over_a_long_random_dt_run() {
     let Some(ctx) = common::gpu("gpu_world_matches_the_cpu_world_on_both_paths") else {
@@ -158,8 +175,14 @@ fn gpu_world_matches_the_cpu_world_on_both_paths_over_a_long_random_dt_run() {
     let cloths = mixed_cloths();
     let dts = random_dts(240, 11);
     for paths in [PathChoice::Auto, PathChoice::Global] {
-        let (mut gpu, gh) = world_of(World::gpu(&ctx, params(), config(paths)).unwrap(), &cloths);
-        let (mut cpu, ch) = world_of(World::cpu(params(), config(paths)).unwrap(), &cloths);
+        let (mut gpu, gh) = world_of(
+            World::new(Backend::Gpu(&ctx), params(), config(paths)).unwrap(),
+            &cloths,
+        );
+        let (mut cpu, ch) = world_of(
+            World::new(Backend::Cpu, params(), config(paths)).unwrap(),
+            &cloths,
+        );
         if paths == PathChoice::Auto {
             // The adapter's workgroup memory holds the small cloths.
             assert_eq!(
@@ -213,8 +236,8 @@ fn a_cloth_beyond_workgroup_memory_is_fused_from_storage_and_matches() {
         .build()
         .unwrap();
     assert!(cloth.particle_count() as u32 > capacity);
-    let mut gpu = World::gpu(&ctx, params(), WorldConfig::default()).unwrap();
-    let mut cpu = World::cpu(params(), WorldConfig::default()).unwrap();
+    let mut gpu = World::new(Backend::Gpu(&ctx), params(), WorldConfig::default()).unwrap();
+    let mut cpu = World::new(Backend::Cpu, params(), WorldConfig::default()).unwrap();
     let g = gpu.add(&cloth, ClothOptions::new()).unwrap();
     let c = cpu.add(&cloth, ClothOptions::new()).unwrap();
     assert_eq!(
@@ -244,7 +267,7 @@ fn a_cloths_own_material_is_what_it_stretches_by() {
         tethers: None,
         ..SolverParams::default()
     };
-    let mut world = World::cpu(params, WorldConfig::default()).unwrap();
+    let mut world = World::new(Backend::Cpu, params, WorldConfig::default()).unwrap();
     let stiff = world.add(&cloth, ClothOptions::new()).unwrap();
     let soft_compliance = Compliance {
         stretch: 1.0,
@@ -279,7 +302,12 @@ fn a_removed_cloths_handle_is_an_error_and_disturbs_nothing() {
         .pinning(Pinning::Corners)
         .build()
         .unwrap();
-    let mut world = World::cpu(SolverParams::default(), WorldConfig::default()).unwrap();
+    let mut world = World::new(
+        Backend::Cpu,
+        SolverParams::default(),
+        WorldConfig::default(),
+    )
+    .unwrap();
     let a = world.add(&cloth, ClothOptions::new()).unwrap();
     let b = world
         .add(&cloth, ClothOptions::new().translate(Vec3::X))
@@ -315,7 +343,7 @@ fn a_full_world_refuses_a_cloth_and_keeps_the_others() {
         capacity: WorldCapacity::for_cloths(2, &cloth),
         ..WorldConfig::default()
     };
-    let mut world = World::cpu(SolverParams::default(), config).unwrap();
+    let mut world = World::new(Backend::Cpu, SolverParams::default(), config).unwrap();
     world.add(&cloth, ClothOptions::new()).unwrap();
     world.add(&cloth, ClothOptions::new()).unwrap();
     let e = world.add(&cloth, ClothOptions::new()).unwrap_err();
@@ -324,7 +352,8 @@ fn a_full_world_refuses_a_cloth_and_keeps_the_others() {
         "{e}"
     );
     let big = ClothBuilder::grid(9, 9).build().unwrap();
-    let mut one = World::cpu(
+    let mut one = World::new(
+        Backend::Cpu,
         SolverParams::default(),
         WorldConfig {
             capacity: WorldCapacity {
@@ -343,9 +372,14 @@ fn a_full_world_refuses_a_cloth_and_keeps_the_others() {
 
 #[test]
 fn an_empty_world_steps_and_a_world_can_empty_again() {
-    let mut world = World::cpu(SolverParams::default(), WorldConfig::default()).unwrap();
+    let mut world = World::new(
+        Backend::Cpu,
+        SolverParams::default(),
+        WorldConfig::default(),
+    )
+    .unwrap();
     world.step(1.0 / 60.0).unwrap();
-    assert_eq!(world.dispatches_per_frame(1.0 / 60.0).unwrap(), 0);
+    assert_eq!(world.schedule(1.0 / 60.0).unwrap().dispatches(), 0);
     let cloth = ClothBuilder::grid(8, 8).build().unwrap();
     let h = world.add(&cloth, ClothOptions::new()).unwrap();
     world.step(1.0 / 60.0).unwrap();
@@ -368,7 +402,7 @@ fn a_world_larger_than_the_device_is_a_clear_error() {
         },
         ..WorldConfig::default()
     };
-    let e = World::gpu(&ctx, SolverParams::default(), config)
+    let e = World::new(Backend::Gpu(&ctx), SolverParams::default(), config)
         .err()
         .unwrap();
     assert!(matches!(e, ChiffonError::ExceedsDeviceLimit { .. }), "{e}");
@@ -377,7 +411,12 @@ fn a_world_larger_than_the_device_is_a_clear_error() {
 #[test]
 fn bad_cloth_options_are_errors() {
     let cloth = ClothBuilder::grid(8, 8).build().unwrap();
-    let mut world = World::cpu(SolverParams::default(), WorldConfig::default()).unwrap();
+    let mut world = World::new(
+        Backend::Cpu,
+        SolverParams::default(),
+        WorldConfig::default(),
+    )
+    .unwrap();
     let sheared =
         Affine3A::from_cols_array(&[1.0, 0.0, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
     let nan = ClothOptions::new().translate(Vec3::new(f32::NAN, 0.0, 0.0));
@@ -413,20 +452,18 @@ fn a_diverging_cloth_is_named() {
         .build()
         .unwrap();
     let params = SolverParams {
-        max_distance: 3.0,
+        max_distance: Some(3.0),
         ground: None,
         ..SolverParams::default()
     };
-    for backend in [chiffon::Backend::Cpu, chiffon::Backend::Gpu] {
-        if backend == chiffon::Backend::Gpu && ctx.is_none() {
-            continue;
-        }
+    let backends = [Some(Backend::Cpu), ctx.as_ref().map(Backend::Gpu)];
+    for backend in backends.into_iter().flatten() {
         for paths in [PathChoice::Auto, PathChoice::Global] {
             let config = WorldConfig {
                 paths,
                 ..WorldConfig::default()
             };
-            let mut world = World::on(backend, ctx.as_ref(), params.clone(), config).unwrap();
+            let mut world = World::new(backend, params.clone(), config).unwrap();
             world.add(&pinned, ClothOptions::new()).unwrap();
             let falling = world.add(&cloth, ClothOptions::new()).unwrap();
             // The GPU reads the flag without stalling, so its error may come a frame or two
@@ -436,10 +473,10 @@ fn a_diverging_cloth_is_named() {
                 .or_else(|| world.health().err())
                 .unwrap();
             match e {
-                ChiffonError::ClothDiverged { cloth, .. } => {
-                    assert_eq!(cloth, falling.index(), "{backend} {paths:?}")
+                ChiffonError::Diverged { cloth, .. } => {
+                    assert_eq!(cloth, Some(falling.index()), "{backend:?} {paths:?}")
                 }
-                e => panic!("{backend} {paths:?}: {e}"),
+                e => panic!("{backend:?} {paths:?}: {e}"),
             }
         }
     }

@@ -5,25 +5,35 @@ use rayon::prelude::*;
 
 use crate::config::{Health, StepParams};
 
-/// True when `x` is non-finite or farther than `limit` from the origin. Non-finite is told from
-/// the exponent bits, as the kernel must (WGSL may assume floats are finite).
+/// Twin of `is_bad` (`shaders/common.wgsl`): true when `x` is non-finite or farther than the
+/// divergence limit from the scene's centre. Non-finite is told from the exponent bits, as the
+/// kernel must (WGSL may assume floats are finite).
 #[inline]
-pub(crate) fn is_bad(x: glam::Vec3, limit: f32) -> bool {
+pub(crate) fn is_bad(params: &StepParams, x: glam::Vec3) -> bool {
+    let center = Vec4::from_array(params.center);
+    let d = x - center.xyz();
     let non_finite = x
         .to_array()
         .iter()
         .any(|v| v.to_bits() & 0x7f80_0000 == 0x7f80_0000);
-    non_finite || x.dot(x) > limit * limit
+    non_finite || d.dot(d) > center.w * center.w
 }
 
-/// Lowers `health.first_bad` to the first particle whose position is non-finite or farther
-/// than `params.max_distance` from the origin (the GPU does it with an atomic minimum).
+/// Twin of `report_bad`: raises the flag for particle `i` (both fields only go down).
+#[inline]
+pub(crate) fn report_bad(health: &mut Health, params: &StepParams, i: u32) {
+    health.first_bad = health.first_bad.min(i);
+    health.frame = health.frame.min(params.frame);
+}
+
+/// Lowers the health flag to the first particle that [`is_bad`] (the GPU does it with an
+/// atomic minimum).
 pub fn check_health(params: &StepParams, positions: &[Vec4], health: &mut Health) {
     let n = params.particle_count as usize;
     let bad = positions[..n]
         .par_iter()
-        .position_first(|p| is_bad(p.xyz(), params.max_distance));
+        .position_first(|p| is_bad(params, p.xyz()));
     if let Some(i) = bad {
-        health.first_bad = health.first_bad.min(i as u32);
+        report_bad(health, params, i as u32);
     }
 }

@@ -10,7 +10,7 @@ use glam::{Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
 use super::collide::collide_particle;
-use super::health::is_bad;
+use super::health::{is_bad, report_bad};
 use super::integrate::integrate_particle;
 use super::solve_color::solve_constraint;
 use super::tethers::{anchor_pair, tether_pull};
@@ -65,7 +65,7 @@ pub fn solve_cloths(
         .filter_map(|mut c| solve_cloth(frame, first, rest, colors, constraints, tethers, &mut c))
         .min();
     if let Some(i) = bad {
-        health.first_bad = health.first_bad.min(i);
+        report_bad(health, first, i);
     }
 }
 
@@ -179,6 +179,6 @@ fn solve_cloth(
     }
     c.positions
         .iter()
-        .position(|p| is_bad(p.xyz(), first.max_distance))
+        .position(|p| is_bad(first, p.xyz()))
         .map(|i| offset + i as u32)
 }

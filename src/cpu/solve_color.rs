@@ -7,7 +7,7 @@ use super::MIN_PER_TASK;
 use crate::cloth::Constraint;
 use crate::coloring::ColoredConstraints;
 use crate::config::{ColorRange, StepParams};
-use crate::hierarchy::{LIMIT_KIND, limit_weights};
+use crate::hierarchy::limit_weights;
 
 /// Positions and multipliers shared by the threads solving one color.
 struct Shared(*mut Vec4, *mut f32);
@@ -75,10 +75,10 @@ pub fn solve_color(
             };
             let r = previous[c.i as usize].xyz() - previous[c.j as usize].xyz();
             // A limit is rigid; any other constraint reads its material's compliance.
-            let alpha = if c.kind & 3 == LIMIT_KIND {
+            let alpha = if c.is_limit() {
                 0.0
             } else {
-                alphas[c.kind as usize]
+                alphas[c.packed as usize]
             };
             solve_constraint(params, c, pi, pj, r, alpha, lambda, color.first_sweep == 1);
         });
@@ -100,9 +100,9 @@ pub(crate) fn solve_constraint(
 ) {
     let lambda0 = if first_sweep { 0.0 } else { *lambda };
     // A coarse level's limit moves its ends by the masses they stand for.
-    let limit = c.kind & 3 == LIMIT_KIND;
+    let limit = c.is_limit();
     let (wi, wj) = if limit {
-        limit_weights(c.kind, pi.w, pj.w)
+        limit_weights(c.packed, pi.w, pj.w)
     } else {
         (pi.w, pj.w)
     };

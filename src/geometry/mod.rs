@@ -263,7 +263,7 @@ mod tests {
             mesh_constraints(&p, &[[0, 2, 1], [1, 2, 3]], &[[1, 2]], [true; 3]);
         let kinds: Vec<_> = c
             .iter()
-            .map(|c| (c.i.min(c.j), c.i.max(c.j), c.kind))
+            .map(|c| (c.i.min(c.j), c.i.max(c.j), c.kind_number()))
             .collect();
         let s = ConstraintKind::Structural as u32;
         let sh = ConstraintKind::Shear as u32;

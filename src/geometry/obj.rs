@@ -17,7 +17,7 @@ use crate::error::{ChiffonError, Result};
 pub fn load(path: &Path) -> Result<TriangleMesh> {
     let bytes = std::fs::read(path).map_err(|e| ChiffonError::Io {
         path: path.display().to_string(),
-        source: e,
+        error: e,
     })?;
     parse(&bytes, &path.display().to_string())
 }

@@ -5,7 +5,8 @@ use std::sync::mpsc;
 
 use crate::error::{ChiffonError, Result};
 
-/// An adapter, its device and queue.
+/// An adapter, its device and queue. Cloning it clones handles to the same device.
+#[derive(Clone)]
 pub struct GpuContext {
     /// The wgpu instance (the demo makes its window surface from it).
     pub instance: wgpu::Instance,
@@ -78,28 +79,6 @@ impl GpuContext {
         self.device
             .features()
             .contains(wgpu::Features::TIMESTAMP_QUERY)
-    }
-
-    /// Fails with a clear error when a storage buffer of `bytes` does not fit the device.
-    pub fn check_storage_buffer(&self, what: &'static str, bytes: u64) -> Result<()> {
-        let l = self.limits();
-        for (limit, limit_name) in [
-            (
-                l.max_storage_buffer_binding_size,
-                "max_storage_buffer_binding_size",
-            ),
-            (l.max_buffer_size, "max_buffer_size"),
-        ] {
-            if bytes > limit {
-                return Err(ChiffonError::ExceedsDeviceLimit {
-                    what,
-                    bytes,
-                    limit,
-                    limit_name,
-                });
-            }
-        }
-        Ok(())
     }
 
     /// Copies `buffer` (which needs `COPY_SRC`) into a staging buffer and returns its contents
@@ -177,6 +156,13 @@ pub(crate) fn read_mapped<T: bytemuck::Pod>(
     );
     buffer.unmap();
     Ok(values)
+}
+
+/// The first `T` of a `MAP_READ` buffer already mapped (its map callback said so); `None` when
+/// the mapped range cannot be had.
+pub(crate) fn read_pod<T: bytemuck::Pod>(buffer: &wgpu::Buffer) -> Option<T> {
+    let bytes = buffer.get_mapped_range(..size_of::<T>() as u64).ok()?;
+    pod_from_bytes::<T>(&bytes).first().copied()
 }
 
 /// Copies `bytes` into a vector of `T`. Unlike a cast of the byte slice, this does not need the

@@ -28,14 +28,6 @@ impl ShaderFile {
     }
 }
 
-/// `start`: Verlet's x₋₁ from the current state (CPU twin: `src/cpu/start.rs`).
-pub const START: ShaderFile = ShaderFile {
-    file: "start.wgsl",
-    entry_points: "start",
-    uses_common: true,
-    text: include_str!("../../shaders/start.wgsl"),
-};
-
 /// `integrate`: time-corrected Verlet (CPU twin: `src/cpu/integrate.rs`).
 pub const INTEGRATE: ShaderFile = ShaderFile {
     file: "integrate.wgsl",
@@ -121,7 +113,6 @@ pub const RENDER: ShaderFile = ShaderFile {
 
 /// Every WGSL file chiffon ships, except [`COMMON`] (which is validated on its own too).
 pub const ALL: &[ShaderFile] = &[
-    START,
     INTEGRATE,
     SNAPSHOT,
     PROLONG,

@@ -14,15 +14,15 @@ use std::ops::Range;
 use glam::Vec4;
 
 use super::{ClothPath, PathChoice, WorldCapacity};
-use crate::cloth::{Cloth, Constraint};
-use crate::coloring::ColoredConstraints;
+use crate::cloth::Cloth;
+use crate::cloth::Constraint;
 use crate::config::{ClothRecord, ColorRange};
 use crate::error::{ChiffonError, Result};
+use crate::hierarchy::{Hierarchy, Part};
 use crate::tethers::Tethers;
 
-/// The most colors a cloth of a world may have (the global path's color table has a slot pair
-/// per color; the fused path's table room for this many per cloth). Grids have 12, meshes
-/// about 13.
+/// The most colors a cloth of a world may have (the fused path's color table has room for
+/// this many per cloth). Grids have 12, meshes about 13.
 pub const MAX_COLORS: usize = 64;
 
 /// One cloth's place.
@@ -40,6 +40,8 @@ pub(crate) struct Placed {
 pub(crate) struct Member<'a> {
     pub slot: u32,
     pub cloth: &'a Cloth,
+    /// Its constraints with its coarse levels (used on the global path).
+    pub hierarchy: &'a Hierarchy,
     pub tethers: &'a Tethers,
 }
 
@@ -52,19 +54,18 @@ pub(crate) struct Layout {
     pub particle_count: u32,
     /// Particles of the global cloths (`0..global_particles`).
     pub global_particles: u32,
-    /// The global region of the constraints, colored: color c of every global cloth.
-    pub global: ColoredConstraints,
-    /// All constraints (global region, then the fused cloths' runs), world particle indices,
-    /// each with its cloth's material.
+    /// The global region: color c of every global cloth's constraints, then level ℓ of
+    /// every global cloth's coarse levels, with their snapshot and prolongation tables.
+    pub global: Hierarchy,
+    /// All constraints (the global region, then the fused cloths' runs), world particle
+    /// indices, each with its cloth's material.
     pub constraints: Vec<Constraint>,
-    /// One record per fused cloth (α̃ filled in per frame).
+    /// One record per fused cloth (α̃ and tethers filled in per frame).
     pub records: Vec<ClothRecord>,
     /// The fused cloths' colors, indices into `constraints`.
     pub fused_colors: Vec<ColorRange>,
     /// Every particle's tethers (world indices).
     pub tethers: Tethers,
-    /// True when some global cloth has tethers.
-    pub global_tethers: bool,
 }
 
 impl Layout {
@@ -108,35 +109,16 @@ impl Layout {
             .filter(|&k| order[k].1 == ClothPath::Global)
             .collect();
         let global_particles = globals.last().map_or(0, |&k| placed[k].particles.end);
-
-        // Global region: color c of every global cloth, cloth after cloth.
-        let global_color_count = globals
+        let parts: Vec<Part> = globals
             .iter()
-            .map(|&k| order[k].0.cloth.colors().len())
-            .max()
-            .unwrap_or(0);
-        let mut constraints = Vec::new();
-        let mut global_colors = Vec::with_capacity(global_color_count);
-        for color in 0..global_color_count {
-            let start = constraints.len() as u32;
-            for &k in &globals {
-                let cloth = order[k].0.cloth;
-                if let Some(range) = cloth.colors().get(color) {
-                    let base = placed[k].particles.start;
-                    constraints.extend(
-                        cloth.constraints()[range.start as usize..range.end as usize]
-                            .iter()
-                            .map(|c| shifted(c, base, k as u32)),
-                    );
-                }
-            }
-            global_colors.push(start..constraints.len() as u32);
-        }
-        let global = ColoredConstraints::from_sorted(
-            constraints.clone(),
-            global_colors,
-            global_particles as usize,
-        )?;
+            .map(|&k| Part {
+                base: placed[k].particles.start,
+                material: k as u32,
+                hierarchy: order[k].0.hierarchy,
+            })
+            .collect();
+        let global = Hierarchy::concat(&parts, global_particles as usize)?;
+        let mut constraints = global.constraints().constraints().to_vec();
 
         // Fused region: each cloth's own colors, one run per cloth.
         let mut records = Vec::new();
@@ -152,7 +134,7 @@ impl Layout {
                 constraints.extend(
                     m.cloth.constraints()[range.start as usize..range.end as usize]
                         .iter()
-                        .map(|c| shifted(c, base, k as u32)),
+                        .map(|c| c.shifted(base).with_material(k as u32)),
                 );
                 fused_colors.push(ColorRange::new(&(start..constraints.len() as u32)));
             }
@@ -162,8 +144,6 @@ impl Layout {
                 color_offset,
                 color_count: m.cloth.colors().len() as u32,
                 shared_memory: *workgroup_memory as u32,
-                // Whether it has tethers; the frame turns this off when tethers are off.
-                tethers: !m.tethers.is_empty() as u32,
                 ..Default::default()
             });
         }
@@ -174,7 +154,6 @@ impl Layout {
                 .zip(&placed)
                 .map(|((m, _), p)| (p.particles.start, m.tethers)),
         );
-        let global_tethers = globals.iter().any(|&k| !order[k].0.tethers.is_empty());
         Ok(Self {
             placed,
             particle_count,
@@ -184,20 +163,19 @@ impl Layout {
             records,
             fused_colors,
             tethers,
-            global_tethers,
         })
     }
 
-    /// The place of the cloth in `slot`.
+    /// The place of the cloth in `slot`, with its material (index in [`Layout::placed`]).
     pub(crate) fn find(&self, slot: u32) -> Option<(usize, &Placed)> {
         self.placed.iter().enumerate().find(|(_, p)| p.slot == slot)
     }
 
-    /// The fused cloths' records for a frame: `tethers_on` when the solver's tethers are on,
-    /// `alpha(material)` each cloth's α̃.
+    /// The fused cloths' records for a frame: `tethers(material)` when the cloth's tether
+    /// stage runs, `alpha(material)` its α̃.
     pub(crate) fn frame_records(
         &self,
-        tethers_on: bool,
+        tethers: impl Fn(usize) -> bool,
         alpha: impl Fn(usize) -> Vec4,
     ) -> Vec<ClothRecord> {
         let fused = self
@@ -210,21 +188,11 @@ impl Layout {
             .zip(fused)
             .map(|(r, (material, _))| ClothRecord {
                 alpha: alpha(material).to_array(),
-                tethers: (tethers_on && r.tethers == 1) as u32,
+                tethers: tethers(material) as u32,
                 ..*r
             })
             .collect()
     }
-}
-
-/// A cloth's constraint in the world's numbering, reading material `material`.
-fn shifted(c: &Constraint, base: u32, material: u32) -> Constraint {
-    Constraint {
-        i: c.i + base,
-        j: c.j + base,
-        ..*c
-    }
-    .with_material(material)
 }
 
 /// Checks that a world of `cloths` cloths with `particles` particles and `constraints`

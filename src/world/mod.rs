@@ -1,24 +1,25 @@
-//! A world of cloths: many cloths, each with its own transform, pins and material, sharing the
-//! solver parameters and colliders, all stepped by one [`World::step`] on the GPU or on the CPU
-//! reference.
+//! The solver core: a world of cloths, each with its own transform, pins and material, sharing
+//! the solver parameters and colliders, all stepped by one [`World::step`] on the GPU or on
+//! the CPU reference. A lone [`crate::Solver`] is a world of one cloth.
 //!
-//! Two paths solve them (design notes §9), chosen per cloth and visible with [`World::path`]:
+//! Two paths solve the cloths (`docs/architecture.md`), chosen per cloth and visible with
+//! [`World::path`]:
+//! - **global**: the per-pass kernels (and the coarse levels), color c of every such cloth in
+//!   one dispatch, so the dispatches per frame do not grow with the number of cloths;
 //! - **fused**: a cloth small enough for one workgroup is solved by that workgroup for the
 //!   whole frame (`shaders/solve_cloths.wgsl`), all such cloths in one dispatch, its particles
-//!   in workgroup memory when they fit the adapter's limit and in the storage buffer otherwise;
-//! - **global**: larger cloths (or every cloth, with [`PathChoice::Global`]) share the
-//!   per-pass kernels, color c of every such cloth in one dispatch, so the dispatches per frame
-//!   do not grow with the number of cloths.
+//!   in workgroup memory when they fit the adapter's limit and in the storage buffer otherwise.
 //!
 //! ```no_run
-//! use chiffon::world::{ClothOptions, World, WorldConfig};
-//! use chiffon::{ClothBuilder, GpuContext, Pinning, SolverParams};
+//! use chiffon::glam::Vec3;
+//! use chiffon::{Backend, ClothBuilder, ClothOptions, GpuContext, Pinning, SolverParams};
+//! use chiffon::{World, WorldConfig};
 //! # fn main() -> chiffon::Result<()> {
 //! let ctx = GpuContext::new()?;
-//! let mut world = World::gpu(&ctx, SolverParams::default(), WorldConfig::default())?;
+//! let mut world = World::new(Backend::Gpu(&ctx), SolverParams::default(), WorldConfig::default())?;
 //! let cape = ClothBuilder::grid(32, 32).pinning(Pinning::Edge).build()?;
-//! let a = world.add(&cape, ClothOptions::new().translate(glam::Vec3::new(-1.0, 0.0, 0.0)))?;
-//! let b = world.add(&cape, ClothOptions::new().translate(glam::Vec3::new(1.0, 0.0, 0.0)))?;
+//! let a = world.add(&cape, ClothOptions::new().translate(Vec3::new(-1.0, 0.0, 0.0)))?;
+//! let b = world.add(&cape, ClothOptions::new().translate(Vec3::new(1.0, 0.0, 0.0)))?;
 //! world.step(1.0 / 60.0)?;
 //! world.remove(b)?;
 //! let positions = world.positions(a)?;
@@ -28,24 +29,31 @@
 //! Adding or removing cloths takes effect at the next step or read, which repacks the buffers
 //! (on the GPU this waits for the device once and copies the state through the host).
 
-mod cpu;
-mod gpu;
+pub(crate) mod engine;
 pub(crate) mod layout;
+mod options;
 
 use std::ops::Range;
 
-use glam::{Affine3A, Vec3, Vec4};
+use glam::{Vec3, Vec4};
 
 use crate::cloth::Cloth;
-use crate::config::{ClothRecord, DEFAULT_WORKGROUP_SIZE, FusedFrame, Health};
-use crate::error::{ChiffonError, Result};
-use crate::hierarchy::LevelColors;
+use crate::config::{FusedFrame, Health};
+use crate::error::{ChiffonError, DivergenceCause, Result};
+use crate::gpu::StageTimer;
+use crate::hierarchy::{Hierarchy, MAX_LEVELS};
 use crate::params::{Compliance, SolverParams};
-use crate::schedule::{FramePlan, FrameSchedule, StepClock, material_alpha};
+use crate::schedule::{FramePlan, FrameSchedule, Scene, StepClock, material_alpha};
+use crate::solver::{Backend, FrameCount};
 use crate::tethers::Tethers;
+use engine::{Engine, WorldFrame};
 use layout::{Layout, Member, check_capacity};
 
 pub use layout::MAX_COLORS;
+pub use options::{
+    ClothOptions, ClothPath, DEFAULT_FUSED_MAX_PARTICLES, DEFAULT_FUSED_WORKGROUP_SIZE, PathChoice,
+    WorldCapacity, WorldConfig,
+};
 
 /// Names one cloth of a [`World`]. A handle outlives its cloth harmlessly: once the cloth is
 /// removed, every use of the handle is an error ([`ChiffonError::StaleHandle`]).
@@ -62,218 +70,54 @@ impl ClothHandle {
     }
 }
 
-/// How a cloth joins a world.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ClothOptions {
-    /// Applied to the cloth's rest positions (and its initial velocity's direction) when it
-    /// joins. Default identity.
-    pub transform: Affine3A,
-    /// Its material: XPBD compliance per constraint kind (m/N). Default `None`: the world's
-    /// [`SolverParams::compliance`].
-    pub compliance: Option<Compliance>,
+/// The pinned set of a cloth (its tether anchors) and its tethers. A particle held with inverse
+/// mass 0 by [`World::set_particle`] (the demo's grab) is not an anchor; one pinned by
+/// [`World::set_inverse_mass`]`(…, 0)` or by the cloth is. Every anchor has inverse mass 0,
+/// which is what lets the tether kernel read anchors while it moves the other particles.
+struct Anchors {
+    pinned: Vec<bool>,
+    tethers: Tethers,
+    /// The pinned set changed since the tethers were built: rebuild them (once) before the
+    /// next step.
+    stale: bool,
 }
 
-impl Default for ClothOptions {
-    fn default() -> Self {
+impl Anchors {
+    fn new(cloth: &Cloth) -> Self {
+        let pinned: Vec<bool> = (0..cloth.particle_count())
+            .map(|i| cloth.is_pinned(i))
+            .collect();
         Self {
-            transform: Affine3A::IDENTITY,
-            compliance: None,
+            tethers: Tethers::build(cloth, &pinned),
+            pinned,
+            stale: false,
         }
     }
-}
 
-impl ClothOptions {
-    /// The defaults: identity transform, the world's compliance.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Places the cloth with `transform`.
-    pub fn transform(self, transform: Affine3A) -> Self {
-        Self { transform, ..self }
-    }
-
-    /// Moves the cloth by `offset` (m), after any transform given before.
-    pub fn translate(self, offset: Vec3) -> Self {
-        self.transform(Affine3A::from_translation(offset) * self.transform)
-    }
-
-    /// Gives the cloth its own compliance.
-    pub fn compliance(self, compliance: Compliance) -> Self {
-        Self {
-            compliance: Some(compliance),
-            ..self
+    /// Pins or frees particle `i` as an anchor.
+    fn pin(&mut self, i: usize, pinned: bool) {
+        if self.pinned[i] != pinned {
+            self.pinned[i] = pinned;
+            self.stale = true;
         }
     }
-}
-
-/// Which cloths may take the fused path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PathChoice {
-    /// Fused for every cloth of at most [`WorldConfig::fused_max_particles`] particles, global
-    /// for larger ones. The default.
-    Auto,
-    /// Every cloth on the global path.
-    Global,
-}
-
-impl PathChoice {
-    /// `auto` or `global`.
-    pub fn name(self) -> &'static str {
-        match self {
-            PathChoice::Auto => "auto",
-            PathChoice::Global => "global",
-        }
-    }
-}
-
-/// The path that solves one cloth.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ClothPath {
-    /// One workgroup for the whole frame; `workgroup_memory` when its particles fit the
-    /// adapter's workgroup memory, else they stay in the storage buffer.
-    Fused {
-        /// Particles held in workgroup memory during the frame.
-        workgroup_memory: bool,
-    },
-    /// The per-pass kernels, shared with every other global cloth.
-    Global,
-}
-
-impl ClothPath {
-    /// `fused (workgroup memory)`, `fused (storage)` or `global`.
-    pub fn name(self) -> &'static str {
-        match self {
-            ClothPath::Fused {
-                workgroup_memory: true,
-            } => "fused (workgroup memory)",
-            ClothPath::Fused {
-                workgroup_memory: false,
-            } => "fused (storage)",
-            ClothPath::Global => "global",
-        }
-    }
-}
-
-/// What a world's buffers hold, fixed when it is created.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WorldCapacity {
-    /// Cloths. Default 1024.
-    pub cloths: u32,
-    /// Particles of all cloths. Default 2²⁰.
-    pub particles: u32,
-    /// Constraints of all cloths. Default 2²³.
-    pub constraints: u32,
-}
-
-impl Default for WorldCapacity {
-    fn default() -> Self {
-        Self {
-            cloths: 1024,
-            particles: 1 << 20,
-            constraints: 1 << 23,
-        }
-    }
-}
-
-impl WorldCapacity {
-    /// Room for `count` cloths like `cloth`.
-    pub fn for_cloths(count: u32, cloth: &Cloth) -> Self {
-        Self {
-            cloths: count.max(1),
-            particles: count.max(1) * cloth.particle_count() as u32,
-            constraints: count.max(1) * cloth.constraint_count() as u32,
-        }
-    }
-}
-
-/// How a world is built.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WorldConfig {
-    /// What its buffers hold.
-    pub capacity: WorldCapacity,
-    /// Which cloths may take the fused path. Default [`PathChoice::Auto`].
-    pub paths: PathChoice,
-    /// The largest cloth (particles) the fused path takes; larger ones go global. Default
-    /// [`DEFAULT_FUSED_MAX_PARTICLES`].
-    pub fused_max_particles: u32,
-    /// Threads per workgroup of the per-pass kernels. Default [`DEFAULT_WORKGROUP_SIZE`].
-    pub workgroup_size: u32,
-    /// Threads per workgroup of the fused kernel (one workgroup per cloth). Default `None`:
-    /// 16 on a CPU adapter such as lavapipe, [`DEFAULT_FUSED_WORKGROUP_SIZE`] on a GPU.
-    pub fused_workgroup_size: Option<u32>,
-}
-
-/// Threads per fused workgroup on a GPU: four warps (two waves) per cloth, enough to cover a
-/// 32×32 cape's ~480 constraints per color in four rounds.
-pub const DEFAULT_FUSED_WORKGROUP_SIZE: u32 = 128;
-
-/// Particles above which a cloth leaves the fused path by default: one workgroup then walks
-/// thousands of constraints per color on its own, and the global path's full-device
-/// dispatches win (measured on lavapipe: see the README's "Many cloths").
-pub const DEFAULT_FUSED_MAX_PARTICLES: u32 = 8192;
-
-impl Default for WorldConfig {
-    fn default() -> Self {
-        Self {
-            capacity: WorldCapacity::default(),
-            paths: PathChoice::Auto,
-            fused_max_particles: DEFAULT_FUSED_MAX_PARTICLES,
-            workgroup_size: DEFAULT_WORKGROUP_SIZE,
-            fused_workgroup_size: None,
-        }
-    }
-}
-
-/// One frame as the engines run it.
-pub(crate) struct WorldFrame<'a> {
-    pub plan: &'a FramePlan,
-    pub schedule: FrameSchedule,
-    /// α̃ per material (one per cloth, in layout order).
-    pub materials: &'a [Vec4],
-    /// The fused cloths' records with this frame's α̃.
-    pub records: &'a [ClothRecord],
-    pub fused: FusedFrame,
-}
-
-/// What runs a world's kernels: the GPU ([`gpu::GpuEngine`]) or the CPU twins
-/// ([`cpu::CpuEngine`]).
-pub(crate) trait Engine {
-    /// What runs the kernels.
-    fn name(&self) -> String;
-    /// Particles one workgroup can hold in workgroup memory (0: none).
-    fn workgroup_capacity(&self) -> u32;
-    /// Loads a new layout with these positions and previous positions.
-    fn load(&mut self, layout: &Layout, positions: &[Vec4], previous: &[Vec4]) -> Result<()>;
-    /// Positions and previous positions of every particle (the GPU waits for the device).
-    fn state(&mut self) -> Result<(Vec<Vec4>, Vec<Vec4>)>;
-    /// Positions of every particle (the GPU waits for the device).
-    fn positions(&mut self) -> Result<Vec<Vec4>>;
-    /// Overwrites previous positions from particle `offset` on.
-    fn write_previous(&mut self, offset: u32, previous: &[Vec4]);
-    /// Runs one frame; returns a health flag when one is known (the GPU's arrives later).
-    fn frame(
-        &mut self,
-        frame: &WorldFrame<'_>,
-        timer: Option<&mut crate::gpu::StageTimer>,
-    ) -> Result<Option<Health>>;
-    /// The health flag now (the GPU waits).
-    fn health(&mut self) -> Result<Health>;
-    /// Clears the health flag.
-    fn clear_health(&mut self) -> Result<()>;
-    /// Blocks until the submitted frames are done.
-    fn wait(&mut self) -> Result<()>;
-    /// The position buffer, on the GPU.
-    fn position_buffer(&self) -> Option<&wgpu::Buffer>;
 }
 
 /// A cloth in the world.
 struct Live {
+    /// As placed in the world (transformed).
     cloth: Cloth,
     compliance: Option<Compliance>,
-    tethers: Tethers,
-    /// False until its Verlet history is started (the step after it joins).
-    started: bool,
+    anchors: Anchors,
+    /// Its constraints with its coarse levels (solved on the global path).
+    hierarchy: Hierarchy,
+    /// Bounding box of its rest positions (the scene's extent, for the divergence limit).
+    bounds: (Vec3, Vec3),
+    /// True once the engine holds its state (after the first layout that placed it).
+    placed: bool,
+    /// Until its Verlet history starts (the step after it joins or a reset): its positions
+    /// (inverse mass in w), edits included, so starting needs no readback.
+    unstarted: Option<Vec<Vec4>>,
 }
 
 struct Entry {
@@ -287,63 +131,37 @@ pub struct World {
     config: WorldConfig,
     params: SolverParams,
     clock: StepClock,
-    frames: u64,
-    diverged: Option<(u32, usize, u64)>,
+    frames: FrameCount,
     entries: Vec<Entry>,
     layout: Layout,
     /// True when cloths were added or removed since the layout was made.
     dirty: bool,
+    /// The first divergence (cloth slot, particle, frame, cause), returned by every step until
+    /// a reset.
+    diverged: Option<(u32, usize, u64, DivergenceCause)>,
 }
 
 impl World {
-    /// A world on the GPU of `ctx`.
-    pub fn gpu(ctx: &crate::GpuContext, params: SolverParams, config: WorldConfig) -> Result<Self> {
-        Self::with_engine(Box::new(gpu::GpuEngine::new(ctx, &config)?), params, config)
-    }
-
-    /// A world on the CPU reference (the twins of the same kernels).
-    pub fn cpu(params: SolverParams, config: WorldConfig) -> Result<Self> {
-        Self::with_engine(Box::new(cpu::CpuEngine::default()), params, config)
-    }
-
-    /// A world of `backend`; the GPU one needs `ctx`.
-    pub fn on(
-        backend: crate::Backend,
-        ctx: Option<&crate::GpuContext>,
-        params: SolverParams,
-        config: WorldConfig,
-    ) -> Result<Self> {
-        match (backend, ctx) {
-            (crate::Backend::Cpu, _) => Self::cpu(params, config),
-            (crate::Backend::Gpu, Some(ctx)) => Self::gpu(ctx, params, config),
-            (crate::Backend::Gpu, None) => Err(ChiffonError::NoAdapter(
-                "a GPU world was asked for without a GPU context".into(),
-            )),
-        }
-    }
-
-    fn with_engine(
-        engine: Box<dyn Engine>,
-        params: SolverParams,
-        config: WorldConfig,
-    ) -> Result<Self> {
+    /// An empty world on `backend`.
+    pub fn new(backend: Backend<'_>, params: SolverParams, config: WorldConfig) -> Result<Self> {
         params.validate()?;
         crate::error::check_at_least(
             "world capacity (cloths)",
             config.capacity.cloths as f64,
             1.0,
         )?;
+        let engine = engine::make(backend, &config)?;
         let layout = Layout::build(&[], config.paths, config.fused_max_particles, 0)?;
         Ok(Self {
             engine,
             config,
             params,
             clock: StepClock::default(),
-            frames: 0,
-            diverged: None,
+            frames: FrameCount::default(),
             entries: Vec::new(),
             layout,
             dirty: false,
+            diverged: None,
         })
     }
 
@@ -356,35 +174,30 @@ impl World {
             p.compliance = c;
             p.validate()?;
         }
-        if !options.transform.is_finite() {
-            return Err(ChiffonError::InvalidParameter {
-                name: "cloth transform",
-                reason: "it has a non-finite component".into(),
-            });
-        }
+        let placed = if options.transform == glam::Affine3A::IDENTITY {
+            cloth.clone()
+        } else {
+            cloth.transformed(options.transform)?
+        };
+        let hierarchy = Hierarchy::new(&placed, MAX_LEVELS)?;
         let live = self.live();
+        let sum = |f: &dyn Fn(&Live) -> usize| live.iter().map(|l| f(l) as u64).sum::<u64>();
+        let constraints = |l: &Live| l.hierarchy.constraints().constraints().len();
         check_capacity(
             &self.config.capacity,
             live.len() as u64 + 1,
-            live.iter()
-                .map(|l| l.cloth.particle_count() as u64)
-                .sum::<u64>()
-                + cloth.particle_count() as u64,
-            live.iter()
-                .map(|l| l.cloth.constraint_count() as u64)
-                .sum::<u64>()
-                + cloth.constraint_count() as u64,
-            cloth.colors().len(),
+            sum(&|l| l.cloth.particle_count()) + placed.particle_count() as u64,
+            sum(&constraints) + hierarchy.constraints().constraints().len() as u64,
+            placed.colors().len(),
         )?;
-        let placed = cloth.transformed(options.transform)?;
-        let pinned: Vec<bool> = (0..placed.particle_count())
-            .map(|i| placed.is_pinned(i))
-            .collect();
         let live = Live {
-            tethers: Tethers::build(&placed, &pinned),
+            anchors: Anchors::new(&placed),
+            bounds: crate::geometry::bounds(placed.positions()),
+            unstarted: Some(initial_positions(&placed)),
             cloth: placed,
             compliance: options.compliance,
-            started: false,
+            hierarchy,
+            placed: false,
         };
         let index = match self.entries.iter().position(|e| e.live.is_none()) {
             Some(i) => i,
@@ -444,16 +257,12 @@ impl World {
 
     /// The path that solves the cloth (decided when the layout is made, at the next step).
     pub fn path(&mut self, handle: ClothHandle) -> Result<ClothPath> {
-        self.entry(handle)?;
-        self.sync()?;
         Ok(self.place(handle)?.path)
     }
 
     /// The cloth's particles in the world's buffers: the range of [`World::position_buffer`]
     /// (`vec4` per particle) to draw it from.
     pub fn particle_range(&mut self, handle: ClothHandle) -> Result<Range<u32>> {
-        self.entry(handle)?;
-        self.sync()?;
         Ok(self.place(handle)?.particles.clone())
     }
 
@@ -464,6 +273,11 @@ impl World {
         self.engine.position_buffer()
     }
 
+    /// Bytes of GPU memory the world's buffers hold; `None` on the CPU.
+    pub fn gpu_bytes(&self) -> Option<u64> {
+        self.engine.gpu_bytes()
+    }
+
     /// Particles of all cloths.
     pub fn particle_count(&self) -> usize {
         self.live().iter().map(|l| l.cloth.particle_count()).sum()
@@ -471,25 +285,29 @@ impl World {
 
     /// The cloth's current positions (m), in its particle order (the GPU waits).
     pub fn positions(&mut self, handle: ClothHandle) -> Result<Vec<Vec3>> {
-        self.entry(handle)?;
-        self.sync()?;
-        let range = self.place(handle)?.particles.clone();
-        let positions = self.engine.positions()?;
-        Ok(positions[range.start as usize..range.end as usize]
+        Ok(self
+            .raw_positions(handle)?
             .iter()
             .map(|p| p.truncate())
             .collect())
+    }
+
+    /// The cloth's positions with the inverse mass in w, as the kernels see them.
+    pub fn raw_positions(&mut self, handle: ClothHandle) -> Result<Vec<Vec4>> {
+        let range = self.place(handle)?.particles.clone();
+        let mut positions = self.engine.positions()?;
+        positions.truncate(range.end as usize);
+        Ok(positions.split_off(range.start as usize))
     }
 
     /// Every cloth's current positions, in [`World::handles`] order, from one readback.
     pub fn all_positions(&mut self) -> Result<Vec<(ClothHandle, Vec<Vec3>)>> {
         self.sync()?;
         let positions = self.engine.positions()?;
-        let handles = self.handles();
-        handles
+        self.handles()
             .into_iter()
             .map(|h| {
-                let r = self.place(h)?.particles.clone();
+                let r = self.place_synced(h)?.particles.clone();
                 let p = positions[r.start as usize..r.end as usize]
                     .iter()
                     .map(|p| p.truncate())
@@ -497,6 +315,60 @@ impl World {
                 Ok((h, p))
             })
             .collect()
+    }
+
+    /// Moves particle `index` of a cloth to `position` (m) at rest, with `inverse_mass` (0
+    /// holds it there; a held particle is not a tether anchor).
+    pub fn set_particle(
+        &mut self,
+        handle: ClothHandle,
+        index: usize,
+        position: Vec3,
+        inverse_mass: f32,
+    ) -> Result<()> {
+        self.check_particle(handle, index)?;
+        crate::error::check_finite3("particle position", position)?;
+        crate::error::check_at_least("inverse mass", inverse_mass as f64, 0.0)?;
+        let at = self.place(handle)?.particles.start + index as u32;
+        let p = position.extend(inverse_mass);
+        self.engine.write_positions(at, &[p]);
+        self.engine.write_previous(at, &[position.extend(0.0)]);
+        let live = self.live_mut(handle)?;
+        if let Some(mirror) = &mut live.unstarted {
+            mirror[index] = p;
+        }
+        if inverse_mass > 0.0 {
+            live.anchors.pin(index, false);
+        }
+        Ok(())
+    }
+
+    /// Changes only the inverse mass of particle `index` of a cloth. 0 pins it where it is and
+    /// makes it a tether anchor; a positive value frees it. The tethers are rebuilt once,
+    /// before the next step.
+    pub fn set_inverse_mass(
+        &mut self,
+        handle: ClothHandle,
+        index: usize,
+        inverse_mass: f32,
+    ) -> Result<()> {
+        self.check_particle(handle, index)?;
+        crate::error::check_at_least("inverse mass", inverse_mass as f64, 0.0)?;
+        let at = self.place(handle)?.particles.start + index as u32;
+        self.engine.write_inverse_mass(at, inverse_mass);
+        let live = self.live_mut(handle)?;
+        if let Some(mirror) = &mut live.unstarted {
+            mirror[index].w = inverse_mass;
+        }
+        live.anchors.pin(index, inverse_mass == 0.0);
+        Ok(())
+    }
+
+    /// The cloth's tethers in force (rebuilt first if its pinned set changed).
+    pub fn tethers(&mut self, handle: ClothHandle) -> Result<&Tethers> {
+        self.entry(handle)?;
+        self.refresh_tethers()?;
+        Ok(&self.entry(handle)?.anchors.tethers)
     }
 
     /// The shared parameters.
@@ -516,42 +388,32 @@ impl World {
         self.engine.name()
     }
 
-    /// The schedule of a frame of `dt` seconds (after the layout is made).
+    /// The schedule of a frame of `dt` seconds under the current parameters (after the layout
+    /// is made).
     pub fn schedule(&mut self, dt: f64) -> Result<FrameSchedule> {
         self.sync()?;
-        Ok(self.frame_schedule(&FrameSchedule::steady(
-            dt,
-            &self.params,
-            0,
-            LevelColors::default(),
-            false,
-        )))
+        Ok(self.frame_schedule(self.params.substeps.count(dt)))
     }
 
-    /// Dispatches a frame of `dt` seconds records (GPU), or kernel calls (CPU).
-    pub fn dispatches_per_frame(&mut self, dt: f64) -> Result<u64> {
-        Ok(self.schedule(dt)?.dispatches())
-    }
-
-    /// Advances every cloth one frame of `dt` seconds. See [`crate::Solver::step`]; a cloth
-    /// added since the last step starts its Verlet history now.
+    /// Advances every cloth one frame of `dt` seconds (in `(0, 1]`). The dt ratio comes from
+    /// the previous call's dt; a cloth that joined since (or every cloth, after construction
+    /// or [`World::reset`]) starts its Verlet history with `x₋₁ = x₀ − v₀h + ½ah²`.
     pub fn step(&mut self, dt: f64) -> Result<()> {
         self.step_timed(dt, None)
     }
 
     /// As [`World::step`], timing each stage with `timer` on the GPU (the benchmark's).
-    pub fn step_timed(
-        &mut self,
-        dt: f64,
-        timer: Option<&mut crate::gpu::StageTimer>,
-    ) -> Result<()> {
+    pub fn step_timed(&mut self, dt: f64, timer: Option<&mut StageTimer>) -> Result<()> {
         self.check_diverged()?;
         self.sync()?;
+        self.refresh_tethers()?;
+        let scene = self.scene();
         let plan = self.clock.plan(
             dt,
             &self.params,
-            self.layout.global_particles as usize,
-            Vec3::ZERO,
+            &scene,
+            self.layout.global_particles,
+            self.frames.frames() + 1,
         )?;
         self.start_new_cloths(&plan);
         let materials: Vec<Vec4> = self
@@ -559,26 +421,18 @@ impl World {
             .placed
             .iter()
             .map(|p| {
-                let live = self.entries[p.slot as usize]
-                    .live
-                    .as_ref()
-                    .expect("placed cloths are live");
+                let live = self.placed_live(p.slot);
                 material_alpha(&live.compliance.unwrap_or(self.params.compliance), plan.h)
             })
             .collect();
-        let records = self
-            .layout
-            .frame_records(self.params.tethers.is_some(), |m| materials[m]);
-        let schedule = self.frame_schedule(&FrameSchedule::new(
-            &plan,
-            &self.params,
-            0,
-            LevelColors::default(),
-            false,
-        ));
+        let tethers_on = self.params.tethers.is_some();
+        let records = self.layout.frame_records(
+            |m| tethers_on && !self.placed_live(self.layout.placed[m].slot).tethers_empty(),
+            |m| materials[m],
+        );
         let frame = WorldFrame {
             plan: &plan,
-            schedule,
+            schedule: self.frame_schedule(plan.substeps),
             materials: &materials,
             records: &records,
             fused: FusedFrame {
@@ -589,15 +443,15 @@ impl World {
             },
         };
         let health = self.engine.frame(&frame, timer)?;
-        self.frames += 1;
+        self.frames.advance();
         if let Some(h) = health {
             self.note_health(h);
         }
         self.check_diverged()
     }
 
-    /// The divergence check now: `Err(ClothDiverged)` naming the cloth, its first bad
-    /// particle and the frame (the GPU waits for the device).
+    /// The divergence check now: `Err(Diverged)` naming the cloth, its first bad particle and
+    /// the frame it went bad in (the GPU waits for the device).
     pub fn health(&mut self) -> Result<()> {
         let h = self.engine.health()?;
         self.note_health(h);
@@ -609,14 +463,17 @@ impl World {
         self.engine.wait()
     }
 
-    /// Returns every cloth to its initial state (as it joined) and forgets the dt history.
+    /// Returns every cloth to its initial state (as it joined, with its own pins) and forgets
+    /// the dt history.
     pub fn reset(&mut self) -> Result<()> {
         for e in self.entries.iter_mut().filter_map(|e| e.live.as_mut()) {
-            e.started = false;
+            e.placed = false;
+            e.unstarted = Some(initial_positions(&e.cloth));
+            e.anchors = Anchors::new(&e.cloth);
         }
         self.engine.clear_health()?;
         self.clock.reset();
-        self.frames = 0;
+        self.frames = FrameCount::default();
         self.diverged = None;
         self.dirty = true;
         self.sync()
@@ -640,7 +497,44 @@ impl World {
             })
     }
 
-    fn place(&self, handle: ClothHandle) -> Result<&layout::Placed> {
+    fn live_mut(&mut self, handle: ClothHandle) -> Result<&mut Live> {
+        self.entries
+            .get_mut(handle.index as usize)
+            .filter(|e| e.generation == handle.generation)
+            .and_then(|e| e.live.as_mut())
+            .ok_or(ChiffonError::StaleHandle {
+                index: handle.index,
+                generation: handle.generation,
+            })
+    }
+
+    /// The live cloth of a slot the layout placed.
+    fn placed_live(&self, slot: u32) -> &Live {
+        self.entries[slot as usize]
+            .live
+            .as_ref()
+            .expect("placed cloths are live")
+    }
+
+    fn check_particle(&self, handle: ClothHandle, index: usize) -> Result<()> {
+        let n = self.entry(handle)?.cloth.particle_count();
+        if index >= n {
+            return Err(ChiffonError::InvalidParameter {
+                name: "particle index",
+                reason: format!("{index} is out of range (the cloth has {n})"),
+            });
+        }
+        Ok(())
+    }
+
+    /// The cloth's place in the buffers, laying them out first if cloths changed.
+    fn place(&mut self, handle: ClothHandle) -> Result<&layout::Placed> {
+        self.entry(handle)?;
+        self.sync()?;
+        self.place_synced(handle)
+    }
+
+    fn place_synced(&self, handle: ClothHandle) -> Result<&layout::Placed> {
         self.layout
             .find(handle.index)
             .map(|(_, p)| p)
@@ -650,21 +544,74 @@ impl World {
             })
     }
 
-    /// The world's version of a cloth schedule: its global colors, tethers and paths.
-    fn frame_schedule(&self, base: &FrameSchedule) -> FrameSchedule {
+    /// The schedule of a frame of `substeps` substeps over the current layout.
+    fn frame_schedule(&self, substeps: u32) -> FrameSchedule {
         let l = &self.layout;
+        let tethers_on = self.params.tethers.is_some();
+        let global_tethers = l
+            .placed
+            .iter()
+            .filter(|p| p.path == ClothPath::Global)
+            .any(|p| !self.placed_live(p.slot).tethers_empty());
         FrameSchedule {
-            colors: l.global.colors().len() as u32,
-            tethers: l.global_tethers && self.params.tethers.is_some(),
+            substeps,
+            iterations: self.params.iterations,
+            colors: l.global.cloth_colors() as u32,
+            levels: if self.params.coarse_levels {
+                l.global.level_colors()
+            } else {
+                Default::default()
+            },
+            tethers: tethers_on && global_tethers,
+            collide: self.params.has_colliders(),
             global: l.global_particles > 0,
             fused: crate::schedule::FusedStage {
                 workgroup_memory: l.records.iter().any(|r| r.shared_memory == 1),
                 storage: l.records.iter().any(|r| r.shared_memory == 0),
             },
-            // A world starts each cloth's Verlet history on the host when it joins.
-            starting: false,
-            ..*base
         }
+    }
+
+    /// What the health check measures distances from: the centre of the cloths' and the
+    /// colliders' bounding box at rest, and its half-diagonal.
+    fn scene(&self) -> Scene {
+        let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
+        for l in self.live() {
+            lo = lo.min(l.bounds.0);
+            hi = hi.max(l.bounds.1);
+        }
+        if lo.x > hi.x {
+            (lo, hi) = (Vec3::ZERO, Vec3::ZERO);
+        }
+        let (lo, hi) = self.params.extend_bounds(lo, hi);
+        Scene {
+            center: (lo + hi) * 0.5,
+            radius: (hi - lo).length() * 0.5,
+        }
+    }
+
+    /// Rebuilds, once, the tethers of every cloth whose pinned set changed, and uploads them.
+    fn refresh_tethers(&mut self) -> Result<()> {
+        self.sync()?;
+        for slot in 0..self.entries.len() {
+            let Some(live) = self.entries[slot].live.as_mut() else {
+                continue;
+            };
+            if !live.anchors.stale {
+                continue;
+            }
+            live.anchors.tethers = Tethers::build(&live.cloth, &live.anchors.pinned);
+            live.anchors.stale = false;
+            let (_, place) = self
+                .layout
+                .find(slot as u32)
+                .expect("synced cloths are placed");
+            let start = place.particles.start;
+            let slots = live.anchors.tethers.shifted_slots(start);
+            self.layout.tethers.write_slots(start, &slots);
+            self.engine.write_tethers(start, &slots);
+        }
+        Ok(())
     }
 
     /// Repacks the buffers after cloths were added or removed, keeping every remaining
@@ -673,7 +620,7 @@ impl World {
         if !self.dirty {
             return Ok(());
         }
-        let keep = self.live().iter().any(|l| l.started);
+        let keep = self.live().iter().any(|l| l.placed);
         let (old_positions, old_previous) = if keep {
             self.engine.state()?
         } else {
@@ -687,93 +634,136 @@ impl World {
                 e.live.as_ref().map(|l| Member {
                     slot: i as u32,
                     cloth: &l.cloth,
-                    tethers: &l.tethers,
+                    hierarchy: &l.hierarchy,
+                    tethers: &l.anchors.tethers,
                 })
             })
             .collect();
+        let capacity = if self.config.fused_workgroup_memory {
+            self.engine.workgroup_capacity()
+        } else {
+            0
+        };
         let layout = Layout::build(
             &members,
             self.config.paths,
             self.config.fused_max_particles,
-            self.engine.workgroup_capacity(),
+            capacity,
         )?;
         let n = layout.particle_count as usize;
         let (mut positions, mut previous) = (Vec::with_capacity(n), Vec::with_capacity(n));
         for p in &layout.placed {
-            let live = self.entries[p.slot as usize]
-                .live
-                .as_ref()
-                .expect("placed cloths are live");
-            match self.layout.find(p.slot).filter(|_| live.started) {
+            let live = self.placed_live(p.slot);
+            match self.layout.find(p.slot).filter(|_| live.placed) {
                 Some((_, old)) => {
                     let r = old.particles.start as usize..old.particles.end as usize;
                     positions.extend_from_slice(&old_positions[r.clone()]);
                     previous.extend_from_slice(&old_previous[r]);
                 }
                 None => {
-                    let initial = crate::cpu::initial_positions(&live.cloth);
-                    previous.extend_from_slice(&initial);
-                    positions.extend(initial);
+                    let now = live
+                        .unstarted
+                        .clone()
+                        .unwrap_or_else(|| initial_positions(&live.cloth));
+                    previous.extend(now.iter().map(|p| p.truncate().extend(0.0)));
+                    positions.extend(now);
                 }
             }
         }
         self.engine.load(&layout, &positions, &previous)?;
+        for p in &layout.placed {
+            if let Some(live) = self.entries[p.slot as usize].live.as_mut() {
+                live.placed = true;
+            }
+        }
         self.layout = layout;
         self.dirty = false;
         Ok(())
     }
 
     /// Starts the Verlet history of cloths that joined since the last step: `x₋₁ = x₀ − v₀h +
-    /// ½ah²` with the h the frame's first dt ratio divides by (the `start` kernel's twin, run
-    /// on the host for just those particles).
+    /// ½ah²` with the h the frame's first dt ratio divides by, from where the cloth is now.
     fn start_new_cloths(&mut self, plan: &FramePlan) {
+        let accel = self.params.acceleration();
         for p in &self.layout.placed {
             let Some(live) = self.entries[p.slot as usize].live.as_mut() else {
                 continue;
             };
-            if live.started {
+            let Some(now) = live.unstarted.take() else {
                 continue;
-            }
-            let initial = crate::cpu::initial_positions(&live.cloth);
-            let mut previous = initial.clone();
-            let params = crate::config::StepParams {
-                h: plan.h_previous as f32,
-                start_velocity: live.cloth.velocity().extend(0.0).to_array(),
-                particle_count: initial.len() as u32,
-                ..plan.first
             };
-            crate::cpu::start(&params, &initial, &mut previous);
+            let velocity = live.cloth.velocity();
+            let previous: Vec<Vec4> = now
+                .iter()
+                .map(|x| {
+                    crate::integrator::start_particle(*x, velocity, accel, plan.h_previous as f32)
+                })
+                .collect();
             self.engine.write_previous(p.particles.start, &previous);
-            live.started = true;
         }
     }
 
-    fn note_health(&mut self, h: Health) {
-        if h.first_bad == Health::OK || self.diverged.is_some() {
+    /// Notes a health flag; the first divergence it reports becomes the world's error, which
+    /// every later step returns until [`World::reset`].
+    fn note_health(&mut self, health: Health) {
+        if health.first_bad == Health::OK || self.diverged.is_some() {
             return;
         }
-        if let Some(p) = self
+        let Some(place) = self
             .layout
             .placed
             .iter()
-            .find(|p| p.particles.contains(&h.first_bad))
-        {
-            self.diverged = Some((
-                p.slot,
-                (h.first_bad - p.particles.start) as usize,
-                self.frames,
-            ));
-        }
+            .find(|p| p.particles.contains(&health.first_bad))
+        else {
+            return;
+        };
+        let frame = self.frames.frame_of(health.frame);
+        // Tell the two causes apart from where the particle is now (once, on the error path).
+        let scene = self.scene();
+        let limit = self.params.divergence_limit(&scene);
+        let at = self
+            .engine
+            .positions()
+            .ok()
+            .and_then(|p| p.get(health.first_bad as usize).copied())
+            .map_or(Vec3::NAN, |p| p.truncate());
+        let cause = if at.is_finite() {
+            DivergenceCause::TooFar {
+                distance: at.distance(scene.center),
+                limit,
+            }
+        } else {
+            DivergenceCause::NonFinite
+        };
+        let particle = (health.first_bad - place.particles.start) as usize;
+        self.diverged = Some((place.slot, particle, frame, cause));
     }
 
     fn check_diverged(&self) -> Result<()> {
         match self.diverged {
-            Some((cloth, particle, step)) => Err(ChiffonError::ClothDiverged {
-                cloth,
+            Some((cloth, particle, frame, cause)) => Err(ChiffonError::Diverged {
+                cloth: Some(cloth),
                 particle,
-                step,
+                frame,
+                cause,
             }),
             None => Ok(()),
         }
     }
+}
+
+impl Live {
+    fn tethers_empty(&self) -> bool {
+        self.anchors.tethers.is_empty()
+    }
+}
+
+/// Packs positions with inverse masses into the kernels' vec4 layout.
+pub(crate) fn initial_positions(cloth: &Cloth) -> Vec<Vec4> {
+    cloth
+        .positions()
+        .iter()
+        .zip(cloth.inverse_masses())
+        .map(|(x, &w)| x.extend(w))
+        .collect()
 }

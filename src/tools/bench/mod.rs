@@ -1,6 +1,6 @@
 //! The headless benchmark, shared by `cargo bench` and `chiffon bench`.
 //!
-//! The standard scene ([`crate::scenes::standard_cloth`]), so results compare with other cloth
+//! The standard scene ([`crate::tools::scenes::standard_cloth`]), so results compare with other cloth
 //! solvers: an N×N grid over 1 m × 1 m lying flat at y = 0, the two corners of one edge pinned,
 //! 0.2 kg, gravity −9.81 m/s², 60 fps, structural + shear + bend constraints, no colliders, and
 //! the library's default solver settings unless the flags say otherwise.
@@ -20,16 +20,16 @@ use std::time::{Duration, Instant};
 use plotters::prelude::*;
 use serde::Serialize;
 
+use crate::Solver;
 use crate::cloth::Cloth;
 use crate::config::DEFAULT_WORKGROUP_SIZE;
-use crate::cpu::CpuSolver;
 use crate::error::{ChiffonError, Result};
-use crate::gpu::{GpuContext, GpuSolver, StageTimer, StageTimes};
+use crate::gpu::{GpuContext, StageTimer, StageTimes};
 use crate::params::{SolverParams, Substeps};
-use crate::plot::{DrawResult, Figure};
-use crate::scenes::{STANDARD_DT, standard_cloth, standard_params};
 use crate::schedule::{FrameSchedule, Stage};
-use crate::solver::{Backend, Solver};
+use crate::tools::BackendKind as Backend;
+use crate::tools::plot::{DrawResult, Figure};
+use crate::tools::scenes::{STANDARD_DT, standard_cloth, standard_params};
 
 /// Bytes one constraint solve moves (two vec4 reads + two writes + the record + the multiplier).
 pub const BYTES_PER_SOLVE: u64 = 88;
@@ -56,7 +56,7 @@ fn particle_step_bytes(params: &SolverParams, tethers: bool) -> u64 {
     BYTES_PER_INTEGRATE_STEP + collide + tethers
 }
 
-/// What to benchmark (the command line's `BenchArgs` in [`crate::cli`] fill it).
+/// What to benchmark (the command line's `BenchArgs` in [`crate::tools::cli`] fill it).
 #[derive(Clone, Debug, PartialEq)]
 pub struct BenchConfig {
     /// Grid sizes N (N×N particles). Default 64, 128, 256.
@@ -234,7 +234,8 @@ struct Timing {
 }
 
 fn time_gpu(
-    solver: &mut GpuSolver,
+    ctx: &GpuContext,
+    solver: &mut Solver,
     mut timer: Option<&mut StageTimer>,
     cfg: &BenchConfig,
     progress: &mut Progress,
@@ -246,15 +247,14 @@ fn time_gpu(
     let total = cfg.warmup + cfg.frames;
     for k in 0..total {
         let start = Instant::now();
-        let encoder = solver.step_timed(STANDARD_DT, timer.as_deref_mut())?;
-        solver.submit(encoder);
+        solver.step_timed(STANDARD_DT, timer.as_deref_mut())?;
         // Wall time runs to the completed fence.
         solver.wait()?;
         let wall = start.elapsed().as_secs_f64() * 1e3;
         if k >= cfg.warmup {
             t.wall_ms.push(wall);
             if let Some(timer) = timer.as_deref() {
-                t.gpu.push(timer.read_blocking(solver.device())?);
+                t.gpu.push(timer.read_blocking(&ctx.device)?);
             }
         }
         progress.tick(k + 1, total);
@@ -262,7 +262,7 @@ fn time_gpu(
     Ok(t)
 }
 
-fn time_cpu(solver: &mut CpuSolver, cfg: &BenchConfig, progress: &mut Progress) -> Result<Timing> {
+fn time_cpu(solver: &mut Solver, cfg: &BenchConfig, progress: &mut Progress) -> Result<Timing> {
     let mut wall_ms = Vec::with_capacity(cfg.frames);
     let total = cfg.warmup + cfg.frames;
     for k in 0..total {
@@ -453,8 +453,12 @@ pub fn run(cfg: &BenchConfig) -> Result<Vec<BenchRecord>> {
     if let Some(ctx) = &ctx {
         for (n, cloth) in &clothes {
             let Some(cloth) = cloth else { continue };
-            let solver =
-                GpuSolver::with_workgroup_size(ctx, cloth, params.clone(), cfg.workgroup_size);
+            let solver = Solver::with_workgroup_size(
+                crate::Backend::Gpu(ctx),
+                cloth,
+                params.clone(),
+                cfg.workgroup_size,
+            );
             let mut solver = match solver {
                 Ok(s) => s,
                 Err(e @ ChiffonError::ExceedsDeviceLimit { .. }) => {
@@ -463,16 +467,15 @@ pub fn run(cfg: &BenchConfig) -> Result<Vec<BenchRecord>> {
                 }
                 Err(e) => return Err(e),
             };
-            // The first frame also runs the start stage.
-            let mut timer = StageTimer::new(ctx, solver.schedule(STANDARD_DT).stages() + 1);
+            let mut timer = StageTimer::new(ctx, solver.schedule(STANDARD_DT)?.stages());
             let mut progress = Progress {
                 label: format!("gpu {n}x{n}"),
                 last: Instant::now(),
             };
-            let timing = time_gpu(&mut solver, timer.as_mut(), &cfg, &mut progress)?;
+            let timing = time_gpu(ctx, &mut solver, timer.as_mut(), &cfg, &mut progress)?;
             progress.finish();
             let positions = solver.positions()?;
-            let schedule = solver.schedule(STANDARD_DT);
+            let schedule = solver.schedule(STANDARD_DT)?;
             let mut r = record(
                 Backend::Gpu,
                 &adapter,
@@ -482,8 +485,9 @@ pub fn run(cfg: &BenchConfig) -> Result<Vec<BenchRecord>> {
                 schedule,
                 &positions,
             );
-            r.gpu_bytes_per_particle =
-                Some(solver.gpu_bytes() as f64 / cloth.particle_count() as f64);
+            r.gpu_bytes_per_particle = solver
+                .gpu_bytes()
+                .map(|b| b as f64 / cloth.particle_count() as f64);
             out.push(r);
         }
     }
@@ -494,11 +498,11 @@ pub fn run(cfg: &BenchConfig) -> Result<Vec<BenchRecord>> {
                 label: format!("cpu {n}x{n}"),
                 last: Instant::now(),
             };
-            let mut solver = CpuSolver::new(cloth, params.clone())?;
+            let mut solver = Solver::new(crate::Backend::Cpu, cloth, params.clone())?;
             let timing = time_cpu(&mut solver, &cfg, &mut progress)?;
             progress.finish();
             // The CPU runs the same schedule; "dispatches" are its kernel calls.
-            let schedule = solver.schedule(STANDARD_DT);
+            let schedule = solver.schedule(STANDARD_DT)?;
             let r = record(
                 Backend::Cpu,
                 &cpu_name,
@@ -746,12 +750,12 @@ pub fn run_and_report(cfg: &BenchConfig, outputs: &BenchOutputs) -> Result<Vec<B
         let text = serde_json::to_string_pretty(&records).expect("records serialize");
         std::fs::write(path, text).map_err(|e| ChiffonError::Io {
             path: path.display().to_string(),
-            source: e,
+            error: e,
         })?;
         println!("wrote {}", path.display());
     }
     if let Some(path) = &outputs.plot {
-        crate::plot::save(path, (1200, 500), &BenchPlot(&records))?;
+        crate::tools::plot::save(path, (1200, 500), &BenchPlot(&records))?;
         println!("wrote {}", path.display());
     }
     Ok(records)

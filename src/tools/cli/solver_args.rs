@@ -151,8 +151,9 @@ impl SolverArgs {
 }
 
 /// Says once, on stderr, that tethers were asked for but the cloth has no pinned particle.
-pub fn note_missing_tethers(solver: &dyn Solver) {
-    if solver.params().tethers.is_some() && solver.tethers().is_empty() {
+pub fn note_missing_tethers(solver: &mut Solver) -> Result<()> {
+    if solver.params().tethers.is_some() && solver.tethers()?.is_empty() {
         eprintln!("chiffon: note: tethers are on but the cloth has no pinned particle; no tethers");
     }
+    Ok(())
 }

@@ -5,11 +5,11 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::SolverArgs;
-use crate::bench::capes::{BenchPath, CapesConfig};
-use crate::bench::{BenchConfig, BenchOutputs};
 use crate::config::DEFAULT_WORKGROUP_SIZE;
-use crate::scenes::standard_params;
-use crate::solver::Backend;
+use crate::tools::BackendKind as Backend;
+use crate::tools::bench::capes::{BenchPath, CapesConfig};
+use crate::tools::bench::{BenchConfig, BenchOutputs};
+use crate::tools::scenes::standard_params;
 
 /// Benchmark flags.
 #[derive(Args, Debug, Clone)]
@@ -92,9 +92,9 @@ fn parse_backends(s: &str) -> Result<Backends, String> {
     if s == "both" {
         Ok(Backends(Backend::ALL.to_vec()))
     } else {
-        s.parse::<Backend>()
+        <Backend as clap::ValueEnum>::from_str(s, false)
             .map(|b| Backends(vec![b]))
-            .map_err(|e| format!("{e}, or both"))
+            .map_err(|_| format!("{s:?} is not gpu, cpu or both"))
     }
 }
 
@@ -146,9 +146,9 @@ impl BenchArgs {
     pub fn run(&self) -> anyhow::Result<()> {
         let (config, outputs) = self.config()?;
         if self.scene == "capes" {
-            crate::bench::capes::run_and_report(&self.capes_config()?, &outputs)?;
+            crate::tools::bench::capes::run_and_report(&self.capes_config()?, &outputs)?;
         } else {
-            crate::bench::run_and_report(&config, &outputs)?;
+            crate::tools::bench::run_and_report(&config, &outputs)?;
         }
         Ok(())
     }

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use super::SolverArgs;
-use crate::dt::DtSpec;
+use crate::tools::dt::DtSpec;
 use crate::{ClothBuilder, Layout, Pinning, SolverParams, Sphere};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, ValueEnum};

@@ -18,14 +18,14 @@ use plotters::prelude::*;
 use serde::Serialize;
 
 use super::{Progress, cpu_description, median, opt, percentile};
+use crate::Solver;
 use crate::cloth::Cloth;
-use crate::cpu::CpuSolver;
 use crate::error::{ChiffonError, Result};
-use crate::gpu::{GpuContext, GpuSolver, StageTimer};
+use crate::gpu::{GpuContext, StageTimer};
 use crate::params::{Projection, SolverParams};
-use crate::plot::{DrawResult, Figure};
-use crate::scenes::{STANDARD_DT, cape, cape_position};
-use crate::solver::{Backend, Solver};
+use crate::tools::BackendKind as Backend;
+use crate::tools::plot::{DrawResult, Figure};
+use crate::tools::scenes::{STANDARD_DT, cape, cape_position};
 use crate::world::{ClothOptions, ClothPath, PathChoice, World, WorldCapacity, WorldConfig};
 
 /// How the capes are solved.
@@ -234,7 +234,13 @@ fn run_world(
         fused_workgroup_size: cfg.fused_workgroup_size,
         ..WorldConfig::default()
     };
-    let mut world = World::on(backend, ctx, cfg.params.clone(), config)?;
+    let mut world = World::new(
+        backend
+            .on(ctx)
+            .map_err(|e| ChiffonError::NoAdapter(e.to_string()))?,
+        cfg.params.clone(),
+        config,
+    )?;
     let handles = (0..count as usize)
         .map(|k| {
             let at = cape_position(k, count as usize);
@@ -301,21 +307,25 @@ fn run_separate(
             let mut solvers = capes
                 .iter()
                 .map(|c| {
-                    GpuSolver::with_workgroup_size(ctx, c, cfg.params.clone(), cfg.workgroup_size)
+                    Solver::with_workgroup_size(
+                        crate::Backend::Gpu(ctx),
+                        c,
+                        cfg.params.clone(),
+                        cfg.workgroup_size,
+                    )
                 })
                 .collect::<Result<Vec<_>>>()?;
             let timing = time(cfg, label, || {
                 for s in &mut solvers {
-                    let encoder = s.step_timed(STANDARD_DT, None)?;
-                    s.submit(encoder);
+                    s.step(STANDARD_DT)?;
                 }
                 crate::gpu::context::wait(&ctx.device)?;
                 Ok(None)
             })?;
             let dispatches = solvers
-                .iter()
-                .map(|s| s.dispatches_per_frame(STANDARD_DT))
-                .sum();
+                .iter_mut()
+                .map(|s| Ok(s.schedule(STANDARD_DT)?.dispatches()))
+                .sum::<Result<u64>>()?;
             let positions = solvers
                 .iter_mut()
                 .map(|s| s.positions())
@@ -325,7 +335,7 @@ fn run_separate(
         _ => {
             let mut solvers = capes
                 .iter()
-                .map(|c| CpuSolver::new(c, cfg.params.clone()))
+                .map(|c| Solver::new(crate::Backend::Cpu, c, cfg.params.clone()))
                 .collect::<Result<Vec<_>>>()?;
             let timing = time(cfg, label, || {
                 for s in &mut solvers {
@@ -333,7 +343,7 @@ fn run_separate(
                 }
                 Ok(None)
             })?;
-            let schedule = solvers[0].schedule(STANDARD_DT);
+            let schedule = solvers[0].schedule(STANDARD_DT)?;
             let positions = solvers
                 .iter_mut()
                 .map(|s| s.positions())
@@ -672,12 +682,12 @@ pub fn run_and_report(
         let text = serde_json::to_string_pretty(&records).expect("records serialize");
         std::fs::write(path, text).map_err(|e| ChiffonError::Io {
             path: path.display().to_string(),
-            source: e,
+            error: e,
         })?;
         println!("wrote {}", path.display());
     }
     if let Some(path) = &outputs.plot {
-        crate::plot::save(path, (900, 600), &CapesPlot(&records))?;
+        crate::tools::plot::save(path, (900, 600), &CapesPlot(&records))?;
         println!("wrote {}", path.display());
     }
     Ok(records)

@@ -17,14 +17,14 @@ use winit::window::{Window, WindowId};
 use super::camera::{OrbitCamera, pick, ray_plane};
 use super::render::{ClothMesh, Renderer, SceneView, Targets};
 use super::sim::{Sim, WorldSim};
-use crate::error::{ChiffonError, Result};
 use crate::gpu::GpuContext;
 use crate::gpu::StageTimer;
 use crate::gpu::context::{poll, read_mapped};
 use crate::integrator::Integrator;
 use crate::params::{Projection, SolverParams, Sphere, Substeps, TetherParams};
-use crate::scenes::{self, DemoScene};
 use crate::solver::Solver;
+use crate::tools::scenes::{self, DemoScene};
+use anyhow::{Result, anyhow, bail};
 
 /// How to run the demo.
 #[derive(Clone, Debug)]
@@ -68,21 +68,15 @@ impl Default for DemoOptions {
 pub fn run(options: DemoOptions) -> Result<()> {
     let (w, h) = options.size;
     if !(64..=8192).contains(&w) || !(64..=8192).contains(&h) {
-        return Err(ChiffonError::InvalidParameter {
-            name: "--size",
-            reason: format!("{w}x{h} must be between 64x64 and 8192x8192"),
-        });
+        bail!("--size {w}x{h} must be between 64x64 and 8192x8192");
     }
     if options.frames == 0 {
-        return Err(ChiffonError::InvalidParameter {
-            name: "--frames",
-            reason: "must be at least 1".into(),
-        });
+        bail!("--frames must be at least 1");
     }
     let event_loop = EventLoop::new().map_err(|e| {
-        ChiffonError::Window(format!(
+        anyhow!(
             "cannot open a window ({e}); without a display, run under Xvfb (xvfb-run -a chiffon demo ...)"
-        ))
+        )
     })?;
     event_loop.set_control_flow(ControlFlow::Poll);
     let mut app = App {
@@ -92,7 +86,7 @@ pub fn run(options: DemoOptions) -> Result<()> {
     };
     event_loop
         .run_app(&mut app)
-        .map_err(|e| ChiffonError::Window(e.to_string()))?;
+        .map_err(|e| anyhow!("window: {e}"))?;
     app.result
 }
 
@@ -286,15 +280,15 @@ fn default_settings(grid: u32, mesh: Option<crate::ClothBuilder>, scene: DemoSce
 /// The cloth the settings show: the mesh, or the demo's grid with its corners pinned.
 fn demo_cloth(s: &Settings) -> Result<crate::Cloth> {
     match &s.mesh {
-        Some(builder) => builder.clone().build(),
-        None => scenes::demo_cloth(s.grid, true),
+        Some(builder) => Ok(builder.clone().build()?),
+        None => Ok(scenes::demo_cloth(s.grid, true)?),
     }
 }
 
 fn build_sim(ctx: &GpuContext, s: &Settings) -> Result<Sim> {
     Ok(match s.scene {
-        DemoScene::Cloth => Sim::Cloth(Box::new(crate::GpuSolver::new(
-            ctx,
+        DemoScene::Cloth => Sim::Cloth(Box::new(crate::Solver::new(
+            crate::Backend::Gpu(ctx),
             &demo_cloth(s)?,
             s.params(),
         )?)),
@@ -307,7 +301,7 @@ fn build_sim(ctx: &GpuContext, s: &Settings) -> Result<Sim> {
 }
 
 /// Holds (inverse mass 0) or releases the particles the cloth was built with pinned.
-fn set_pins_held(solver: &mut dyn Solver, held: bool) -> Result<()> {
+fn set_pins_held(solver: &mut Solver, held: bool) -> Result<()> {
     let cloth = solver.cloth();
     let edits: Vec<(usize, f32)> = (0..cloth.particle_count())
         .filter(|&i| cloth.is_pinned(i))
@@ -333,7 +327,7 @@ fn set_pins_held(solver: &mut dyn Solver, held: bool) -> Result<()> {
 fn apply_panel_actions(
     actions: &UiActions,
     settings: &mut Settings,
-    solver: &mut dyn Solver,
+    solver: &mut Solver,
 ) -> Result<()> {
     if actions.toggle_pins {
         settings.pins_held = !settings.pins_held;
@@ -368,19 +362,17 @@ impl State {
         let window = Arc::new(
             event_loop
                 .create_window(attributes)
-                .map_err(|e| ChiffonError::Window(e.to_string()))?,
+                .map_err(|e| anyhow!("window: {e}"))?,
         );
         let instance = GpuContext::create_instance();
         let surface = instance
             .create_surface(window.clone())
-            .map_err(|e| ChiffonError::Window(format!("cannot create a surface: {e}")))?;
+            .map_err(|e| anyhow!("window: cannot create a surface: {e}"))?;
         let ctx = GpuContext::with_instance(instance, Some(&surface))?;
         let size = window.inner_size();
         let mut config = surface
             .get_default_config(&ctx.adapter, size.width.max(1), size.height.max(1))
-            .ok_or_else(|| {
-                ChiffonError::Window("the adapter cannot present to this window".into())
-            })?;
+            .ok_or_else(|| anyhow!("window: the adapter cannot present to this window"))?;
         // An sRGB target so the shaders' linear colors come out right.
         config.format = config.format.add_srgb_suffix();
         config.present_mode = wgpu::PresentMode::AutoVsync;
@@ -862,12 +854,8 @@ impl State {
                 }
             }
         }
-        image::save_buffer(path, &rgba, size.0, size.1, image::ColorType::Rgba8).map_err(|e| {
-            ChiffonError::Io {
-                path: path.display().to_string(),
-                source: std::io::Error::other(e),
-            }
-        })?;
+        image::save_buffer(path, &rgba, size.0, size.1, image::ColorType::Rgba8)
+            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
         println!(
             "wrote {} ({}x{}, frame {}, {} cloth(s) of {} particles in all on {})",
             path.display(),
@@ -1065,7 +1053,7 @@ fn controls(ctx: &egui::Context, s: &mut Settings, hud: &Hud, actions: &mut UiAc
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::CpuSolver;
+    use crate::{Backend, Solver};
 
     /// Regression: the panel's Pin/Unpin corners button flipped the state twice, so it did
     /// nothing (the P key worked).
@@ -1075,20 +1063,27 @@ mod tests {
         let cloth = demo_cloth(&settings).unwrap();
         let free = [0, 7].map(|i| cloth.free_inverse_masses()[i]);
         assert!(free.iter().all(|&w| w > 0.0));
-        let mut solver = CpuSolver::new(&cloth, settings.params()).unwrap();
-        let corner_w = |s: &CpuSolver| [s.raw_positions()[0].w, s.raw_positions()[7].w];
-        assert_eq!(corner_w(&solver), [0.0, 0.0], "the corners start pinned");
+        let mut solver = Solver::new(Backend::Cpu, &cloth, settings.params()).unwrap();
+        let corner_w = |s: &mut Solver| {
+            let p = s.raw_positions().unwrap();
+            [p[0].w, p[7].w]
+        };
+        assert_eq!(
+            corner_w(&mut solver),
+            [0.0, 0.0],
+            "the corners start pinned"
+        );
         let button = UiActions {
             toggle_pins: true,
             ..Default::default()
         };
         apply_panel_actions(&button, &mut settings, &mut solver).unwrap();
         assert!(!settings.pins_held);
-        assert_eq!(corner_w(&solver), free, "one click frees the corners");
+        assert_eq!(corner_w(&mut solver), free, "one click frees the corners");
         apply_panel_actions(&button, &mut settings, &mut solver).unwrap();
         assert!(settings.pins_held);
         assert_eq!(
-            corner_w(&solver),
+            corner_w(&mut solver),
             [0.0, 0.0],
             "a second click pins them again"
         );
@@ -1106,14 +1101,17 @@ mod tests {
             .filter(|&i| cloth.is_pinned(i))
             .collect();
         assert!(pinned.len() >= 2);
-        let mut solver = CpuSolver::new(&cloth, settings.params()).unwrap();
+        let mut solver = Solver::new(Backend::Cpu, &cloth, settings.params()).unwrap();
         let button = UiActions {
             toggle_pins: true,
             ..Default::default()
         };
         apply_panel_actions(&button, &mut settings, &mut solver).unwrap();
         for &i in &pinned {
-            assert_eq!(solver.raw_positions()[i].w, cloth.free_inverse_masses()[i]);
+            assert_eq!(
+                solver.raw_positions().unwrap()[i].w,
+                cloth.free_inverse_masses()[i]
+            );
         }
     }
 }

@@ -15,8 +15,8 @@ use serde_json::json;
 
 use crate::conformance::{LONG_RUN_TOLERANCE, deviation};
 use crate::export::{ObjSequence, write_positions};
-use crate::solver::check_finite;
-use crate::{Backend, GpuContext, Solver};
+use crate::tools::BackendKind as Backend;
+use crate::{GpuContext, Solver};
 
 pub use bench_args::BenchArgs;
 pub use scene::{ClothArgs, SceneArgs};
@@ -60,7 +60,7 @@ enum Command {
         /// The scene: cloth (one cloth: the grid, or --mesh) or flags (a field of flags in
         /// the wind, one world of many cloths).
         #[arg(long, default_value = "cloth")]
-        scene: crate::scenes::DemoScene,
+        scene: crate::tools::scenes::DemoScene,
         /// Flags per side of the flags scene (default 8, or 4 on a CPU adapter).
         #[arg(long)]
         flags: Option<u32>,
@@ -145,7 +145,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             if let Some(w) = wind.filter(|w| !(w.is_finite() && *w >= 0.0 && *w <= 100.0)) {
                 anyhow::bail!("--wind {w} must be a strength in m/s² between 0 and 100");
             }
-            if scene == crate::scenes::DemoScene::Flags && cloth.mesh.is_some() {
+            if scene == crate::tools::scenes::DemoScene::Flags && cloth.mesh.is_some() {
                 anyhow::bail!("--mesh shows one cloth; it does not go with --scene flags");
             }
             if cloth.mesh.is_none() && cloth.any_placement() {
@@ -160,7 +160,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 b.clone().build()?;
             }
             #[cfg(feature = "demo")]
-            crate::demo::run(crate::demo::DemoOptions {
+            crate::tools::demo::run(crate::tools::demo::DemoOptions {
                 grid,
                 mesh,
                 scene,
@@ -254,12 +254,12 @@ fn study(out: &std::path::Path, as_json: bool, seed: u64, backend: Backend) -> R
             }
         },
     };
-    let report = crate::study::run(seed, ctx.as_ref())?;
-    let files = crate::study::write_outputs(&report, out, seed)?;
+    let report = crate::tools::study::run(seed, ctx.as_ref())?;
+    let files = crate::tools::study::write_outputs(&report, out, seed)?;
     if as_json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", crate::study::markdown(&report));
+        print!("{}", crate::tools::study::markdown(&report));
         println!(
             "\nwrote {} files to {}: {}",
             files.len(),
@@ -270,24 +270,24 @@ fn study(out: &std::path::Path, as_json: bool, seed: u64, backend: Backend) -> R
     Ok(ExitCode::SUCCESS)
 }
 
-fn make_solver(scene: &SceneArgs, backend: Backend) -> Result<Box<dyn Solver>> {
+fn make_solver(scene: &SceneArgs, backend: Backend) -> Result<Solver> {
     let cloth = scene.cloth()?;
     let params = scene.params()?;
     let ctx = match backend {
         Backend::Gpu => Some(GpuContext::new()?),
         Backend::Cpu => None,
     };
-    Ok(backend.solver(ctx.as_ref(), &cloth, params)?)
+    Ok(Solver::new(backend.on(ctx.as_ref())?, &cloth, params)?)
 }
 
 /// Runs every frame of the scene and returns the final positions.
-fn run_frames(solver: &mut dyn Solver, dts: &[f64]) -> Result<Vec<glam::Vec3>> {
+fn run_frames(solver: &mut Solver, dts: &[f64]) -> Result<Vec<glam::Vec3>> {
     for &dt in dts {
         solver.step(dt)?;
     }
-    let positions = solver.positions()?;
-    check_finite(&positions, dts.len() as u64)?;
-    Ok(positions)
+    // The GPU's flag lags a frame or two: ask now, before anything is written.
+    solver.health()?;
+    Ok(solver.positions()?)
 }
 
 /// Says what the cloth is: its size, coloring, and what building it from a mesh found.
@@ -305,7 +305,7 @@ fn describe_cloth(scene: &SceneArgs, cloth: &crate::Cloth) -> String {
             .count(),
         cloth.constraint_count(),
         cloth.triangles().len(),
-        crate::bench::describe_colors("coloring", &cloth.color_sizes())
+        crate::tools::bench::describe_colors("coloring", &cloth.color_sizes())
     );
     let st = cloth.mesh_stats();
     if scene.cloth.mesh.is_some() {
@@ -354,7 +354,7 @@ fn simulate(
     };
     let mut solver = make_solver(scene, backend)?;
     println!("{}", describe_cloth(scene, solver.cloth()));
-    solver_args::note_missing_tethers(solver.as_ref());
+    solver_args::note_missing_tethers(&mut solver)?;
     let start = Instant::now();
     let positions = match (&mut sequence, out_every) {
         (Some(seq), Some(every)) => {
@@ -363,16 +363,15 @@ fn simulate(
             for (k, &dt) in dts.iter().enumerate() {
                 solver.step(dt)?;
                 if (k + 1) % every == 0 {
+                    solver.health()?;
                     let p = solver.positions()?;
-                    check_finite(&p, k as u64 + 1)?;
                     seq.write(solver.cloth(), &p)?;
                 }
             }
-            let p = solver.positions()?;
-            check_finite(&p, dts.len() as u64)?;
-            p
+            solver.health()?;
+            solver.positions()?
         }
-        _ => run_frames(solver.as_mut(), &dts)?,
+        _ => run_frames(&mut solver, &dts)?,
     };
     let elapsed = start.elapsed();
     let written = match &sequence {
@@ -402,10 +401,10 @@ fn conform(scene: &SceneArgs, tolerance: f32, as_json: bool) -> Result<ExitCode>
     if !as_json {
         println!("{}", describe_cloth(scene, gpu.cloth()));
     }
-    solver_args::note_missing_tethers(gpu.as_ref());
+    solver_args::note_missing_tethers(&mut gpu)?;
     let mut cpu = make_solver(scene, Backend::Cpu)?;
-    let g = run_frames(gpu.as_mut(), &dts)?;
-    let c = run_frames(cpu.as_mut(), &dts)?;
+    let g = run_frames(&mut gpu, &dts)?;
+    let c = run_frames(&mut cpu, &dts)?;
     let d = deviation(&g, &c);
     let size = gpu.cloth().size();
     let tolerance_m = tolerance * size;

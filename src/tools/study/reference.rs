@@ -14,11 +14,11 @@ use glam::Vec3;
 use serde::Serialize;
 
 use super::cloth::FrameRate;
-use crate::cloth::{Cloth, ClothBuilder, ClothDesc, Constraint, ConstraintKind, Layout, Pinning};
+use crate::cloth::{Cloth, ClothDesc, Constraint, ConstraintKind};
 use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::params::{Compliance, Projection, SolverParams};
-use crate::solver::solver_on;
+use crate::{ClothBuilder, Layout, Pinning};
 
 /// Gravity of the reference runs (m/s²).
 pub const G: f32 = 9.81;
@@ -79,7 +79,11 @@ pub fn hanging_rope(gpu: Option<&GpuContext>, seconds: f32) -> Result<RopeRecord
         iterations: 8,
         ..SolverParams::default()
     };
-    let mut s = solver_on(gpu, &cloth, params)?;
+    let mut s = crate::Solver::new(
+        gpu.map_or(crate::Backend::Cpu, crate::Backend::Gpu),
+        &cloth,
+        params,
+    )?;
     for _ in 0..(seconds * 60.0) as u32 {
         s.step(1.0 / 60.0)?;
     }
@@ -185,7 +189,11 @@ pub fn pendulum(
         projection,
         ..SolverParams::default()
     };
-    let mut s = solver_on(gpu, &cloth, params)?;
+    let mut s = crate::Solver::new(
+        gpu.map_or(crate::Backend::Cpu, crate::Backend::Gpu),
+        &cloth,
+        params,
+    )?;
     let mut trace = vec![(0.0, theta0.to_degrees() as f64)];
     let mut t = 0.0;
     for dt in frames.sequence(seconds) {
@@ -250,7 +258,11 @@ pub fn hanging_sheet(gpu: Option<&GpuContext>, n: u32, seconds: f32) -> Result<S
         damping: 2.0,
         ..SolverParams::default()
     };
-    let mut s = solver_on(gpu, &cloth, params)?;
+    let mut s = crate::Solver::new(
+        gpu.map_or(crate::Backend::Cpu, crate::Backend::Gpu),
+        &cloth,
+        params,
+    )?;
     // The rest height is 1 m, so the length ratio is the top row's mean height minus the
     // bottom row's.
     let ratio = |x: &[Vec3]| {
@@ -381,7 +393,7 @@ pub fn markdown(r: &ReferenceReport) -> String {
 
 /// Writes the three plots (SVG and PNG) into `dir`; returns the file names.
 pub fn write_plots(r: &ReferenceReport, dir: &std::path::Path) -> Result<Vec<String>> {
-    use crate::plot::{Lines, save};
+    use crate::tools::plot::{Lines, save};
     let rope = Lines {
         title: "hanging rope: link length under load",
         x_desc: "link, from the top",

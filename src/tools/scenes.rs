@@ -3,10 +3,11 @@
 
 use glam::Vec3;
 
-use crate::cloth::{Cloth, ClothBuilder, ConstraintKind, Layout, Pinning};
+use crate::cloth::{Cloth, ConstraintKind};
 use crate::error::Result;
 use crate::integrator::Integrator;
 use crate::params::{Compliance, Projection, SolverParams, Sphere, Substeps};
+use crate::{ClothBuilder, Layout, Pinning};
 
 /// Frame time of the standard scene (s): 60 fps.
 pub const STANDARD_DT: f64 = 1.0 / 60.0;

@@ -16,7 +16,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::error::{ChiffonError, Result};
-use crate::plot::{DrawResult, Figure};
+use crate::tools::plot::{DrawResult, Figure};
 use cloth::ClothRecord;
 use point_mass::{Method, Problem, Start, Trajectory, integrate};
 
@@ -463,7 +463,7 @@ fn write(dir: &Path, name: &str, text: &str) -> Result<()> {
     let path = dir.join(name);
     std::fs::write(&path, text).map_err(|e| ChiffonError::Io {
         path: path.display().to_string(),
-        source: e,
+        error: e,
     })
 }
 
@@ -472,7 +472,7 @@ fn write(dir: &Path, name: &str, text: &str) -> Result<()> {
 pub fn write_outputs(r: &StudyReport, dir: &Path, seed: u64) -> Result<Vec<String>> {
     std::fs::create_dir_all(dir).map_err(|e| ChiffonError::Io {
         path: dir.display().to_string(),
-        source: e,
+        error: e,
     })?;
     let mut files = vec![
         "study.md".to_string(),
@@ -511,14 +511,14 @@ pub fn write_outputs(r: &StudyReport, dir: &Path, seed: u64) -> Result<Vec<Strin
             };
             for ext in ["svg", "png"] {
                 let name = format!("{}_{:?}.{ext}", problem.name(), mode).to_lowercase();
-                crate::plot::save(&dir.join(&name), (1400, 560), &plot)?;
+                crate::tools::plot::save(&dir.join(&name), (1400, 560), &plot)?;
                 files.push(name);
             }
         }
     }
     for ext in ["svg", "png"] {
         let name = format!("cloth.{ext}");
-        crate::plot::save(&dir.join(&name), (1000, 560), &ClothPlot(&r.cloth))?;
+        crate::tools::plot::save(&dir.join(&name), (1000, 560), &ClothPlot(&r.cloth))?;
         files.push(name);
     }
     files.extend(reference::write_plots(&r.references, dir)?);

@@ -10,7 +10,6 @@ use crate::conformance::deviation;
 use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::integrator::Integrator;
-use crate::solver::solver_on;
 
 /// Simulated time of every run (s).
 pub const DURATION: f64 = 2.0;
@@ -97,18 +96,21 @@ pub struct ClothRecord {
 
 /// Runs the scene and returns the positions at every checkpoint.
 fn run(gpu: Option<&GpuContext>, integrator: Integrator, dts: &[f64]) -> Result<Vec<Vec<Vec3>>> {
-    let (cloth, params) = crate::scenes::study_cloth(integrator)?;
-    let mut solver = solver_on(gpu, &cloth, params)?;
+    let (cloth, params) = crate::tools::scenes::study_cloth(integrator)?;
+    let mut solver = crate::Solver::new(
+        gpu.map_or(crate::Backend::Cpu, crate::Backend::Gpu),
+        &cloth,
+        params,
+    )?;
     let mut snapshots = Vec::new();
     let mut t = 0.0;
-    for (k, &dt) in dts.iter().enumerate() {
+    for &dt in dts {
         solver.step(dt)?;
         t += dt;
         let nearest = (t / CHECKPOINT).round() * CHECKPOINT;
         if (t - nearest).abs() < 1e-9 {
-            let p = solver.positions()?;
-            crate::solver::check_finite(&p, k as u64 + 1)?;
-            snapshots.push(p);
+            solver.health()?;
+            snapshots.push(solver.positions()?);
         }
     }
     Ok(snapshots)

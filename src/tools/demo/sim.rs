@@ -6,7 +6,7 @@ use glam::Vec3;
 use crate::cloth::{Cloth, ClothDesc};
 use crate::error::Result;
 use crate::geometry::UvLayer;
-use crate::gpu::{GpuContext, GpuSolver, StageTimer};
+use crate::gpu::{GpuContext, StageTimer};
 use crate::params::SolverParams;
 use crate::quality::Stretch;
 use crate::solver::Solver;
@@ -15,7 +15,7 @@ use crate::world::{ClothHandle, ClothOptions, World, WorldCapacity, WorldConfig}
 /// The demo's simulation.
 pub(crate) enum Sim {
     /// One cloth: grab, pins and the per-cloth panel apply.
-    Cloth(Box<GpuSolver>),
+    Cloth(Box<Solver>),
     /// Many cloths in one world.
     World(Box<WorldSim>),
 }
@@ -44,7 +44,7 @@ impl WorldSim {
             capacity,
             ..WorldConfig::default()
         };
-        let mut world = World::gpu(ctx, params, config)?;
+        let mut world = World::new(crate::Backend::Gpu(ctx), params, config)?;
         let handles = cloths
             .iter()
             .map(|(c, o)| world.add(c, *o))
@@ -104,7 +104,9 @@ impl Sim {
     /// The buffer the renderer reads positions from.
     pub(crate) fn position_buffer(&self) -> &wgpu::Buffer {
         match self {
-            Sim::Cloth(s) => s.position_buffer(),
+            Sim::Cloth(s) => s
+                .position_buffer()
+                .expect("a GPU solver has a position buffer"),
             Sim::World(w) => w
                 .world
                 .position_buffer()
@@ -113,7 +115,7 @@ impl Sim {
     }
 
     /// The lone cloth's solver (grab and pins), `None` for a world.
-    pub(crate) fn solver(&mut self) -> Option<&mut GpuSolver> {
+    pub(crate) fn solver(&mut self) -> Option<&mut Solver> {
         match self {
             Sim::Cloth(s) => Some(s),
             Sim::World(_) => None,
@@ -123,11 +125,7 @@ impl Sim {
     /// Advances one frame, timing its stages with `timer` when given.
     pub(crate) fn step_timed(&mut self, dt: f64, timer: Option<&mut StageTimer>) -> Result<()> {
         match self {
-            Sim::Cloth(s) => {
-                let encoder = s.step_timed(dt, timer)?;
-                s.submit(encoder);
-                Ok(())
-            }
+            Sim::Cloth(s) => s.step_timed(dt, timer),
             Sim::World(w) => w.world.step_timed(dt, timer),
         }
     }

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::error::{ChiffonError, Result};
 use crate::params::validate_dt;
+use anyhow::{Result, anyhow};
 
 /// Where each frame's dt comes from.
 #[derive(Clone, Debug, PartialEq)]
@@ -32,8 +32,8 @@ pub enum DtSpec {
     },
 }
 
-fn bad(msg: impl Into<String>) -> ChiffonError {
-    ChiffonError::InvalidDt(msg.into())
+fn bad(msg: impl std::fmt::Display) -> anyhow::Error {
+    anyhow!("invalid --dt: {msg}")
 }
 
 fn parse_fps(what: &str, s: &str) -> Result<f64> {
@@ -50,7 +50,7 @@ fn parse_fps(what: &str, s: &str) -> Result<f64> {
 }
 
 impl std::str::FromStr for DtSpec {
-    type Err = ChiffonError;
+    type Err = anyhow::Error;
     fn from_str(s: &str) -> Result<Self> {
         let usage = "expected fixed:FPS, random:MIN:MAX:SEED or file:PATH";
         let (kind, rest) = s
@@ -103,10 +103,8 @@ impl DtSpec {
                     .collect())
             }
             DtSpec::File { path } => {
-                let text = std::fs::read_to_string(path).map_err(|e| ChiffonError::Io {
-                    path: path.display().to_string(),
-                    source: e,
-                })?;
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| anyhow!("{}: {e}", path.display()))?;
                 let dts =
                     parse_dt_lines(&text).map_err(|e| bad(format!("{}: {e}", path.display())))?;
                 match frames {

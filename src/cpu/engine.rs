@@ -1,25 +1,36 @@
-//! A world on the CPU reference: the twins of the per-pass kernels over the global cloths and
-//! the twin of the fused kernel over the others, in the schedule's order.
+//! The CPU executor: a world's buffers as plain vectors, and a frame's passes run by calling
+//! the twins, in the schedule's order (the twin of the GPU recorder in `gpu/engine.rs`).
 
 use glam::Vec4;
 
-use super::layout::Layout;
-use super::{Engine, WorldFrame};
-use crate::coloring::ColoredConstraints;
-use crate::config::{ColorRange, Constraint, Health};
-use crate::cpu::{check_health, collide, integrate, solve_cloths, solve_color, solve_tethers};
+use super::{
+    check_health, collide, integrate, prolong, snapshot_nodes, solve_cloths, solve_color,
+    solve_tethers,
+};
+use crate::cloth::Constraint;
+use crate::config::{ColorRange, Health, TetherSlot};
 use crate::error::Result;
+use crate::gpu::StageTimer;
+use crate::hierarchy::Hierarchy;
 use crate::schedule::{Executor, Pass, Stage};
 use crate::tethers::Tethers;
+use crate::world::engine::{Engine, WorldFrame};
+use crate::world::layout::Layout;
 
 /// The world's buffers as plain vectors.
 pub(crate) struct CpuEngine {
     positions: Vec<Vec4>,
     previous: Vec<Vec4>,
     multipliers: Vec<f32>,
-    global: ColoredConstraints,
+    /// The global cloths' constraints and coarse levels.
+    global: Hierarchy,
+    /// Every constraint (the global region, then the fused cloths' runs).
     constraints: Vec<Constraint>,
+    /// The global colors: the cloths', then the coarse levels'.
     colors: Vec<ColorRange>,
+    /// The snapshot range, then each level's prolongation range.
+    coarse_ranges: Vec<ColorRange>,
+    snapshot: Vec<Vec4>,
     fused_colors: Vec<ColorRange>,
     tethers: Tethers,
     health: Health,
@@ -31,15 +42,14 @@ impl Default for CpuEngine {
             positions: Vec::new(),
             previous: Vec::new(),
             multipliers: Vec::new(),
-            global: ColoredConstraints::from_sorted(Vec::new(), Vec::new(), 0)
-                .expect("an empty coloring is valid"),
+            global: Hierarchy::concat(&[], 0).expect("an empty hierarchy is valid"),
             constraints: Vec::new(),
             colors: Vec::new(),
+            coarse_ranges: Vec::new(),
+            snapshot: Vec::new(),
             fused_colors: Vec::new(),
             tethers: Tethers::none(0),
-            health: Health {
-                first_bad: Health::OK,
-            },
+            health: Health::CLEAR,
         }
     }
 }
@@ -59,7 +69,15 @@ impl Engine for CpuEngine {
         self.multipliers = vec![0.0; layout.constraints.len()];
         self.global = layout.global.clone();
         self.constraints = layout.constraints.clone();
-        self.colors = layout.global.colors().iter().map(ColorRange::new).collect();
+        self.colors = layout
+            .global
+            .constraints()
+            .colors()
+            .iter()
+            .map(ColorRange::new)
+            .collect();
+        self.coarse_ranges = layout.global.ranges();
+        self.snapshot = vec![Vec4::ZERO; layout.global.nodes().len()];
         self.fused_colors = layout.fused_colors.clone();
         self.tethers = layout.tethers.clone();
         Ok(())
@@ -73,16 +91,28 @@ impl Engine for CpuEngine {
         Ok(self.positions.clone())
     }
 
+    fn write_positions(&mut self, offset: u32, positions: &[Vec4]) {
+        self.positions[offset as usize..][..positions.len()].copy_from_slice(positions);
+    }
+
     fn write_previous(&mut self, offset: u32, previous: &[Vec4]) {
         self.previous[offset as usize..][..previous.len()].copy_from_slice(previous);
+    }
+
+    fn write_inverse_mass(&mut self, index: u32, inverse_mass: f32) {
+        self.positions[index as usize].w = inverse_mass;
+    }
+
+    fn write_tethers(&mut self, offset: u32, slots: &[TetherSlot]) {
+        self.tethers.write_slots(offset, slots);
     }
 
     fn frame(
         &mut self,
         frame: &WorldFrame<'_>,
-        _timer: Option<&mut crate::gpu::StageTimer>,
+        _timer: Option<&mut StageTimer>,
     ) -> Result<Option<Health>> {
-        frame.schedule.run(&mut CpuWorldFrame { frame, e: self });
+        frame.schedule.run(&mut CpuFrame { frame, e: self });
         Ok(Some(self.health))
     }
 
@@ -91,7 +121,7 @@ impl Engine for CpuEngine {
     }
 
     fn clear_health(&mut self) -> Result<()> {
-        self.health.first_bad = Health::OK;
+        self.health = Health::CLEAR;
         Ok(())
     }
 
@@ -102,25 +132,34 @@ impl Engine for CpuEngine {
     fn position_buffer(&self) -> Option<&wgpu::Buffer> {
         None
     }
+
+    fn gpu_bytes(&self) -> Option<u64> {
+        None
+    }
 }
 
-/// Runs a world frame's passes by calling the twins.
-struct CpuWorldFrame<'a> {
+/// Runs a frame's passes by calling the twins.
+struct CpuFrame<'a> {
     frame: &'a WorldFrame<'a>,
     e: &'a mut CpuEngine,
 }
 
-impl Executor for CpuWorldFrame<'_> {
+impl Executor for CpuFrame<'_> {
     fn stage(&mut self, _: Stage, passes: &mut dyn Iterator<Item = Pass>) {
         let e = &mut *self.e;
         let f = self.frame;
         let plan = f.plan;
         for pass in passes {
             match pass {
-                Pass::Start => crate::cpu::start(&plan.first, &e.positions, &mut e.previous),
                 Pass::Integrate(slot) => {
                     integrate(plan.slot(slot), &mut e.positions, &mut e.previous)
                 }
+                Pass::Snapshot => snapshot_nodes(
+                    &e.coarse_ranges[0],
+                    e.global.nodes(),
+                    &e.positions,
+                    &mut e.snapshot,
+                ),
                 Pass::SolveColor {
                     color,
                     first_sweep,
@@ -129,7 +168,7 @@ impl Executor for CpuWorldFrame<'_> {
                     let range = e.colors[color as usize];
                     solve_color(
                         &if first_sweep { range.first() } else { range },
-                        &e.global,
+                        e.global.constraints(),
                         &mut e.positions,
                         &e.previous,
                         &mut e.multipliers,
@@ -137,6 +176,12 @@ impl Executor for CpuWorldFrame<'_> {
                         f.materials,
                     )
                 }
+                Pass::Prolong { level } => prolong(
+                    &e.coarse_ranges[1 + level as usize],
+                    &e.global,
+                    &mut e.positions,
+                    &e.snapshot,
+                ),
                 Pass::Tethers(slot) => solve_tethers(plan.slot(slot), &mut e.positions, &e.tethers),
                 Pass::Collide(slot) => collide(plan.slot(slot), &mut e.positions, &mut e.previous),
                 Pass::SolveCloths { workgroup_memory } => solve_cloths(
@@ -154,9 +199,6 @@ impl Executor for CpuWorldFrame<'_> {
                     &mut e.health,
                 ),
                 Pass::Health => check_health(&plan.first, &e.positions, &mut e.health),
-                Pass::Snapshot | Pass::Prolong { .. } => {
-                    unreachable!("a world's cloths have no coarse levels")
-                }
             }
         }
     }

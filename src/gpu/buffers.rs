@@ -1,0 +1,296 @@
+//! A world's buffers on the GPU, sized by [`BufferSizes`]: the particle buffers, made once at
+//! the world's capacity, and the topology buffers, which grow with the layout. And the bind
+//! groups over them, in each kernel's WGSL binding order.
+
+use super::context::GpuContext;
+use super::kernels::bind_group;
+use super::passes::{BindGroups, Pipelines, STEP_SIZE, check_storage_buffer};
+use crate::config::{
+    BufferSizes, ColorRange, HEALTH_BYTES, Health, StepParams, TopologyCounts, TopologySizes,
+};
+use crate::error::Result;
+use crate::hierarchy::Hierarchy;
+use crate::schedule::Slot;
+
+/// Usage of every storage buffer: bound by the kernels, written by the queue, read back.
+const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
+    .union(wgpu::BufferUsages::COPY_DST)
+    .union(wgpu::BufferUsages::COPY_SRC);
+/// Usage of every uniform table.
+const UNIFORM: wgpu::BufferUsages = wgpu::BufferUsages::UNIFORM.union(wgpu::BufferUsages::COPY_DST);
+
+fn buffer(
+    device: &wgpu::Device,
+    label: &str,
+    size: u64,
+    usage: wgpu::BufferUsages,
+) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage,
+        mapped_at_creation: false,
+    })
+}
+
+/// The buffers made once, at the world's capacity.
+pub(crate) struct ParticleBuffers {
+    /// xyz + inverse mass per particle; also usable as a vertex buffer.
+    pub(crate) positions: wgpu::Buffer,
+    pub(crate) previous: wgpu::Buffer,
+    /// The tether slots of every particle.
+    pub(crate) tethers: wgpu::Buffer,
+    /// The health flag ([`Health`]).
+    pub(crate) health: wgpu::Buffer,
+    /// The two [`StepParams`] slots: first substep, later substeps.
+    pub(crate) step_uniform: wgpu::Buffer,
+}
+
+impl ParticleBuffers {
+    /// Creates them, after checking each against the device's limits.
+    pub(crate) fn new(ctx: &GpuContext, sizes: &BufferSizes) -> Result<Self> {
+        let limits = ctx.limits();
+        check_storage_buffer(&limits, "the particle position buffer", sizes.particles)?;
+        check_storage_buffer(&limits, "the tether buffer", sizes.tethers)?;
+        let d = &ctx.device;
+        let health = buffer(d, "health", HEALTH_BYTES, STORAGE);
+        ctx.queue
+            .write_buffer(&health, 0, bytemuck::bytes_of(&Health::CLEAR));
+        Ok(Self {
+            positions: buffer(
+                d,
+                "positions",
+                sizes.particles,
+                STORAGE | wgpu::BufferUsages::VERTEX,
+            ),
+            previous: buffer(d, "previous positions", sizes.particles, STORAGE),
+            tethers: buffer(d, "tethers", sizes.tethers, STORAGE),
+            health,
+            step_uniform: buffer(d, "step params", sizes.step_params, UNIFORM),
+        })
+    }
+
+    /// Writes a frame's two [`StepParams`] slots.
+    pub(crate) fn write_step(
+        &self,
+        queue: &wgpu::Queue,
+        stride: u64,
+        first: &StepParams,
+        rest: &StepParams,
+    ) {
+        for (slot, params) in [(Slot::First, first), (Slot::Rest, rest)] {
+            queue.write_buffer(
+                &self.step_uniform,
+                slot as u64 * stride,
+                bytemuck::bytes_of(params),
+            );
+        }
+    }
+}
+
+/// The buffers that hold a layout's topology.
+pub(crate) struct TopologyBuffers {
+    pub(crate) sizes: TopologySizes,
+    /// The color-sorted constraints.
+    pub(crate) constraints: wgpu::Buffer,
+    /// One XPBD multiplier per constraint.
+    pub(crate) multipliers: wgpu::Buffer,
+    /// Two [`ColorRange`]s per color (first sweep, later sweeps), each in its own
+    /// dynamic-offset slot.
+    pub(crate) color_uniform: wgpu::Buffer,
+    /// The `materials` table: α̃ per material, rewritten every frame.
+    pub(crate) materials: wgpu::Buffer,
+    /// The coarse levels: the particle of each snapshot slot, the snapshot, the prolongation
+    /// entries and the coarse passes' ranges (dynamic-offset slots).
+    pub(crate) nodes: wgpu::Buffer,
+    pub(crate) snapshot: wgpu::Buffer,
+    pub(crate) prolongations: wgpu::Buffer,
+    pub(crate) coarse_uniform: wgpu::Buffer,
+    /// The fused path's frame, one record per fused cloth, and their colors.
+    pub(crate) fused_frame: wgpu::Buffer,
+    pub(crate) records: wgpu::Buffer,
+    pub(crate) fused_colors: wgpu::Buffer,
+}
+
+impl TopologyBuffers {
+    /// Creates them at `sizes`, after checking each against the device's limits.
+    pub(crate) fn new(ctx: &GpuContext, sizes: TopologySizes) -> Result<Self> {
+        let limits = ctx.limits();
+        for (what, bytes) in [
+            ("the constraint buffer", sizes.constraints),
+            ("the multiplier buffer", sizes.multipliers),
+            ("the material table", sizes.materials),
+            ("the coarse-level snapshot", sizes.snapshot),
+            ("the prolongation table", sizes.prolongations),
+            ("the fused cloth records", sizes.records),
+            ("the fused color table", sizes.fused_colors),
+        ] {
+            check_storage_buffer(&limits, what, bytes)?;
+        }
+        let d = &ctx.device;
+        Ok(Self {
+            constraints: buffer(d, "constraints", sizes.constraints, STORAGE),
+            multipliers: buffer(d, "multipliers", sizes.multipliers, STORAGE),
+            color_uniform: buffer(d, "color ranges", sizes.color_table, UNIFORM),
+            materials: buffer(d, "materials", sizes.materials, STORAGE),
+            nodes: buffer(d, "coarse nodes", sizes.nodes, STORAGE),
+            snapshot: buffer(d, "coarse snapshot", sizes.snapshot, STORAGE),
+            prolongations: buffer(d, "prolongations", sizes.prolongations, STORAGE),
+            coarse_uniform: buffer(d, "coarse ranges", sizes.coarse_table, UNIFORM),
+            fused_frame: buffer(
+                d,
+                "fused frame",
+                size_of::<crate::config::FusedFrame>() as u64,
+                UNIFORM,
+            ),
+            records: buffer(d, "fused cloth records", sizes.records, STORAGE),
+            fused_colors: buffer(d, "fused color table", sizes.fused_colors, STORAGE),
+            sizes,
+        })
+    }
+
+    /// Writes the color table: slot 2c is color c's first sweep of a substep, 2c + 1 its later
+    /// sweeps, so a color is chosen by the dynamic offset and nothing is rewritten per frame.
+    pub(crate) fn write_colors(
+        &self,
+        queue: &wgpu::Queue,
+        stride: u64,
+        colors: &[std::ops::Range<u32>],
+    ) {
+        for (c, range) in colors.iter().enumerate() {
+            let later = ColorRange::new(range);
+            for (k, uniform) in [later.first(), later].iter().enumerate() {
+                queue.write_buffer(
+                    &self.color_uniform,
+                    (2 * c + k) as u64 * stride,
+                    bytemuck::bytes_of(uniform),
+                );
+            }
+        }
+    }
+
+    /// Uploads the coarse levels: snapshot slots, prolongation entries and the coarse passes'
+    /// ranges (one dynamic-offset slot each).
+    pub(crate) fn write_hierarchy(&self, queue: &wgpu::Queue, stride: u64, h: &Hierarchy) {
+        if h.levels().is_empty() {
+            return;
+        }
+        queue.write_buffer(&self.nodes, 0, bytemuck::cast_slice(h.nodes()));
+        queue.write_buffer(
+            &self.prolongations,
+            0,
+            bytemuck::cast_slice(h.prolongations()),
+        );
+        for (k, range) in h.ranges().iter().enumerate() {
+            queue.write_buffer(
+                &self.coarse_uniform,
+                k as u64 * stride,
+                bytemuck::bytes_of(range),
+            );
+        }
+    }
+}
+
+/// What a layout holds, counted for [`BufferSizes::topology_for`].
+pub(crate) fn counts(layout: &crate::world::layout::Layout) -> TopologyCounts {
+    let h = &layout.global;
+    TopologyCounts {
+        constraints: layout.constraints.len() as u64,
+        colors: h.constraints().colors().len() as u64,
+        materials: layout.placed.len() as u64,
+        nodes: h.nodes().len() as u64,
+        prolongations: h.prolongations().len() as u64,
+        levels: h.levels().len() as u64,
+        fused_cloths: layout.records.len() as u64,
+        fused_colors: layout.fused_colors.len() as u64,
+    }
+}
+
+/// Bind groups over the buffers for `pipelines`' layouts, in the WGSL's binding order.
+pub(crate) fn bind_groups(
+    device: &wgpu::Device,
+    pipelines: &Pipelines,
+    stride: u64,
+    p: &ParticleBuffers,
+    t: &TopologyBuffers,
+) -> BindGroups {
+    let particle = bind_group(
+        device,
+        "per-particle kernels",
+        &pipelines.particle_layout,
+        &[
+            (&p.step_uniform, Some(STEP_SIZE)),
+            (&p.positions, None),
+            (&p.previous, None),
+            (&p.tethers, None),
+            (&p.health, None),
+        ],
+    );
+    let color = bind_group(
+        device,
+        "solve_color",
+        &pipelines.color_layout,
+        &[
+            (&t.color_uniform, Some(size_of::<ColorRange>() as u64)),
+            (&t.constraints, None),
+            (&p.positions, None),
+            (&p.previous, None),
+            (&t.multipliers, None),
+            (&p.step_uniform, Some(STEP_SIZE)),
+            (&t.materials, None),
+        ],
+    );
+    let coarse = bind_group(
+        device,
+        "coarse levels",
+        &pipelines.coarse_layout,
+        &[
+            (&t.coarse_uniform, Some(size_of::<ColorRange>() as u64)),
+            (&t.nodes, None),
+            (&t.prolongations, None),
+            (&p.positions, None),
+            (&t.snapshot, None),
+        ],
+    );
+    let fused = pipelines.fused.as_ref().map(|(layout, _)| {
+        let whole = |b: &wgpu::Buffer| (b.clone(), 0, None);
+        // The two StepParams slots bound as two fixed uniforms (the fused kernel reads both).
+        let slot = |k: u64| (p.step_uniform.clone(), k * stride, Some(STEP_SIZE));
+        let resources = [
+            whole(&t.fused_frame),
+            slot(0),
+            slot(1),
+            whole(&t.records),
+            whole(&t.fused_colors),
+            whole(&t.constraints),
+            whole(&p.positions),
+            whole(&p.previous),
+            whole(&t.multipliers),
+            whole(&p.tethers),
+            whole(&p.health),
+        ];
+        let entries: Vec<wgpu::BindGroupEntry> = resources
+            .iter()
+            .enumerate()
+            .map(|(k, (buffer, offset, size))| wgpu::BindGroupEntry {
+                binding: k as u32,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer,
+                    offset: *offset,
+                    size: size.and_then(wgpu::BufferSize::new),
+                }),
+            })
+            .collect();
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("solve_cloths"),
+            layout,
+            entries: &entries,
+        })
+    });
+    BindGroups {
+        particle,
+        color,
+        coarse,
+        fused,
+    }
+}

@@ -1,0 +1,296 @@
+//! The GPU recorder: a world's buffers on the device, and a frame's passes recorded as one
+//! compute pass per stage into one command encoder, submitted once per frame (the twin of the
+//! CPU executor in `cpu/engine.rs`).
+
+use glam::Vec4;
+
+use super::buffers::{ParticleBuffers, TopologyBuffers, bind_groups, counts};
+use super::context::{GpuContext, read_prefix_on};
+use super::kernels::check_workgroup_size;
+use super::passes::{BindGroups, FusedKernel, HealthProbe, PassRecorder, Pipelines};
+use super::timer::StageTimer;
+use crate::config::{
+    BufferSizes, ClothRecord, Health, INVERSE_MASS_OFFSET, TETHER_SLOTS, TetherSlot, VEC4_BYTES,
+};
+use crate::error::{ChiffonError, Result};
+use crate::world::WorldConfig;
+use crate::world::engine::{Engine, WorldFrame};
+use crate::world::layout::Layout;
+
+/// A world's buffers, pipelines and the layout's per-frame sizes.
+pub(crate) struct GpuEngine {
+    ctx: GpuContext,
+    adapter_name: String,
+    sizes: BufferSizes,
+    particles: ParticleBuffers,
+    topology: TopologyBuffers,
+    pipelines: Pipelines,
+    bind_groups: BindGroups,
+    probe: HealthProbe,
+    /// Particles a fused workgroup holds in workgroup memory.
+    capacity: u32,
+    fused_workgroup_size: u32,
+    /// Particles of the current layout, and of its global cloths.
+    particle_count: u32,
+    global_particles: u32,
+    /// Threads of each `solve_color`: the global colors, then the coarse levels'.
+    color_sizes: Vec<u32>,
+    /// Threads of the coarse passes: the snapshot, then each level's prolongation.
+    coarse_counts: Vec<u32>,
+}
+
+impl GpuEngine {
+    pub(crate) fn new(ctx: &GpuContext, config: &WorldConfig) -> Result<Self> {
+        let limits = ctx.limits();
+        check_workgroup_size(&limits, config.workgroup_size)?;
+        let cap = config.capacity;
+        if cap.cloths > limits.max_compute_workgroups_per_dimension {
+            return Err(ChiffonError::InvalidParameter {
+                name: "world capacity (cloths)",
+                reason: format!(
+                    "{} is more than the {} workgroups one dispatch of this device holds",
+                    cap.cloths, limits.max_compute_workgroups_per_dimension
+                ),
+            });
+        }
+        let sizes = BufferSizes::new(
+            cap.particles as u64,
+            limits.min_uniform_buffer_offset_alignment as u64,
+        );
+        // The world's constraints must fit one binding too: say so now, not at the first add.
+        super::passes::check_storage_buffer(
+            &limits,
+            "the constraint buffer",
+            cap.constraints as u64 * size_of::<crate::cloth::Constraint>() as u64,
+        )?;
+        let particles = ParticleBuffers::new(ctx, &sizes)?;
+        let topology = TopologyBuffers::new(ctx, sizes.topology)?;
+        // A workgroup holds its cloth as one vec4 per particle, within the adapter's limit.
+        let capacity = (limits.max_compute_workgroup_storage_size as u64 / VEC4_BYTES) as u32;
+        let fused_workgroup_size = config
+            .fused_workgroup_size
+            .unwrap_or_else(|| default_fused_workgroup_size(&ctx.info()));
+        check_workgroup_size(&limits, fused_workgroup_size)?;
+        let pipelines = Pipelines::new(&ctx.device, config.workgroup_size);
+        let bind_groups = bind_groups(
+            &ctx.device,
+            &pipelines,
+            sizes.uniform_stride,
+            &particles,
+            &topology,
+        );
+        Ok(Self {
+            ctx: ctx.clone(),
+            adapter_name: ctx.describe(),
+            probe: HealthProbe::new(&ctx.device),
+            sizes,
+            particles,
+            topology,
+            pipelines,
+            bind_groups,
+            capacity,
+            fused_workgroup_size,
+            particle_count: 0,
+            global_particles: 0,
+            color_sizes: Vec::new(),
+            coarse_counts: Vec::new(),
+        })
+    }
+
+    /// The current layout's particles of `buffer` (a particle buffer), waiting for the device.
+    fn read(&self, buffer: &wgpu::Buffer) -> Result<Vec<Vec4>> {
+        let bytes = self.particle_count as u64 * VEC4_BYTES;
+        read_prefix_on(&self.ctx.device, &self.ctx.queue, buffer, bytes)
+    }
+}
+
+/// Threads per fused workgroup when [`WorldConfig::fused_workgroup_size`] is `None`: 16 on a
+/// CPU adapter (lavapipe runs a workgroup on one core, and each barrier costs it a pass over
+/// every thread: 16 measured fastest, `docs/many-cloths.md`), else
+/// [`crate::world::DEFAULT_FUSED_WORKGROUP_SIZE`].
+pub(crate) fn default_fused_workgroup_size(info: &wgpu::AdapterInfo) -> u32 {
+    if info.device_type == wgpu::DeviceType::Cpu {
+        16
+    } else {
+        crate::world::DEFAULT_FUSED_WORKGROUP_SIZE
+    }
+}
+
+impl Engine for GpuEngine {
+    fn name(&self) -> String {
+        self.adapter_name.clone()
+    }
+
+    fn workgroup_capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    fn load(&mut self, layout: &Layout, positions: &[Vec4], previous: &[Vec4]) -> Result<()> {
+        let device = &self.ctx.device;
+        let stride = self.sizes.uniform_stride;
+        // Grow the topology buffers when this layout needs more than they hold, and compile
+        // the fused kernel when it first has fused cloths; either needs new bind groups.
+        let need = self.sizes.topology_for(&counts(layout));
+        let mut rebind = false;
+        if !self.topology.sizes.holds(&need) {
+            self.topology = TopologyBuffers::new(&self.ctx, self.topology.sizes.max(&need))?;
+            self.sizes.topology = self.topology.sizes;
+            rebind = true;
+        }
+        if !layout.records.is_empty() && self.pipelines.fused.is_none() {
+            let fused = FusedKernel {
+                capacity: self.capacity,
+                workgroup_size: self.fused_workgroup_size,
+            };
+            self.pipelines.ensure_fused(device, fused);
+            rebind = true;
+        }
+        if rebind {
+            self.bind_groups = bind_groups(
+                device,
+                &self.pipelines,
+                stride,
+                &self.particles,
+                &self.topology,
+            );
+        }
+        let q = &self.ctx.queue;
+        let (p, t) = (&self.particles, &self.topology);
+        q.write_buffer(&p.positions, 0, bytemuck::cast_slice(positions));
+        q.write_buffer(&p.previous, 0, bytemuck::cast_slice(previous));
+        q.write_buffer(&p.tethers, 0, bytemuck::cast_slice(layout.tethers.slots()));
+        q.write_buffer(&t.constraints, 0, bytemuck::cast_slice(&layout.constraints));
+        t.write_colors(q, stride, layout.global.constraints().colors());
+        t.write_hierarchy(q, stride, &layout.global);
+        q.write_buffer(
+            &t.fused_colors,
+            0,
+            bytemuck::cast_slice(&layout.fused_colors),
+        );
+        debug_assert_eq!(layout.tethers.slots().len(), positions.len() * TETHER_SLOTS);
+        self.particle_count = layout.particle_count;
+        self.global_particles = layout.global_particles;
+        self.color_sizes = layout.global.constraints().color_sizes();
+        self.coarse_counts = layout.global.ranges().iter().map(|r| r.count).collect();
+        Ok(())
+    }
+
+    fn state(&mut self) -> Result<(Vec<Vec4>, Vec<Vec4>)> {
+        Ok((
+            self.read(&self.particles.positions)?,
+            self.read(&self.particles.previous)?,
+        ))
+    }
+
+    fn positions(&mut self) -> Result<Vec<Vec4>> {
+        self.read(&self.particles.positions)
+    }
+
+    fn write_positions(&mut self, offset: u32, positions: &[Vec4]) {
+        self.ctx.queue.write_buffer(
+            &self.particles.positions,
+            offset as u64 * VEC4_BYTES,
+            bytemuck::cast_slice(positions),
+        );
+    }
+
+    fn write_previous(&mut self, offset: u32, previous: &[Vec4]) {
+        self.ctx.queue.write_buffer(
+            &self.particles.previous,
+            offset as u64 * VEC4_BYTES,
+            bytemuck::cast_slice(previous),
+        );
+    }
+
+    fn write_inverse_mass(&mut self, index: u32, inverse_mass: f32) {
+        self.ctx.queue.write_buffer(
+            &self.particles.positions,
+            index as u64 * VEC4_BYTES + INVERSE_MASS_OFFSET,
+            bytemuck::bytes_of(&inverse_mass),
+        );
+    }
+
+    fn write_tethers(&mut self, offset: u32, slots: &[TetherSlot]) {
+        self.ctx.queue.write_buffer(
+            &self.particles.tethers,
+            offset as u64 * (TETHER_SLOTS * size_of::<TetherSlot>()) as u64,
+            bytemuck::cast_slice(slots),
+        );
+    }
+
+    fn frame(
+        &mut self,
+        frame: &WorldFrame<'_>,
+        mut timer: Option<&mut StageTimer>,
+    ) -> Result<Option<Health>> {
+        let q = &self.ctx.queue;
+        let (p, t) = (&self.particles, &self.topology);
+        let stride = self.sizes.uniform_stride;
+        p.write_step(q, stride, &frame.plan.first, &frame.plan.rest);
+        q.write_buffer(&t.materials, 0, bytemuck::cast_slice(frame.materials));
+        if !frame.records.is_empty() {
+            q.write_buffer(&t.fused_frame, 0, bytemuck::bytes_of(&frame.fused));
+            q.write_buffer(
+                &t.records,
+                0,
+                bytemuck::cast_slice::<ClothRecord, u8>(frame.records),
+            );
+        }
+        let device = &self.ctx.device;
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("chiffon frame"),
+        });
+        if let Some(t) = timer.as_deref_mut() {
+            t.begin_frame();
+        }
+        frame.schedule.run(&mut PassRecorder {
+            pipelines: &self.pipelines,
+            bind_groups: &self.bind_groups,
+            uniform_stride: stride,
+            particles: self.global_particles,
+            color_sizes: &self.color_sizes,
+            coarse_counts: &self.coarse_counts,
+            fused_cloths: frame.records.len() as u32,
+            encoder: &mut encoder,
+            timer: timer.as_deref_mut(),
+        });
+        if let Some(t) = timer {
+            t.resolve(&mut encoder);
+        }
+        let health = self.probe.read(device, &p.health, &mut encoder);
+        q.submit([encoder.finish()]);
+        self.probe.request();
+        Ok(health)
+    }
+
+    fn health(&mut self) -> Result<Health> {
+        let flag: Vec<Health> = super::context::read_buffer_on(
+            &self.ctx.device,
+            &self.ctx.queue,
+            &self.particles.health,
+        )?;
+        Ok(flag[0])
+    }
+
+    fn clear_health(&mut self) -> Result<()> {
+        self.probe.discard(&self.ctx.device)?;
+        self.ctx.queue.write_buffer(
+            &self.particles.health,
+            0,
+            bytemuck::bytes_of(&Health::CLEAR),
+        );
+        Ok(())
+    }
+
+    fn wait(&mut self) -> Result<()> {
+        super::context::wait(&self.ctx.device)
+    }
+
+    fn position_buffer(&self) -> Option<&wgpu::Buffer> {
+        Some(&self.particles.positions)
+    }
+
+    fn gpu_bytes(&self) -> Option<u64> {
+        Some(self.sizes.total())
+    }
+}

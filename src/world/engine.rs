@@ -1,0 +1,73 @@
+//! What runs a world's kernels: the GPU recorder ([`crate::gpu::engine`]) or the CPU executor
+//! ([`crate::cpu::engine`]). Both take the same [`Layout`] and run the same
+//! [`FrameSchedule`](crate::schedule::FrameSchedule); this trait is all the world knows of
+//! them, and [`make`] is the one place that picks one.
+
+use glam::Vec4;
+
+use super::WorldConfig;
+use super::layout::Layout;
+use crate::config::{ClothRecord, FusedFrame, Health, TetherSlot};
+use crate::error::Result;
+use crate::gpu::StageTimer;
+use crate::schedule::{FramePlan, FrameSchedule};
+use crate::solver::Backend;
+
+/// One frame as the engines run it.
+pub(crate) struct WorldFrame<'a> {
+    pub plan: &'a FramePlan,
+    pub schedule: FrameSchedule,
+    /// α̃ per material (one per cloth, in layout order).
+    pub materials: &'a [Vec4],
+    /// The fused cloths' records with this frame's α̃.
+    pub records: &'a [ClothRecord],
+    pub fused: FusedFrame,
+}
+
+/// A world's buffers and the executor of its passes.
+pub(crate) trait Engine {
+    /// What runs the kernels.
+    fn name(&self) -> String;
+    /// Particles one workgroup can hold in workgroup memory (0: none).
+    fn workgroup_capacity(&self) -> u32;
+    /// Loads a new layout with these positions and previous positions.
+    fn load(&mut self, layout: &Layout, positions: &[Vec4], previous: &[Vec4]) -> Result<()>;
+    /// Positions (inverse mass in w) and previous positions of the layout's particles (the
+    /// GPU waits for the device).
+    fn state(&mut self) -> Result<(Vec<Vec4>, Vec<Vec4>)>;
+    /// Positions of the layout's particles (the GPU waits for the device).
+    fn positions(&mut self) -> Result<Vec<Vec4>>;
+    /// Overwrites positions from particle `offset` on.
+    fn write_positions(&mut self, offset: u32, positions: &[Vec4]);
+    /// Overwrites previous positions from particle `offset` on.
+    fn write_previous(&mut self, offset: u32, previous: &[Vec4]);
+    /// Overwrites the inverse mass of particle `index` only (its position stays wherever the
+    /// kernels have it).
+    fn write_inverse_mass(&mut self, index: u32, inverse_mass: f32);
+    /// Overwrites tether slots from particle `offset` on.
+    fn write_tethers(&mut self, offset: u32, slots: &[TetherSlot]);
+    /// Runs one frame; returns a health flag when one is known (the GPU's arrives later).
+    fn frame(
+        &mut self,
+        frame: &WorldFrame<'_>,
+        timer: Option<&mut StageTimer>,
+    ) -> Result<Option<Health>>;
+    /// The health flag now (the GPU waits).
+    fn health(&mut self) -> Result<Health>;
+    /// Clears the health flag.
+    fn clear_health(&mut self) -> Result<()>;
+    /// Blocks until the submitted frames are done.
+    fn wait(&mut self) -> Result<()>;
+    /// The position buffer, on the GPU.
+    fn position_buffer(&self) -> Option<&wgpu::Buffer>;
+    /// Bytes of device memory the buffers hold, on the GPU.
+    fn gpu_bytes(&self) -> Option<u64>;
+}
+
+/// The engine of `backend` for a world built with `config`.
+pub(crate) fn make(backend: Backend<'_>, config: &WorldConfig) -> Result<Box<dyn Engine>> {
+    Ok(match backend {
+        Backend::Gpu(ctx) => Box::new(crate::gpu::engine::GpuEngine::new(ctx, config)?),
+        Backend::Cpu => Box::new(crate::cpu::engine::CpuEngine::default()),
+    })
+}

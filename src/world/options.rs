@@ -1,0 +1,169 @@
+//! How a world is built and how a cloth joins it.
+
+use glam::{Affine3A, Vec3};
+
+use crate::cloth::Cloth;
+use crate::config::DEFAULT_WORKGROUP_SIZE;
+use crate::params::Compliance;
+
+/// How a cloth joins a world.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClothOptions {
+    /// Applied to the cloth's rest positions (and its initial velocity's direction) when it
+    /// joins: a rotation, a uniform scale and a translation. Default identity.
+    pub transform: Affine3A,
+    /// Its material: XPBD compliance per constraint kind (m/N). Default `None`: the world's
+    /// [`crate::SolverParams::compliance`].
+    pub compliance: Option<Compliance>,
+}
+
+impl Default for ClothOptions {
+    fn default() -> Self {
+        Self {
+            transform: Affine3A::IDENTITY,
+            compliance: None,
+        }
+    }
+}
+
+impl ClothOptions {
+    /// The defaults: identity transform, the world's compliance.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Places the cloth with `transform`.
+    pub fn transform(self, transform: Affine3A) -> Self {
+        Self { transform, ..self }
+    }
+
+    /// Moves the cloth by `offset` (m), after any transform given before.
+    pub fn translate(self, offset: Vec3) -> Self {
+        self.transform(Affine3A::from_translation(offset) * self.transform)
+    }
+
+    /// Gives the cloth its own compliance.
+    pub fn compliance(self, compliance: Compliance) -> Self {
+        Self {
+            compliance: Some(compliance),
+            ..self
+        }
+    }
+}
+
+/// Which cloths may take the fused path.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PathChoice {
+    /// Fused for every cloth of at most [`WorldConfig::fused_max_particles`] particles, global
+    /// for larger ones. The default.
+    #[default]
+    Auto,
+    /// Every cloth on the global path (a [`crate::Solver`]'s one cloth is).
+    Global,
+}
+
+/// The path that solves one cloth.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClothPath {
+    /// One workgroup for the whole frame; `workgroup_memory` when its particles fit the
+    /// adapter's workgroup memory, else they stay in the storage buffer.
+    Fused {
+        /// Particles held in workgroup memory during the frame.
+        workgroup_memory: bool,
+    },
+    /// The per-pass kernels (and the coarse levels), shared with every other global cloth.
+    Global,
+}
+
+impl ClothPath {
+    /// `fused (workgroup memory)`, `fused (storage)` or `global`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ClothPath::Fused {
+                workgroup_memory: true,
+            } => "fused (workgroup memory)",
+            ClothPath::Fused {
+                workgroup_memory: false,
+            } => "fused (storage)",
+            ClothPath::Global => "global",
+        }
+    }
+}
+
+/// What a world's buffers hold, fixed when it is created (the position buffer a renderer
+/// binds must stay the same buffer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorldCapacity {
+    /// Cloths. Default 1024.
+    pub cloths: u32,
+    /// Particles of all cloths. Default 2²⁰.
+    pub particles: u32,
+    /// Constraints of all cloths, their coarse levels' limits included. Default 2²³.
+    pub constraints: u32,
+}
+
+impl Default for WorldCapacity {
+    fn default() -> Self {
+        Self {
+            cloths: 1024,
+            particles: 1 << 20,
+            constraints: 1 << 23,
+        }
+    }
+}
+
+impl WorldCapacity {
+    /// Room for `count` cloths like `cloth`, coarse levels included.
+    pub fn for_cloths(count: u32, cloth: &Cloth) -> Self {
+        let count = count.max(1);
+        let constraints = cloth.constraint_count() + crate::hierarchy::limit_count(cloth);
+        Self {
+            cloths: count,
+            particles: count.saturating_mul(cloth.particle_count() as u32),
+            constraints: count.saturating_mul(constraints as u32),
+        }
+    }
+}
+
+/// How a world is built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorldConfig {
+    /// What its buffers hold.
+    pub capacity: WorldCapacity,
+    /// Which cloths may take the fused path. Default [`PathChoice::Auto`].
+    pub paths: PathChoice,
+    /// The largest cloth (particles) the fused path takes; larger ones go global. Default
+    /// [`DEFAULT_FUSED_MAX_PARTICLES`].
+    pub fused_max_particles: u32,
+    /// Fused cloths keep their particles in workgroup memory when they fit the adapter's
+    /// limit (faster on GPUs); `false` keeps every fused cloth in the storage buffer (for
+    /// measuring the two). Default `true`.
+    pub fused_workgroup_memory: bool,
+    /// Threads per workgroup of the per-pass kernels. Default [`DEFAULT_WORKGROUP_SIZE`].
+    pub workgroup_size: u32,
+    /// Threads per workgroup of the fused kernel (one workgroup per cloth). Default `None`:
+    /// 16 on a CPU adapter such as lavapipe, [`DEFAULT_FUSED_WORKGROUP_SIZE`] on a GPU.
+    pub fused_workgroup_size: Option<u32>,
+}
+
+/// Threads per fused workgroup on a GPU: four warps (two waves) per cloth, enough to cover a
+/// 32×32 cape's ~480 constraints per color in four rounds.
+pub const DEFAULT_FUSED_WORKGROUP_SIZE: u32 = 128;
+
+/// Particles above which a cloth leaves the fused path by default: one workgroup then walks
+/// thousands of constraints per color on its own, and the global path's full-device
+/// dispatches win (measured on lavapipe: `docs/many-cloths.md`).
+pub const DEFAULT_FUSED_MAX_PARTICLES: u32 = 8192;
+
+impl Default for WorldConfig {
+    fn default() -> Self {
+        Self {
+            capacity: WorldCapacity::default(),
+            paths: PathChoice::Auto,
+            fused_max_particles: DEFAULT_FUSED_MAX_PARTICLES,
+            fused_workgroup_memory: true,
+            workgroup_size: DEFAULT_WORKGROUP_SIZE,
+            fused_workgroup_size: None,
+        }
+    }
+}
