@@ -30,23 +30,13 @@ pub enum Integrator {
     TimeCorrectedExact,
 }
 
+crate::names::named_enum!(Integrator "integrator" {
+    Verlet => "verlet",
+    TimeCorrected => "tcv",
+    TimeCorrectedExact => "tcv-exact",
+});
+
 impl Integrator {
-    /// All three, in the order the docs list them.
-    pub const ALL: [Integrator; 3] = [
-        Integrator::Verlet,
-        Integrator::TimeCorrected,
-        Integrator::TimeCorrectedExact,
-    ];
-
-    /// Its name: `verlet`, `tcv` or `tcv-exact`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Integrator::Verlet => "verlet",
-            Integrator::TimeCorrected => "tcv",
-            Integrator::TimeCorrectedExact => "tcv-exact",
-        }
-    }
-
     /// Coefficients of one step of length `h` (s) that follows a step of length `h_prev` (s).
     pub fn coefficients(self, h: f64, h_prev: f64) -> StepCoefficients {
         match self {
@@ -63,22 +53,6 @@ impl Integrator {
                 accel_scale: h * (h + h_prev) * 0.5,
             },
         }
-    }
-}
-
-impl std::str::FromStr for Integrator {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        Integrator::ALL
-            .into_iter()
-            .find(|i| i.name() == s)
-            .ok_or_else(|| format!("unknown integrator {s:?} (expected verlet, tcv or tcv-exact)"))
-    }
-}
-
-impl std::fmt::Display for Integrator {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
     }
 }
 

@@ -47,6 +47,9 @@ macro_rules! internal_mod {
     };
 }
 
+#[macro_use]
+mod names;
+
 pub mod builder;
 pub mod cloth;
 pub mod coloring;

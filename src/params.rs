@@ -95,28 +95,10 @@ pub enum Projection {
     Shake,
 }
 
-impl Projection {
-    /// Both, in the order the docs list them.
-    pub const ALL: [Projection; 2] = [Projection::Jakobsen, Projection::Shake];
-
-    /// Its name: `jakobsen` or `shake`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Projection::Jakobsen => "jakobsen",
-            Projection::Shake => "shake",
-        }
-    }
-}
-
-impl std::str::FromStr for Projection {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        Projection::ALL
-            .into_iter()
-            .find(|p| p.name() == s)
-            .ok_or_else(|| format!("unknown projection {s:?} (expected jakobsen or shake)"))
-    }
-}
+crate::names::named_enum!(Projection "projection" {
+    Jakobsen => "jakobsen",
+    Shake => "shake",
+});
 
 /// Long-range attachments: each free particle may be at most `scale` times its geodesic
 /// distance (through the constraint graph) from its nearest pinned particles.

@@ -56,31 +56,15 @@ pub enum Stage {
     Health,
 }
 
-impl Stage {
-    /// Every stage, in frame order.
-    pub const ALL: [Stage; 7] = [
-        Stage::Integrate,
-        Stage::Coarse,
-        Stage::Solve,
-        Stage::Tethers,
-        Stage::Collide,
-        Stage::Fused,
-        Stage::Health,
-    ];
-
-    /// Its name in pass labels, tables and JSON.
-    pub fn name(self) -> &'static str {
-        match self {
-            Stage::Integrate => "integrate",
-            Stage::Coarse => "coarse",
-            Stage::Solve => "solve",
-            Stage::Tethers => "tethers",
-            Stage::Collide => "collide",
-            Stage::Fused => "fused",
-            Stage::Health => "health",
-        }
-    }
-}
+crate::names::named_enum!(Stage "stage" {
+    Integrate => "integrate",
+    Coarse => "coarse",
+    Solve => "solve",
+    Tethers => "tethers",
+    Collide => "collide",
+    Fused => "fused",
+    Health => "health",
+});
 
 /// Which [`StepParams`] slot a pass reads: the first substep's carries the frame's dt ratio.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -57,28 +57,10 @@ pub enum DemoScene {
     Flags,
 }
 
-impl DemoScene {
-    /// Both, in the panel's order.
-    pub const ALL: [DemoScene; 2] = [DemoScene::Cloth, DemoScene::Flags];
-
-    /// `cloth` or `flags`.
-    pub fn name(self) -> &'static str {
-        match self {
-            DemoScene::Cloth => "cloth",
-            DemoScene::Flags => "flags",
-        }
-    }
-}
-
-impl std::str::FromStr for DemoScene {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        DemoScene::ALL
-            .into_iter()
-            .find(|d| d.name() == s)
-            .ok_or_else(|| format!("unknown scene {s:?} (expected cloth or flags)"))
-    }
-}
+crate::names::named_enum!(DemoScene "scene" {
+    Cloth => "cloth",
+    Flags => "flags",
+});
 
 /// Particles of one flag of [`flag_field`]: columns along the fly, rows down the pole.
 pub const FLAG_PARTICLES: (u32, u32) = (32, 20);

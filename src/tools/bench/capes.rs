@@ -40,29 +40,11 @@ pub enum BenchPath {
     Separate,
 }
 
-impl BenchPath {
-    /// All three, in the table's order.
-    pub const ALL: [BenchPath; 3] = [BenchPath::Fused, BenchPath::Global, BenchPath::Separate];
-
-    /// `fused`, `global` or `separate`.
-    pub fn name(self) -> &'static str {
-        match self {
-            BenchPath::Fused => "fused",
-            BenchPath::Global => "global",
-            BenchPath::Separate => "separate",
-        }
-    }
-}
-
-impl std::str::FromStr for BenchPath {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        BenchPath::ALL
-            .into_iter()
-            .find(|p| p.name() == s)
-            .ok_or_else(|| format!("unknown path {s:?} (expected fused, global or separate)"))
-    }
-}
+crate::names::named_enum!(BenchPath "path" {
+    Fused => "fused",
+    Global => "global",
+    Separate => "separate",
+});
 
 /// What the capes benchmark runs.
 #[derive(Clone, Debug, PartialEq)]

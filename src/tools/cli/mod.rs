@@ -2,6 +2,7 @@
 //! library: errors are `anyhow` here, and clap types stay here, out of the library's structs.
 
 mod bench_args;
+pub mod parse;
 mod scene;
 mod solver_args;
 

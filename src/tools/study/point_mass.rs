@@ -23,19 +23,13 @@ pub enum Problem {
 /// Angular frequency of the sine problem (rad/s): a 2 s period.
 const OMEGA: f64 = std::f64::consts::PI;
 
+crate::names::named_enum!(Problem "problem" {
+    Projectile => "projectile",
+    Polynomial => "polynomial",
+    Sine => "sine",
+});
+
 impl Problem {
-    /// All three, in report order.
-    pub const ALL: [Problem; 3] = [Problem::Projectile, Problem::Polynomial, Problem::Sine];
-
-    /// Short name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Problem::Projectile => "projectile",
-            Problem::Polynomial => "polynomial",
-            Problem::Sine => "sine",
-        }
-    }
-
     /// Exact position at time t.
     pub fn exact(self, t: f64) -> f64 {
         match self {
