@@ -24,9 +24,15 @@ const OPTIONAL_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
     .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES);
 
 impl GpuContext {
-    /// An instance honouring `WGPU_BACKEND` (e.g. `vulkan`) and the other `WGPU_*` variables.
+    /// An instance for compute, honouring `WGPU_BACKEND` (e.g. `vulkan`) and the other
+    /// `WGPU_*` variables. It never presents to a window (the demo makes its own instance).
     pub fn create_instance() -> wgpu::Instance {
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
+        let desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        #[cfg(target_os = "linux")]
+        if let Some(instance) = headless_vulkan(&desc) {
+            return instance;
+        }
+        wgpu::Instance::new(desc)
     }
 
     /// Picks an adapter (see [`GpuContext::with_instance`]) and opens a device on it.
@@ -171,6 +177,47 @@ pub(crate) fn read_pod<T: bytemuck::Pod>(buffer: &wgpu::Buffer) -> Option<T> {
 pub fn pod_from_bytes<T: bytemuck::Pod>(bytes: &[u8]) -> Vec<T> {
     let whole = bytes.len() - bytes.len() % size_of::<T>();
     bytemuck::pod_collect_to_vec(&bytes[..whole])
+}
+
+/// On Linux, a Vulkan instance without the window-system surface extensions, when Vulkan is
+/// among the backends asked for and has an adapter; else `None` (the caller makes a plain one).
+///
+/// Why: wgpu enables every surface extension the loader offers. Mesa's implicit
+/// `VK_LAYER_MESA_device_select` layer, seeing `VK_KHR_wayland_surface` enabled, connects to
+/// Wayland while enumerating devices (to find the display's GPU), and libwayland prints
+/// `error: XDG_RUNTIME_DIR is invalid or not set` twice on every headless run. A compute
+/// context creates no surface, so it needs none of those extensions; wgpu-hal only uses them in
+/// `create_surface`. The instance keeps every other backend option from the environment.
+#[cfg(target_os = "linux")]
+fn headless_vulkan(desc: &wgpu::InstanceDescriptor) -> Option<wgpu::Instance> {
+    if !desc.backends.contains(wgpu::Backends::VULKAN) {
+        return None;
+    }
+    const WINDOW_SYSTEM: [&std::ffi::CStr; 3] = [
+        c"VK_KHR_wayland_surface",
+        c"VK_KHR_xcb_surface",
+        c"VK_KHR_xlib_surface",
+    ];
+    let hal_desc = wgpu::hal::InstanceDescriptor {
+        name: "chiffon",
+        flags: desc.flags,
+        memory_budget_thresholds: desc.memory_budget_thresholds,
+        backend_options: desc.backend_options.clone(),
+        telemetry: None,
+        display: None,
+    };
+    let strip: Box<wgpu::hal::vulkan::CreateInstanceCallback> = Box::new(|args| {
+        args.extensions.retain(|e| !WINDOW_SYSTEM.contains(e));
+    });
+    // SAFETY: the descriptor is complete and the callback only leaves out extensions that a
+    // context without surfaces never uses.
+    let hal =
+        unsafe { wgpu::hal::vulkan::Instance::init_with_callback(&hal_desc, Some(strip)) }.ok()?;
+    // SAFETY: `hal` is a valid Vulkan instance, handed over whole.
+    let instance = unsafe { wgpu::Instance::from_hal::<wgpu::hal::api::Vulkan>(hal) };
+    let has_adapter =
+        !pollster::block_on(instance.enumerate_adapters(wgpu::Backends::VULKAN)).is_empty();
+    has_adapter.then_some(instance)
 }
 
 async fn select_adapter(
