@@ -1,10 +1,12 @@
-// Push particles out of the ground plane and the sphere by projection, one thread per particle
-// (CPU twin: src/cpu/collide.rs). Friction and the no-bounce response edit the
-// previous position, i.e. the implied velocity, so the next integrate step sees them.
+// Push particles out of the colliders, one thread per particle (CPU twin: src/cpu/collide.rs).
+// The shapes and the response (sphere-traced relative paths, Coulomb friction, restitution by
+// the previous position) are `collide_all` in colliders.wgsl, shared with the fused kernel.
 
 @group(0) @binding(0) var<uniform> params: StepParams;
 @group(0) @binding(1) var<storage, read_write> positions: array<vec4<f32>>;  // w: inverse mass
 @group(0) @binding(2) var<storage, read_write> previous: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> colliders: array<ColliderRecord>;
+@group(0) @binding(4) var<storage, read> distance_grid: array<f32>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn collide(
@@ -17,13 +19,14 @@ fn collide(
         return;
     }
     let p = positions[i];
+    // Pinned and held particles stay where they are.
     if (p.w == 0.0) {
         return;
     }
-    let contact = collide_particle(params, p.xyz, previous[i].xyz);
+    let contact = collide_all(params.collider_count, params.t_from, params.t_to, p.xyz, previous[i].xyz);
     // Write only on contact: most particles touch nothing, and this saves their bandwidth.
-    if (contact[0].w == 1.0) {
-        positions[i] = vec4<f32>(contact[0].xyz, p.w);
-        previous[i] = contact[1];
+    if (contact.hit) {
+        positions[i] = vec4<f32>(contact.x, p.w);
+        previous[i] = vec4<f32>(contact.x_prev, 0.0);
     }
 }

@@ -6,27 +6,26 @@
 // config::DEFAULT_WORKGROUP_SIZE (128) unless the benchmark asks for another size.
 override WORKGROUP_SIZE: u32 = 128u;
 
-// Per-substep parameters every solver kernel reads (Rust: config::StepParams).
+// Per-substep parameters every solver kernel reads, one per substep (Rust: config::StepParams).
 struct StepParams {
     accel: vec4<f32>,          // xyz: gravity + wind (m/s²)
     center: vec4<f32>,         // xyz: the scene's centre (m); w: the divergence limit (m)
-    sphere: vec4<f32>,         // xyz: centre (m), w: radius (m); 0 = no sphere
     ratio: f32,                // h / h_prev
     damping: f32,              // exp(-c h): velocity kept this substep
     accel_scale: f32,          // h² (or h (h + h_prev) / 2 for the exact form), s²
     h: f32,                    // substep length (s)
-    ground_y: f32,             // ground height (m)
-    ground_on: u32,            // 1 when the ground plane exists
-    friction: f32,             // tangential motion removed on contact, [0, 1]
+    t_from: f32,               // the substep's start as a fraction of the frame (colliders move 0 → 1)
+    t_to: f32,                 // its end
+    collider_count: u32,
     particle_count: u32,
     tether_scale: f32,         // slack on the geodesic distance (≥ 1)
     tether_stiffness: f32,     // fraction of a violation corrected per substep
     shake: u32,                // 1: correct along the bond at the start of the step (SHAKE)
     frame: u32,                // the frame's number (low 32 bits), recorded by the health check
     over_relaxation: f32,      // factor of every constraint correction (1 = plain XPBD)
-    pad0: u32,
-    pad1: u32,
-    pad2: u32,
+    self_distance: f32,        // self-collision: distance kept between particles (m); 0 = off
+    self_friction: f32,        // self-collision: Coulomb friction between particles
+    hash_cells: u32,           // self-collision: cells of the spatial hash
 }
 
 // The slice of the color-sorted constraint buffer one `solve_color` dispatch covers
@@ -239,42 +238,6 @@ fn lens_rim(x: vec3<f32>, a: vec3<f32>, ra: f32, b: vec3<f32>, rb: f32) -> vec3<
         rim += off_axis * (rho / off_len);
     }
     return rim;
-}
-
-// The previous position that leaves, after contact with a surface of outward normal n:
-// no motion into the surface, motion away from it kept, sliding reduced by `friction`.
-fn contact_previous(x: vec3<f32>, x_prev: vec3<f32>, n: vec3<f32>, friction: f32) -> vec3<f32> {
-    let d = x - x_prev;
-    let dn = dot(d, n);
-    let tangential = d - n * dn;
-    let kept = tangential * (1.0 - friction) + n * max(dn, 0.0);
-    return x - kept;
-}
-
-// Pushes a free particle out of the ground plane and the sphere. Returns its position (xyz;
-// w = 1 on contact, else 0) and its previous position (xyz).
-fn collide_particle(params: StepParams, x_in: vec3<f32>, x_prev_in: vec3<f32>) -> array<vec4<f32>, 2> {
-    var x = x_in;
-    var x_prev = x_prev_in;
-    var hit = 0.0;
-    if (params.ground_on == 1u && x.y < params.ground_y) {
-        x.y = params.ground_y;
-        x_prev = contact_previous(x, x_prev, vec3<f32>(0.0, 1.0, 0.0), params.friction);
-        hit = 1.0;
-    }
-    let radius = params.sphere.w;
-    if (radius > 0.0) {
-        let offset = x - params.sphere.xyz;
-        let dist = length(offset);
-        // A particle exactly at the centre has no way out to prefer; leave it.
-        if (dist < radius && dist > 1e-9) {
-            let n = offset / dist;
-            x = params.sphere.xyz + n * radius;
-            x_prev = contact_previous(x, x_prev, n, params.friction);
-            hit = 1.0;
-        }
-    }
-    return array<vec4<f32>, 2>(vec4<f32>(x, hit), vec4<f32>(x_prev, 0.0));
 }
 
 fn non_finite(v: f32) -> bool {

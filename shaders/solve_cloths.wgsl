@@ -22,6 +22,8 @@
 @group(0) @binding(8) var<storage, read_write> multipliers: array<f32>;
 @group(0) @binding(9) var<storage, read> tethers: array<TetherSlot>;
 @group(0) @binding(10) var<storage, read_write> health: Health;
+@group(0) @binding(11) var<storage, read> colliders: array<ColliderRecord>;
+@group(0) @binding(12) var<storage, read> distance_grid: array<f32>;
 
 // Particles per workgroup-memory cloth; the host sets it from the adapter's
 // max_compute_workgroup_storage_size (16 bytes each).
@@ -100,8 +102,11 @@ fn integrate_and_solve(params: StepParams, cloth: ClothRecord, local: u32) {
 
 // Tethers and collide, each thread its own particles: no barrier is needed between them (a
 // tether reads only its anchors, which are pinned and which collide never moves), nor before
-// the next substep's integrate (own particles again).
-fn tethers_and_collide(params: StepParams, cloth: ClothRecord, local: u32) {
+// the next substep's integrate (own particles again). Substep s of the frame runs from
+// fraction s/S to (s+1)/S (the per-pass kernels read these from their substep's StepParams).
+fn tethers_and_collide(params: StepParams, s: u32, cloth: ClothRecord, local: u32) {
+    let t_from = f32(s) / f32(frame.substeps);
+    let t_to = f32(s + 1u) / f32(frame.substeps);
     let offset = cloth.particle_offset;
     let end = offset + cloth.particle_count;
     for (var i = offset + local; i < end; i += WORKGROUP_SIZE) {
@@ -123,10 +128,10 @@ fn tethers_and_collide(params: StepParams, cloth: ClothRecord, local: u32) {
                 x = tether_pull(params, x, a, first.rest, b, second.rest);
             }
         }
-        let contact = collide_particle(params, x, previous[i].xyz);
-        if (contact[0].w == 1.0) {
-            store_x(offset, i, vec4<f32>(contact[0].xyz, p.w));
-            previous[i] = contact[1];
+        let contact = collide_all(params.collider_count, t_from, t_to, x, previous[i].xyz);
+        if (contact.hit) {
+            store_x(offset, i, vec4<f32>(contact.x, p.w));
+            previous[i] = vec4<f32>(contact.x_prev, 0.0);
         } else if (cloth.tethers == 1u) {
             store_x(offset, i, vec4<f32>(x, p.w));
         }
@@ -154,10 +159,10 @@ fn solve_cloths(
     for (var s = 0u; s < frame.substeps; s++) {
         if (s == 0u) {
             integrate_and_solve(first, cloth, local);
-            tethers_and_collide(first, cloth, local);
+            tethers_and_collide(first, s, cloth, local);
         } else {
             integrate_and_solve(rest, cloth, local);
-            tethers_and_collide(rest, cloth, local);
+            tethers_and_collide(rest, s, cloth, local);
         }
     }
     sync();

@@ -14,8 +14,8 @@ pub const VEC4_BYTES: u64 = 16;
 /// ~8 % faster than 64 on lavapipe at 256² and is a whole number of warps/waves on every GPU.
 pub const DEFAULT_WORKGROUP_SIZE: u32 = 128;
 
-/// Per-substep parameters every kernel reads (`StepParams` in `shaders/common.wgsl`). 112 bytes;
-/// field order and padding follow WGSL's uniform layout.
+/// Per-substep parameters every kernel reads (`StepParams` in `shaders/common.wgsl`). 96 bytes;
+/// field order and padding follow WGSL's uniform layout. One per substep of a frame.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct StepParams {
@@ -24,8 +24,6 @@ pub struct StepParams {
     /// xyz: the scene's centre (m); w: the divergence limit, the distance from it beyond which
     /// a particle counts as diverged (m).
     pub center: [f32; 4],
-    /// xyz: sphere centre (m); w: radius (m), 0 when there is no sphere.
-    pub sphere: [f32; 4],
     /// dt ratio `h / h_prev` (1 for plain Verlet and for every substep after the first).
     pub ratio: f32,
     /// Velocity kept this substep, `exp(-c h)`.
@@ -34,12 +32,13 @@ pub struct StepParams {
     pub accel_scale: f32,
     /// Substep length `h` (s).
     pub h: f32,
-    /// Ground height (m); ignored unless `ground_on` is 1.
-    pub ground_y: f32,
-    /// 1 when the ground plane is on.
-    pub ground_on: u32,
-    /// Tangential motion removed on contact, [0, 1].
-    pub friction: f32,
+    /// Where the substep starts, as a fraction of the frame (colliders move from their pose
+    /// at 0 to their pose at 1).
+    pub t_from: f32,
+    /// Where the substep ends, as a fraction of the frame.
+    pub t_to: f32,
+    /// Colliders in the collider table.
+    pub collider_count: u32,
     /// Number of particles (the kernels' bounds guard).
     pub particle_count: u32,
     /// Tethers: slack on the geodesic distance (≥ 1).
@@ -53,12 +52,13 @@ pub struct StepParams {
     pub frame: u32,
     /// Over-relaxation factor of every constraint correction (1 = plain XPBD).
     pub over_relaxation: f32,
-    /// Padding to a multiple of 16 bytes.
-    pub pad0: u32,
-    /// Padding.
-    pub pad1: u32,
-    /// Padding.
-    pub pad2: u32,
+    /// Self-collision: the distance kept between two particles that are not neighbours at
+    /// rest (m); 0 when self-collision is off.
+    pub self_distance: f32,
+    /// Self-collision: Coulomb friction between touching particles.
+    pub self_friction: f32,
+    /// Self-collision: cells of the spatial hash table.
+    pub hash_cells: u32,
 }
 
 /// Uniform block of `solve_color` (`ColorRange` in `shaders/common.wgsl`): which slice of the
@@ -158,6 +158,41 @@ pub struct FusedFrame {
     pub pad: u32,
 }
 
+/// One collider as the kernels read it (`Collider` in `shaders/colliders.wgsl`): its shape in
+/// its own frame, its material, and its pose at the start and the end of the frame. Written
+/// every frame (colliders move).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct ColliderRecord {
+    /// The shape's kind (`COLLIDER_*` in the WGSL).
+    pub kind: u32,
+    /// A mesh collider's first sample in the distance-grid table.
+    pub grid_offset: u32,
+    /// Padding.
+    pub pad0: u32,
+    /// Padding.
+    pub pad1: u32,
+    /// A mesh collider's samples along x, y, z; w unused.
+    pub grid_dims: [u32; 4],
+    /// Thickness (m), friction coefficient, restitution; w unused.
+    pub material: [f32; 4],
+    /// Sphere: (0, 0, 0, radius); capsule: first end, its radius; plane: unit normal, offset;
+    /// cuboid: half extents; mesh: the grid's origin, its cell size.
+    pub shape_a: [f32; 4],
+    /// Capsule: second end, its radius.
+    pub shape_b: [f32; 4],
+    /// A sphere holding the shape in its frame (centre, radius); radius −1 for a plane.
+    pub bounds: [f32; 4],
+    /// Its position at the start of the frame (m).
+    pub from_position: [f32; 4],
+    /// Its rotation at the start of the frame (unit quaternion x, y, z, w).
+    pub from_rotation: [f32; 4],
+    /// Its position at the end of the frame (m).
+    pub to_position: [f32; 4],
+    /// Its rotation at the end of the frame.
+    pub to_rotation: [f32; 4],
+}
+
 /// Tether slots per particle: each free particle is tied to up to this many of its nearest
 /// pinned particles, filled nearest first (an empty first slot means no tethers).
 pub const TETHER_SLOTS: usize = 2;
@@ -236,23 +271,37 @@ pub const GPU_STRUCTS: &[GpuStructLayout] = &[
     layout!(StepParams {
         accel,
         center,
-        sphere,
         ratio,
         damping,
         accel_scale,
         h,
-        ground_y,
-        ground_on,
-        friction,
+        t_from,
+        t_to,
+        collider_count,
         particle_count,
         tether_scale,
         tether_stiffness,
         shake,
         frame,
         over_relaxation,
+        self_distance,
+        self_friction,
+        hash_cells
+    }),
+    layout!(ColliderRecord {
+        kind,
+        grid_offset,
         pad0,
         pad1,
-        pad2
+        grid_dims,
+        material,
+        shape_a,
+        shape_b,
+        bounds,
+        from_position,
+        from_rotation,
+        to_position,
+        to_rotation
     }),
     layout!(ColorRange {
         start,
@@ -309,9 +358,9 @@ pub fn workgroups(threads: u32, size: u32, max_per_dim: u32) -> (u32, u32) {
     }
 }
 
-/// Number of [`StepParams`] slots: the first substep's (with the frame's dt ratio) and the one
-/// every later substep uses.
-pub const STEP_PARAM_SLOTS: u64 = 2;
+/// Number of [`StepParams`] slots: one per substep of a frame, at most
+/// [`crate::params::MAX_SUBSTEPS`].
+pub const STEP_PARAM_SLOTS: u64 = crate::params::MAX_SUBSTEPS as u64;
 
 /// Bytes of the health flag's buffer ([`Health`], rounded up to a whole `vec4`).
 pub const HEALTH_BYTES: u64 = VEC4_BYTES;
@@ -361,6 +410,10 @@ pub struct TopologySizes {
     pub records: u64,
     /// The fused cloths' colors ([`ColorRange`]s).
     pub fused_colors: u64,
+    /// One [`ColliderRecord`] per collider.
+    pub colliders: u64,
+    /// Every mesh collider's distance samples (`f32`).
+    pub grid: u64,
 }
 
 /// What a layout holds, counted: the input of [`BufferSizes::grown`].
@@ -382,6 +435,10 @@ pub struct TopologyCounts {
     pub fused_cloths: u64,
     /// Fused colors.
     pub fused_colors: u64,
+    /// Colliders.
+    pub colliders: u64,
+    /// Distance-grid samples of the mesh colliders.
+    pub grid_samples: u64,
 }
 
 impl BufferSizes {
@@ -407,6 +464,8 @@ impl BufferSizes {
                 coarse_table: 0,
                 records: 0,
                 fused_colors: 0,
+                colliders: 0,
+                grid: 0,
             },
         };
         sizes.topology = sizes.topology_for(&TopologyCounts::default());
@@ -428,6 +487,8 @@ impl BufferSizes {
             coarse_table: (1 + c.levels) * stride,
             records: c.fused_cloths.max(1) * size_of::<ClothRecord>() as u64,
             fused_colors: c.fused_colors.max(1) * size_of::<ColorRange>() as u64,
+            colliders: c.colliders.max(1) * size_of::<ColliderRecord>() as u64,
+            grid: c.grid_samples.max(4) * 4,
         }
     }
 
@@ -448,6 +509,8 @@ impl BufferSizes {
             + t.coarse_table
             + t.records
             + t.fused_colors
+            + t.colliders
+            + t.grid
     }
 }
 
@@ -459,8 +522,8 @@ impl TopologySizes {
 
     /// Each buffer at the larger of the two sizes.
     pub fn max(&self, other: &TopologySizes) -> TopologySizes {
-        let [a, b, c, d, e, f, g, h, i, j] = self.fields();
-        let [a2, b2, c2, d2, e2, f2, g2, h2, i2, j2] = other.fields();
+        let [a, b, c, d, e, f, g, h, i, j, k, l] = self.fields();
+        let [a2, b2, c2, d2, e2, f2, g2, h2, i2, j2, k2, l2] = other.fields();
         TopologySizes {
             constraints: a.max(a2),
             multipliers: b.max(b2),
@@ -472,10 +535,12 @@ impl TopologySizes {
             coarse_table: h.max(h2),
             records: i.max(i2),
             fused_colors: j.max(j2),
+            colliders: k.max(k2),
+            grid: l.max(l2),
         }
     }
 
-    fn fields(&self) -> [u64; 10] {
+    fn fields(&self) -> [u64; 12] {
         [
             self.constraints,
             self.multipliers,
@@ -487,6 +552,8 @@ impl TopologySizes {
             self.coarse_table,
             self.records,
             self.fused_colors,
+            self.colliders,
+            self.grid,
         ]
     }
 }

@@ -32,7 +32,7 @@ macro_rules! named_enum {
                     format!(
                         "unknown {} {s:?} (expected {})",
                         $noun,
-                        Self::ALL.map(|v| v.name()).join(", ")
+                        $crate::names::choices(&Self::ALL.map(|v| v.name()))
                     )
                 })
             }
@@ -41,3 +41,12 @@ macro_rules! named_enum {
 }
 
 pub(crate) use named_enum;
+
+/// `a`, `a or b`, `a, b or c`.
+pub(crate) fn choices(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
+}

@@ -2,18 +2,9 @@
 
 use glam::Vec3;
 
+use crate::contact::Collider;
 use crate::error::{ChiffonError, Result, check_finite3, check_range};
 use crate::integrator::Integrator;
-
-/// A sphere collider.
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct Sphere {
-    /// Centre (m).
-    pub center: Vec3,
-    /// Radius (m), > 0.
-    pub radius: f32,
-}
 
 /// XPBD compliance of each constraint kind: the inverse of a spring stiffness, in m/N. 0 is
 /// rigid (exactly the classic PBD projection with stiffness 1); larger is softer. Unlike a PBD
@@ -157,13 +148,11 @@ pub struct SolverParams {
     pub max_distance: Option<f32>,
     /// Integration scheme. Default [`Integrator::TimeCorrected`].
     pub integrator: Integrator,
-    /// Height of an infinite ground plane with normal +y (m), or `None`. Default `None`.
-    pub ground: Option<f32>,
-    /// One sphere collider, or `None`. Default `None`.
-    pub sphere: Option<Sphere>,
-    /// Friction for both colliders, in [0, 1]: the fraction of tangential motion removed on
-    /// contact in one step. Default 0.3.
-    pub friction: f32,
+    /// The bodies the cloth cannot enter, any number, each with its own pose, thickness,
+    /// friction and restitution ([`Collider`]). Move one by changing its pose between frames
+    /// ([`crate::World::set_collider_pose`]); a collider is matched to its pose of the previous
+    /// frame by its place in this list. Default none.
+    pub colliders: Vec<Collider>,
 }
 
 impl Default for SolverParams {
@@ -181,9 +170,7 @@ impl Default for SolverParams {
             coarse_levels: true,
             max_distance: None,
             integrator: Integrator::TimeCorrected,
-            ground: None,
-            sphere: None,
-            friction: DEFAULT_FRICTION,
+            colliders: Vec::new(),
         }
     }
 }
@@ -216,6 +203,8 @@ pub const MAX_TETHER_SCALE: f32 = 100.0;
 pub const MIN_TETHER_STIFFNESS: f32 = 1.0e-6;
 /// Smallest explicit divergence limit accepted (m).
 pub const MIN_MAX_DISTANCE: f32 = 1.0e-3;
+/// Most colliders accepted (each particle tests each one, culled by bounding spheres).
+pub const MAX_COLLIDERS: usize = 4096;
 /// Largest coordinate accepted for a collider (m).
 pub const MAX_COORDINATE: f32 = 1.0e9;
 /// The automatic divergence limit is this many times the scene's half-diagonal...
@@ -224,16 +213,19 @@ pub const AUTO_LIMIT_SCALE: f32 = 100.0;
 pub const AUTO_LIMIT_MIN: f32 = 1000.0;
 /// Default damping rate (1/s).
 pub const DEFAULT_DAMPING: f32 = 0.5;
-/// Default friction.
-pub const DEFAULT_FRICTION: f32 = 0.3;
 /// Standard gravity (m/s²), the default's magnitude (along −y).
 pub const STANDARD_GRAVITY: f32 = 9.81;
 
 impl SolverParams {
-    /// True when there is something to collide with (a ground plane, or a sphere of positive
-    /// radius); without, the frame has no collide stage.
+    /// True when there is something to collide with; without, the frame has no collide stage.
     pub fn has_colliders(&self) -> bool {
-        self.ground.is_some() || self.sphere.is_some_and(|s| s.radius > 0.0)
+        !self.colliders.is_empty()
+    }
+
+    /// The parameters with `collider` added.
+    pub fn with_collider(mut self, collider: Collider) -> Self {
+        self.colliders.push(collider);
+        self
     }
 
     /// Checks every field against the bounds below; the error names the first bad one.
@@ -271,33 +263,28 @@ impl SolverParams {
         if let Some(d) = self.max_distance {
             check_range("max distance (m)", d, MIN_MAX_DISTANCE, f32::MAX)?;
         }
-        check_range("friction", self.friction, 0.0, 1.0)?;
-        if let Some(h) = self.ground {
-            check_range("ground height (m)", h, -MAX_COORDINATE, MAX_COORDINATE)?;
+        if self.colliders.len() > MAX_COLLIDERS {
+            return Err(ChiffonError::InvalidParameter {
+                name: "colliders",
+                reason: format!(
+                    "{} is more than the {MAX_COLLIDERS} chiffon takes",
+                    self.colliders.len()
+                ),
+            });
         }
-        if let Some(s) = self.sphere {
-            check_finite3("sphere centre", s.center)?;
-            if s.radius.is_nan() || s.radius <= 0.0 {
-                return Err(ChiffonError::InvalidParameter {
-                    name: "sphere radius",
-                    reason: format!("{} must be greater than 0", s.radius),
-                });
-            }
-            check_range("sphere radius (m)", s.radius, 0.0, MAX_COORDINATE)?;
+        for (k, c) in self.colliders.iter().enumerate() {
+            c.validate(k)?;
         }
         Ok(())
     }
 
-    /// `lo..hi` (a bounding box) grown to take in the colliders: the ground plane's height
-    /// above or below it, and the sphere.
+    /// `lo..hi` (a bounding box) grown to take in the colliders (a plane by its point
+    /// nearest the origin).
     pub(crate) fn extend_bounds(&self, mut lo: Vec3, mut hi: Vec3) -> (Vec3, Vec3) {
-        if let Some(g) = self.ground {
-            lo.y = lo.y.min(g);
-            hi.y = hi.y.max(g);
-        }
-        if let Some(s) = self.sphere {
-            lo = lo.min(s.center - Vec3::splat(s.radius));
-            hi = hi.max(s.center + Vec3::splat(s.radius));
+        for c in &self.colliders {
+            let (a, b) = c.world_bounds();
+            lo = lo.min(a);
+            hi = hi.max(b);
         }
         (lo, hi)
     }

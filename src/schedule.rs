@@ -9,13 +9,13 @@
 //!
 //! ```text
 //! per substep s = 0..S         (S fixed, or from the solver frequency)
-//!   integrate (slot s == 0 ? First : Rest)
+//!   integrate (each substep reads its own StepParams: the first has the frame's dt ratio)
 //!   coarse    when the cloth has coarse levels and they are on: snapshot, then per level,
 //!             coarsest first, its colors and the prolongation to the next finer level
 //!   solve     iterations × colors, colors in a fixed order (the first sweep starts the
 //!             XPBD multipliers at 0)
 //!   tethers   when the cloth has any
-//!   collide   when there is a collider (same slot)
+//!   collide   when there is a collider
 //! [fused]                      a world's small cloths: one workgroup each solves its whole
 //!                              frame (every substep's stages above) in one dispatch
 //! health                       one flag per frame: the first non-finite or far particle
@@ -66,20 +66,11 @@ crate::names::named_enum!(Stage "stage" {
     Health => "health",
 });
 
-/// Which [`StepParams`] slot a pass reads: the first substep's carries the frame's dt ratio.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Slot {
-    /// The first substep of the frame.
-    First = 0,
-    /// Every later substep (ratio 1).
-    Rest = 1,
-}
-
 /// One kernel launch (one GPU dispatch, one call of a CPU twin).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pass {
-    /// `integrate` (`shaders/integrate.wgsl`, `cpu::integrate`).
-    Integrate(Slot),
+    /// `integrate` (`shaders/integrate.wgsl`, `cpu::integrate`) of substep `.0`.
+    Integrate(u32),
     /// `snapshot_nodes` (`shaders/snapshot.wgsl`, `cpu::snapshot_nodes`): where the coarse
     /// levels' particles are before the levels are solved.
     Snapshot,
@@ -96,13 +87,13 @@ pub enum Pass {
         color: u32,
         /// True on the substep's first sweep (multipliers start at 0).
         first_sweep: bool,
-        /// The substep's parameters.
-        slot: Slot,
+        /// The substep (its parameters).
+        substep: u32,
     },
-    /// `solve_tethers` (`shaders/tethers.wgsl`, `cpu::solve_tethers`).
-    Tethers(Slot),
-    /// `collide` (`shaders/collide.wgsl`, `cpu::collide`).
-    Collide(Slot),
+    /// `solve_tethers` (`shaders/tethers.wgsl`, `cpu::solve_tethers`) of substep `.0`.
+    Tethers(u32),
+    /// `collide` (`shaders/collide.wgsl`, `cpu::collide`) of substep `.0`.
+    Collide(u32),
     /// `solve_cloths` (`shaders/solve_cloths.wgsl`, `cpu::solve_cloths`): a whole frame of
     /// every fused cloth kept in workgroup memory (`workgroup_memory`), or of every one that
     /// stays in the storage buffer.
@@ -180,27 +171,23 @@ impl FrameSchedule {
         let colors = self.colors;
         let global_substeps = if self.global { self.substeps } else { 0 };
         for s in 0..global_substeps {
-            let slot = if s == 0 { Slot::First } else { Slot::Rest };
-            exec.stage(
-                Stage::Integrate,
-                &mut std::iter::once(Pass::Integrate(slot)),
-            );
+            exec.stage(Stage::Integrate, &mut std::iter::once(Pass::Integrate(s)));
             if self.levels.levels > 0 {
-                exec.stage(Stage::Coarse, &mut self.coarse_passes(slot));
+                exec.stage(Stage::Coarse, &mut self.coarse_passes(s));
             }
             let mut sweeps = (0..self.iterations).flat_map(|k| {
                 (0..colors).map(move |color| Pass::SolveColor {
                     color,
                     first_sweep: k == 0,
-                    slot,
+                    substep: s,
                 })
             });
             exec.stage(Stage::Solve, &mut sweeps);
             if self.tethers {
-                exec.stage(Stage::Tethers, &mut std::iter::once(Pass::Tethers(slot)));
+                exec.stage(Stage::Tethers, &mut std::iter::once(Pass::Tethers(s)));
             }
             if self.collide {
-                exec.stage(Stage::Collide, &mut std::iter::once(Pass::Collide(slot)));
+                exec.stage(Stage::Collide, &mut std::iter::once(Pass::Collide(s)));
             }
         }
         let kinds = [
@@ -223,7 +210,7 @@ impl FrameSchedule {
 
     /// One substep's coarse stage: the snapshot, then per level (coarsest first) one sweep
     /// of its colors and its prolongation.
-    fn coarse_passes(&self, slot: Slot) -> impl Iterator<Item = Pass> + use<> {
+    fn coarse_passes(&self, substep: u32) -> impl Iterator<Item = Pass> + use<> {
         let levels = self.levels;
         let mut first_color = self.colors;
         let per_level = (0..levels.levels as u32).flat_map(move |level| {
@@ -234,7 +221,7 @@ impl FrameSchedule {
                 .map(move |color| Pass::SolveColor {
                     color,
                     first_sweep: true,
-                    slot,
+                    substep,
                 })
                 .chain(std::iter::once(Pass::Prolong { level }))
         });
@@ -285,18 +272,22 @@ pub struct FramePlan {
     /// The substep length the first substep's dt ratio divides by (s): the previous frame's,
     /// or `h` on a starting frame. A cloth that starts this frame starts from it.
     pub h_previous: f64,
-    /// Parameters of the first substep ([`Slot::First`]).
+    /// Parameters of the first substep (with the frame's dt ratio), as [`FramePlan::step`]
+    /// gives them for substep 0.
     pub first: StepParams,
-    /// Parameters of substeps 2..S ([`Slot::Rest`]).
+    /// Parameters of substeps 2..S but for their place in the frame.
     pub rest: StepParams,
 }
 
 impl FramePlan {
-    /// The uniform block of `slot`.
-    pub fn slot(&self, slot: Slot) -> &StepParams {
-        match slot {
-            Slot::First => &self.first,
-            Slot::Rest => &self.rest,
+    /// The uniform block of substep `s`: the first's or the rest's, with its place in the frame
+    /// (`t_from = s / S`, `t_to = (s + 1) / S`).
+    pub fn step(&self, s: u32) -> StepParams {
+        let base = if s == 0 { self.first } else { self.rest };
+        StepParams {
+            t_from: s as f32 / self.substeps as f32,
+            t_to: (s + 1) as f32 / self.substeps as f32,
+            ..base
         }
     }
 }
@@ -354,11 +345,8 @@ impl StepClock {
 }
 
 /// The uniform block of one substep, but for what the world fills in (the scene's centre, the
-/// particle count and the frame number).
+/// counts, the frame number, the substep's place in the frame).
 fn step_params(params: &SolverParams, c: StepCoefficients, h: f64) -> StepParams {
-    let sphere = params
-        .sphere
-        .map_or([0.0; 4], |s| s.center.extend(s.radius).to_array());
     let tethers = params.tethers.unwrap_or(crate::params::TetherParams {
         scale: 1.0,
         stiffness: 0.0,
@@ -366,23 +354,22 @@ fn step_params(params: &SolverParams, c: StepCoefficients, h: f64) -> StepParams
     StepParams {
         accel: params.acceleration().extend(0.0).to_array(),
         center: [0.0; 4],
-        sphere,
         ratio: c.ratio as f32,
         damping: damping_factor(params.damping as f64, h) as f32,
         accel_scale: c.accel_scale as f32,
         h: h as f32,
-        ground_y: params.ground.unwrap_or(0.0),
-        ground_on: params.ground.is_some() as u32,
-        friction: params.friction,
+        t_from: 0.0,
+        t_to: 1.0,
+        collider_count: params.colliders.len() as u32,
         particle_count: 0,
         tether_scale: tethers.scale,
         tether_stiffness: tethers.stiffness,
         shake: (params.projection == crate::params::Projection::Shake) as u32,
         frame: 0,
         over_relaxation: params.over_relaxation,
-        pad0: 0,
-        pad1: 0,
-        pad2: 0,
+        self_distance: 0.0,
+        self_friction: 0.0,
+        hash_cells: 0,
     }
 }
 
@@ -427,15 +414,9 @@ mod tests {
         };
         assert_eq!(bare.dispatches(), s.dispatches() - 2);
         assert_eq!(bare.stages(), s.stages() - 2);
-        let point = SolverParams {
-            sphere: Some(crate::params::Sphere {
-                center: Vec3::ZERO,
-                radius: 0.0,
-            }),
-            ..SolverParams::default()
-        };
-        assert!(!point.has_colliders());
         assert!(!SolverParams::default().has_colliders());
+        let grounded = SolverParams::default().with_collider(crate::Collider::ground(0.0));
+        assert!(grounded.has_colliders());
         // A world of fused cloths only: one dispatch for the solve, one for health.
         let in_workgroup = FusedStage {
             workgroup_memory: true,

@@ -155,6 +155,12 @@ impl Solver {
             .set_inverse_mass(self.handle, index, inverse_mass)
     }
 
+    /// Moves collider `index` (of [`SolverParams::colliders`]) to `pose` for the next step,
+    /// which carries it there from where it was over the frame's substeps.
+    pub fn set_collider_pose(&mut self, index: usize, pose: crate::contact::Pose) -> Result<()> {
+        self.world.set_collider_pose(index, pose)
+    }
+
     /// The divergence check now: `Err(Diverged)` naming the first particle found non-finite
     /// or beyond the distance limit and the frame it happened in. [`Solver::step`] returns the
     /// same error (the CPU on the frame it happens, the GPU a frame or two later, since it

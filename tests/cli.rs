@@ -74,7 +74,10 @@ fn bad_scene_input_is_one_clear_line() {
     rejects(&sim(out, &["--sphere", "0,0,0,-1"]), "sphere radius");
     rejects(&sim(out, &["--sphere", "0,0,0"]), "--sphere");
     rejects(&sim(out, &["--ground", "low"]), "--ground");
-    rejects(&sim(out, &["--friction", "2"]), "friction");
+    rejects(
+        &sim(out, &["--friction", "-1", "--ground", "0"]),
+        "friction",
+    );
     rejects(&sim(out, &["--dt", "fixed:0"]), "fps");
     rejects(&sim(out, &["--dt", "random:144:30:1"]), "min fps");
     rejects(&sim(out, &["--dt", "sometimes"]), "expected fixed:FPS");

@@ -8,7 +8,7 @@ use chiffon::conformance::{
 };
 use chiffon::params::{Compliance, Projection, Substeps};
 use chiffon::{
-    Backend, Cloth, ClothBuilder, Integrator, Layout, Pinning, Solver, SolverParams, Sphere,
+    Backend, Cloth, ClothBuilder, Collider, Integrator, Layout, Pinning, Solver, SolverParams,
 };
 use glam::Vec3;
 use rand::{Rng, SeedableRng};
@@ -81,24 +81,24 @@ fn one_frame_with_iterations_and_collisions_matches() {
         .pinning(Pinning::None)
         .build()
         .unwrap();
-    let sphere = Sphere {
-        center: Vec3::new(0.1, -0.1, 0.0),
-        radius: 0.25,
-    };
-    // One substep, so the contacts are the frame's last word.
+    let (center, radius) = (Vec3::new(0.1, -0.1, 0.0), 0.25);
+    // One substep, so the contacts are the frame's last word; no thickness, so a particle
+    // in contact lies on the surface.
     let params = SolverParams {
         iterations: 10,
         substeps: Substeps::Fixed(1),
-        ground: Some(0.0),
-        sphere: Some(sphere),
+        colliders: vec![
+            Collider::ground(0.0).thickness(0.0),
+            Collider::sphere(center, radius).thickness(0.0),
+        ],
         ..Default::default()
     };
     let (g, c) = run_both(&ctx, &cloth, &params, &[1.0 / 30.0]);
     let on_sphere = c
         .iter()
-        .filter(|p| (p.distance(sphere.center) - sphere.radius).abs() < 1e-5)
+        .filter(|p| (p.distance(center) - radius).abs() < 1e-5)
         .count();
-    let on_ground = c.iter().filter(|p| p.y == 0.0).count();
+    let on_ground = c.iter().filter(|p| p.y.abs() < 1e-6).count();
     assert!(
         on_sphere > 10 && on_ground > 10,
         "collisions not exercised: {on_sphere} on the sphere, {on_ground} on the ground"
@@ -118,11 +118,10 @@ fn long_run_with_random_dt_and_colliders_matches() {
     for integrator in Integrator::ALL {
         let params = SolverParams {
             integrator,
-            ground: Some(-0.4),
-            sphere: Some(Sphere {
-                center: Vec3::new(0.0, 0.3, 0.15),
-                radius: 0.3,
-            }),
+            colliders: vec![
+                Collider::ground(-0.4),
+                Collider::sphere(Vec3::new(0.0, 0.3, 0.15), 0.3),
+            ],
             wind: Vec3::new(0.0, 0.0, 1.5),
             ..Default::default()
         };
@@ -136,9 +135,11 @@ fn long_run_with_random_dt_and_colliders_matches() {
             .zip(cloth.positions())
             .filter(|(p, q)| p.distance(**q) > 0.05)
             .count();
+        // The cloth starts through the sphere and hangs around it (a quarter of it moves more
+        // than 5 cm); the old collide kernel counted the push out as velocity and threw it.
         assert!(
-            moved > cloth.particle_count() / 2,
-            "{integrator:?}: the cloth barely moved"
+            moved > cloth.particle_count() / 4,
+            "{integrator:?}: the cloth barely moved ({moved} particles)"
         );
         assert_close(
             &format!("240 frames, {integrator:?}"),
@@ -256,10 +257,7 @@ fn normals_kernel_matches_its_cpu_twin_on_a_mesh() {
     // A mesh that is not a grid, draped over a sphere so its normals point every way.
     let cloth = tablecloth();
     let params = SolverParams {
-        sphere: Some(Sphere {
-            center: Vec3::new(0.0, 0.45, 0.1),
-            radius: 0.28,
-        }),
+        colliders: vec![Collider::sphere(Vec3::new(0.0, 0.45, 0.1), 0.28)],
         ..Default::default()
     };
     let mut gpu = Solver::new(Backend::Gpu(&ctx), &cloth, params).unwrap();
@@ -309,11 +307,10 @@ fn a_non_grid_mesh_matches_over_a_long_random_dt_run_with_colliders() {
     .unwrap();
     assert!(cloth.grid().is_none() && cloth.colors().len() > 12);
     let params = SolverParams {
-        ground: Some(0.65),
-        sphere: Some(Sphere {
-            center: Vec3::new(0.0, 0.8, 0.0),
-            radius: 0.25,
-        }),
+        colliders: vec![
+            Collider::ground(0.65),
+            Collider::sphere(Vec3::new(0.0, 0.8, 0.0), 0.25),
+        ],
         wind: Vec3::new(-1.0, 0.0, 1.0),
         ..Default::default()
     };
@@ -322,10 +319,12 @@ fn a_non_grid_mesh_matches_over_a_long_random_dt_run_with_colliders() {
         .map(|_| rng.random_range(1.0 / 144.0..=1.0 / 30.0))
         .collect();
     let (g, c) = run_both(&ctx, &cloth, &params, &dts);
-    let on_ground = c.iter().filter(|p| p.y <= 0.65 + 1e-4).count();
+    // In contact: within the colliders' thickness of their surfaces.
+    let r = chiffon::contact::DEFAULT_THICKNESS;
+    let on_ground = c.iter().filter(|p| p.y <= 0.65 + r + 1e-4).count();
     let on_sphere = c
         .iter()
-        .filter(|p| p.distance(Vec3::new(0.0, 0.8, 0.0)) < 0.25 + 1e-3)
+        .filter(|p| p.distance(Vec3::new(0.0, 0.8, 0.0)) < 0.25 + r + 1e-3)
         .count();
     assert!(
         on_ground > 10 && on_sphere > 10,
@@ -500,10 +499,7 @@ fn coarse_levels_match_on_an_even_grid_with_held_and_pinned_particles() {
         .build()
         .unwrap();
     let params = SolverParams {
-        sphere: Some(Sphere {
-            center: Vec3::new(0.0, -0.5, 0.2),
-            radius: 0.3,
-        }),
+        colliders: vec![Collider::sphere(Vec3::new(0.0, -0.5, 0.2), 0.3)],
         ..Default::default()
     };
     let mut gpu = Solver::new(Backend::Gpu(&ctx), &cloth, params.clone()).unwrap();

@@ -5,7 +5,6 @@
 use chiffon::geometry::{TriangleMesh, obj};
 use chiffon::{
     Backend, ChiffonError, Cloth, ClothBuilder, ConstraintKind, Pinning, Solver, SolverParams,
-    Sphere,
 };
 use glam::Vec3;
 
@@ -361,10 +360,7 @@ fn a_cape_hangs_from_its_collar_on_both_steps_of_time() {
         .build()
         .unwrap();
     let params = SolverParams {
-        sphere: Some(Sphere {
-            center: Vec3::new(0.0, 1.3, 0.0),
-            radius: 0.12,
-        }),
+        colliders: vec![chiffon::Collider::sphere(Vec3::new(0.0, 1.3, 0.0), 0.12)],
         ..SolverParams::default()
     };
     let mut s = Solver::new(Backend::Cpu, &cloth, params).unwrap();

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use chiffon::config::GPU_STRUCTS;
-use chiffon::gpu::shaders::{ALL, COMMON};
+use chiffon::gpu::shaders::{ALL, COLLIDERS, COMMON};
 
 fn validate(name: &str, source: &str) {
     let module = naga::front::wgsl::parse_str(source)
@@ -42,6 +42,7 @@ fn every_wgsl_file_is_registered() {
         .collect();
     let mut registered: BTreeSet<String> = ALL.iter().map(|f| f.file.to_string()).collect();
     registered.insert("common.wgsl".into());
+    registered.insert("colliders.wgsl".into());
     let missing: Vec<_> = on_disk.difference(&registered).collect();
     assert!(
         missing.is_empty(),
@@ -73,16 +74,12 @@ type WgslLayout = (String, u32, Vec<(String, u32)>);
 /// Every struct of every WGSL file, as naga lays it out.
 fn wgsl_layouts() -> Vec<WgslLayout> {
     let mut out = Vec::new();
-    for (name, source) in std::iter::once(("common.wgsl".to_string(), COMMON.to_string()))
-        .chain(ALL.iter().map(|f| (f.file.to_string(), f.text.to_string())))
+    for (name, full) in std::iter::once(("common.wgsl".to_string(), COMMON.to_string()))
+        .chain(ALL.iter().map(|f| (f.file.to_string(), f.source())))
     {
-        // Parse each file with the common declarations so the types resolve.
-        let full = if name == "common.wgsl" || name == "render.wgsl" {
-            source
-        } else {
-            format!("{COMMON}\n{source}")
-        };
-        let module = naga::front::wgsl::parse_str(&full).unwrap();
+        // Each kernel with its prelude, so the shared types resolve.
+        let module = naga::front::wgsl::parse_str(&full)
+            .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&full)));
         for (_, ty) in module.types.iter() {
             if let (Some(name), naga::TypeInner::Struct { members, span }) = (&ty.name, &ty.inner) {
                 let fields = members
@@ -118,13 +115,21 @@ fn shared_structs_match_their_rust_twins() {
         );
         assert_eq!(*size as usize, twin.size, "{}: size differs", twin.name);
     }
-    // Every struct the solver kernels declare in common.wgsl has a Rust twin listed.
-    let common = naga::front::wgsl::parse_str(COMMON).unwrap();
-    for (_, ty) in common.types.iter() {
+    // Every struct the solver kernels declare in the shared files has a Rust twin listed
+    // (colliders.wgsl reads tables its kernels declare: parse it inside one).
+    let collide = ALL.iter().find(|f| f.file == "collide.wgsl").unwrap();
+    assert!(collide.source().contains(COLLIDERS));
+    let shared = naga::front::wgsl::parse_str(&collide.source()).unwrap();
+    // Values the kernels pass between functions, never stored in a buffer.
+    let kernel_only = ["Pose", "Contact"];
+    for (_, ty) in shared.types.iter() {
         if let (Some(name), naga::TypeInner::Struct { .. }) = (&ty.name, &ty.inner) {
+            if kernel_only.contains(&name.as_str()) {
+                continue;
+            }
             assert!(
                 GPU_STRUCTS.iter().any(|t| t.name == name),
-                "{name} in common.wgsl has no Rust twin in config::GPU_STRUCTS"
+                "{name} in common.wgsl or colliders.wgsl has no Rust twin in config::GPU_STRUCTS"
             );
         }
     }

@@ -7,8 +7,8 @@ use chiffon::conformance::{LONG_RUN_TOLERANCE, deviation};
 use chiffon::params::Compliance;
 use chiffon::world::{ClothPath, PathChoice, WorldCapacity};
 use chiffon::{
-    Backend, ChiffonError, Cloth, ClothBuilder, ClothOptions, Layout, Pinning, Solver,
-    SolverParams, Sphere, World, WorldConfig,
+    Backend, ChiffonError, Cloth, ClothBuilder, ClothOptions, Collider, Layout, Pinning, Solver,
+    SolverParams, World, WorldConfig,
 };
 use glam::{Affine3A, Quat, Vec3};
 use rand::{Rng, SeedableRng};
@@ -18,11 +18,10 @@ use rand_chacha::ChaCha8Rng;
 fn params() -> SolverParams {
     SolverParams {
         wind: Vec3::new(1.5, 0.0, 0.8),
-        ground: Some(-0.9),
-        sphere: Some(Sphere {
-            center: Vec3::new(0.1, -0.6, 0.2),
-            radius: 0.3,
-        }),
+        colliders: vec![
+            Collider::ground(-0.9),
+            Collider::sphere(Vec3::new(0.1, -0.6, 0.2), 0.3),
+        ],
         ..SolverParams::default()
     }
 }
@@ -453,7 +452,6 @@ fn a_diverging_cloth_is_named() {
         .unwrap();
     let params = SolverParams {
         max_distance: Some(3.0),
-        ground: None,
         ..SolverParams::default()
     };
     let backends = [Some(Backend::Cpu), ctx.as_ref().map(Backend::Gpu)];

@@ -1,60 +1,376 @@
-//! Twin of `collide` in `shaders/collide.wgsl`.
+//! Twin of `collide` in `shaders/collide.wgsl` and of the collider functions in
+//! `shaders/colliders.wgsl`, function for function, in the same order of arithmetic.
 
-use glam::{Vec3, Vec4, Vec4Swizzles};
+use glam::{UVec3, Vec3, Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
 use super::MIN_PER_TASK;
-use crate::config::StepParams;
+use crate::config::{ColliderRecord, StepParams};
 
-/// Twin of `contact_previous`: the previous position that leaves, after contact with a surface
-/// of outward normal `n`, no motion into it, motion away kept, sliding reduced by `friction`.
-fn contact_previous(x: Vec3, x_prev: Vec3, n: Vec3, friction: f32) -> Vec3 {
-    let d = x - x_prev;
-    let dn = d.dot(n);
-    let tangential = d - n * dn;
-    let kept = tangential * (1.0 - friction) + n * dn.max(0.0);
-    x - kept
-}
+const COLLIDER_SPHERE: u32 = 0;
+const COLLIDER_CAPSULE: u32 = 1;
+const COLLIDER_PLANE: u32 = 2;
+const COLLIDER_CUBOID: u32 = 3;
+const MARCH_STEPS: u32 = 12;
 
-/// Pushes every free particle out of the ground plane and the sphere by projection.
-pub fn collide(params: &StepParams, positions: &mut [Vec4], previous: &mut [Vec4]) {
+/// Pushes every free particle out of every collider, in parallel.
+pub fn collide(
+    params: &StepParams,
+    positions: &mut [Vec4],
+    previous: &mut [Vec4],
+    colliders: &[ColliderRecord],
+    distance_grid: &[f32],
+) {
     let n = params.particle_count as usize;
-    let particles = positions[..n].par_iter_mut().zip(&mut previous[..n]);
-    particles
+    let colliders = &colliders[..params.collider_count as usize];
+    positions[..n]
+        .par_iter_mut()
+        .zip(&mut previous[..n])
         .with_min_len(MIN_PER_TASK)
-        .for_each(|(p, prev)| collide_particle(params, p, prev));
+        .for_each(|(p, prev)| {
+            // Pinned and held particles stay where they are.
+            if p.w == 0.0 {
+                return;
+            }
+            let c = collide_all(
+                colliders,
+                distance_grid,
+                params.t_from,
+                params.t_to,
+                p.xyz(),
+                prev.xyz(),
+            );
+            if c.hit {
+                *p = c.x.extend(p.w);
+                *prev = c.x_prev.extend(0.0);
+            }
+        });
 }
 
-/// One thread of `collide` (twin of `collide_particle` in `shaders/common.wgsl`); writes only
-/// on contact.
-#[inline]
-pub(crate) fn collide_particle(params: &StepParams, p: &mut Vec4, prev: &mut Vec4) {
-    if p.w == 0.0 {
-        return;
+/// A rigid pose: `x_world = rotate(rotation, x_local) + position`.
+#[derive(Clone, Copy, Debug)]
+struct Pose {
+    position: Vec3,
+    rotation: Vec4,
+}
+
+fn quat_rotate(q: Vec4, v: Vec3) -> Vec3 {
+    let t = 2.0 * q.xyz().cross(v);
+    v + q.w * t + q.xyz().cross(t)
+}
+
+fn to_local(pose: Pose, x: Vec3) -> Vec3 {
+    quat_rotate(
+        Vec4::new(-pose.rotation.x, -pose.rotation.y, -pose.rotation.z, pose.rotation.w),
+        x - pose.position,
+    )
+}
+
+fn to_world(pose: Pose, q: Vec3) -> Vec3 {
+    quat_rotate(pose.rotation, q) + pose.position
+}
+
+fn collider_pose(c: &ColliderRecord, t: f32) -> Pose {
+    let from = Vec4::from_array(c.from_rotation);
+    let mut to = Vec4::from_array(c.to_rotation);
+    if from.dot(to) < 0.0 {
+        to = -to;
     }
-    let sphere = Vec4::from_array(params.sphere);
-    let (center, radius) = (sphere.xyz(), sphere.w);
-    let mut x = p.xyz();
-    let mut x_prev = prev.xyz();
-    let mut hit = false;
-    if params.ground_on == 1 && x.y < params.ground_y {
-        x.y = params.ground_y;
-        x_prev = contact_previous(x, x_prev, Vec3::Y, params.friction);
-        hit = true;
+    // WGSL's mix: a (1 − t) + b t.
+    let q = (from * (1.0 - t) + to * t).normalize();
+    let (p0, p1) = (
+        Vec4::from_array(c.from_position).xyz(),
+        Vec4::from_array(c.to_position).xyz(),
+    );
+    Pose {
+        position: p0 * (1.0 - t) + p1 * t,
+        rotation: q,
     }
-    if radius > 0.0 {
-        let offset = x - center;
-        let dist = offset.length();
-        // A particle exactly at the centre has no way out to prefer; leave it.
-        if dist < radius && dist > 1e-9 {
-            let normal = offset / dist;
-            x = center + normal * radius;
-            x_prev = contact_previous(x, x_prev, normal, params.friction);
-            hit = true;
+}
+
+/// Trilinear sample of a distance grid at `q`; outside it, the distance to the grid's box plus
+/// the value at its nearest point (twin of `grid_distance`).
+pub(crate) fn grid_distance(origin: Vec3, cell: f32, dims: UVec3, values: &[f32], q: Vec3) -> f32 {
+    let top = (dims - UVec3::ONE).as_vec3();
+    let g = (q - origin) / cell;
+    let inside = g.clamp(Vec3::ZERO, top);
+    let outside = (g - inside).length() * cell;
+    let base = inside.floor().as_uvec3().min(dims - UVec3::splat(2));
+    let f = inside - base.as_vec3();
+    let mut corner = [0.0f32; 8];
+    for (k, v) in corner.iter_mut().enumerate() {
+        let k = k as u32;
+        let s = base + UVec3::new(k & 1, (k >> 1) & 1, k >> 2);
+        *v = values[((s.z * dims.y + s.y) * dims.x + s.x) as usize];
+    }
+    let mix = |a: f32, b: f32, t: f32| a * (1.0 - t) + b * t;
+    let x00 = mix(corner[0], corner[1], f.x);
+    let x10 = mix(corner[2], corner[3], f.x);
+    let x01 = mix(corner[4], corner[5], f.x);
+    let x11 = mix(corner[6], corner[7], f.x);
+    mix(mix(x00, x10, f.y), mix(x01, x11, f.y), f.z) + outside
+}
+
+fn capsule_distance(q: Vec3, a: Vec3, ra: f32, b: Vec3, rb: f32) -> f32 {
+    let ba = b - a;
+    let l2 = ba.dot(ba);
+    let rr = ra - rb;
+    let a2 = l2 - rr * rr;
+    if a2 <= 1e-12 {
+        return if ra >= rb {
+            (q - a).length() - ra
+        } else {
+            (q - b).length() - rb
+        };
+    }
+    let pa = q - a;
+    let y = pa.dot(ba);
+    let z = y - l2;
+    let w = pa * l2 - ba * y;
+    let x2 = w.dot(w);
+    let y2 = y * y * l2;
+    let z2 = z * z * l2;
+    let k = sign(rr) * rr * rr * x2;
+    if sign(z) * a2 * z2 > k {
+        return (x2 + z2).sqrt() / l2 - rb;
+    }
+    if sign(y) * a2 * y2 < k {
+        return (x2 + y2).sqrt() / l2 - ra;
+    }
+    ((x2 * a2 / l2).sqrt() + y * rr) / l2 - ra
+}
+
+/// WGSL's `sign`: 0 at 0 (Rust's `signum` gives ±1 there).
+fn sign(v: f32) -> f32 {
+    if v > 0.0 {
+        1.0
+    } else if v < 0.0 {
+        -1.0
+    } else {
+        0.0
+    }
+}
+
+fn shape_distance(c: &ColliderRecord, grid: &[f32], q: Vec3) -> f32 {
+    let a = Vec4::from_array(c.shape_a);
+    let b = Vec4::from_array(c.shape_b);
+    match c.kind {
+        COLLIDER_SPHERE => q.length() - a.w,
+        COLLIDER_CAPSULE => capsule_distance(q, a.xyz(), a.w, b.xyz(), b.w),
+        COLLIDER_PLANE => a.xyz().dot(q) - a.w,
+        COLLIDER_CUBOID => {
+            let d = q.abs() - a.xyz();
+            d.max(Vec3::ZERO).length() + d.x.max(d.y.max(d.z)).min(0.0)
+        }
+        _ => {
+            let dims = UVec3::new(c.grid_dims[0], c.grid_dims[1], c.grid_dims[2]);
+            let n = (dims.x * dims.y * dims.z) as usize;
+            let values = &grid[c.grid_offset as usize..][..n];
+            grid_distance(a.xyz(), a.w, dims, values, q)
         }
     }
-    if hit {
-        *p = x.extend(p.w);
-        *prev = x_prev.extend(0.0);
+}
+
+fn capsule_normal(q: Vec3, a: Vec3, ra: f32, b: Vec3, rb: f32) -> Vec3 {
+    let ba = b - a;
+    let l2 = ba.dot(ba);
+    let rr = ra - rb;
+    let a2 = l2 - rr * rr;
+    if a2 <= 1e-12 {
+        return if ra >= rb {
+            unit_or_up(q - a)
+        } else {
+            unit_or_up(q - b)
+        };
     }
+    let pa = q - a;
+    let y = pa.dot(ba);
+    let z = y - l2;
+    let w = pa * l2 - ba * y;
+    let x2 = w.dot(w);
+    let k = sign(rr) * rr * rr * x2;
+    if sign(z) * a2 * z * z * l2 > k {
+        return unit_or_up(q - b);
+    }
+    if sign(y) * a2 * y * y * l2 < k {
+        return unit_or_up(q - a);
+    }
+    let mut radial = w / x2.sqrt().max(1e-30);
+    if x2 < 1e-30 {
+        let other = if ba.x.abs() > ba.y.abs() {
+            Vec3::Y
+        } else {
+            Vec3::X
+        };
+        radial = ba.cross(other).normalize();
+    }
+    (radial * a2.sqrt() + ba * (rr / l2.sqrt())) / l2.sqrt()
+}
+
+fn unit_or_up(v: Vec3) -> Vec3 {
+    let len = v.length();
+    if len < 1e-20 { Vec3::Y } else { v / len }
+}
+
+/// Twin of `shape_normal`: exact for the analytic shapes, central differences for a mesh.
+fn shape_normal(c: &ColliderRecord, grid: &[f32], q: Vec3) -> Vec3 {
+    let a = Vec4::from_array(c.shape_a);
+    let b = Vec4::from_array(c.shape_b);
+    match c.kind {
+        COLLIDER_SPHERE => unit_or_up(q),
+        COLLIDER_CAPSULE => capsule_normal(q, a.xyz(), a.w, b.xyz(), b.w),
+        COLLIDER_PLANE => a.xyz(),
+        COLLIDER_CUBOID => {
+            let d = q.abs() - a.xyz();
+            let s = Vec3::select(q.cmpge(Vec3::ZERO), Vec3::ONE, Vec3::NEG_ONE);
+            if d.x.max(d.y.max(d.z)) > 0.0 {
+                return unit_or_up(d.max(Vec3::ZERO) * s);
+            }
+            if d.x >= d.y && d.x >= d.z {
+                Vec3::new(s.x, 0.0, 0.0)
+            } else if d.y >= d.z {
+                Vec3::new(0.0, s.y, 0.0)
+            } else {
+                Vec3::new(0.0, 0.0, s.z)
+            }
+        }
+        _ => {
+            let e = 0.5 * a.w;
+            let d = |v: Vec3| shape_distance(c, grid, v);
+            unit_or_up(Vec3::new(
+                d(q + Vec3::new(e, 0.0, 0.0)) - d(q - Vec3::new(e, 0.0, 0.0)),
+                d(q + Vec3::new(0.0, e, 0.0)) - d(q - Vec3::new(0.0, e, 0.0)),
+                d(q + Vec3::new(0.0, 0.0, e)) - d(q - Vec3::new(0.0, 0.0, e)),
+            ))
+        }
+    }
+}
+
+/// A particle after meeting a collider.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Contact {
+    pub x: Vec3,
+    pub x_prev: Vec3,
+    pub hit: bool,
+}
+
+/// One particle against one collider over the substep `[t_from, t_to]` (twin of
+/// `collide_with`; see it for the method).
+fn collide_with(
+    c: &ColliderRecord,
+    grid: &[f32],
+    t_from: f32,
+    t_to: f32,
+    x: Vec3,
+    x_prev: Vec3,
+) -> Contact {
+    let none = Contact {
+        x,
+        x_prev,
+        hit: false,
+    };
+    let material = Vec4::from_array(c.material);
+    let r = material.x;
+    let to = collider_pose(c, t_to);
+    let bounds = Vec4::from_array(c.bounds);
+    if bounds.w >= 0.0 {
+        let from = collider_pose(c, t_from);
+        let center_to = to_world(to, bounds.xyz());
+        let center_from = to_world(from, bounds.xyz());
+        let reach =
+            bounds.w + r + (x - x_prev).length() + (center_to - center_from).length();
+        if (x - center_to).length() > reach {
+            return none;
+        }
+    }
+    let from = collider_pose(c, t_from);
+    let q1 = to_local(to, x);
+    let q0 = to_local(from, x_prev);
+    let d1 = shape_distance(c, grid, q1);
+    let mut entered = false;
+    let mut q_entry = q0;
+    if shape_distance(c, grid, q0) >= r {
+        let path = q1 - q0;
+        let len = path.length();
+        let mut t = 0.0;
+        for _ in 0..MARCH_STEPS {
+            let q = q0 + path * t;
+            let gap = shape_distance(c, grid, q) - r;
+            if gap <= 1e-6 * r.max(1e-3) {
+                entered = true;
+                q_entry = q;
+                break;
+            }
+            if len < 1e-12 {
+                break;
+            }
+            t += gap / len;
+            if t >= 1.0 {
+                break;
+            }
+        }
+    }
+    let n_entry = if entered {
+        shape_normal(c, grid, q_entry)
+    } else {
+        Vec3::ZERO
+    };
+    let (q_out, n) = if d1 < r {
+        let n = shape_normal(c, grid, q1);
+        if entered && n.dot(n_entry) < 0.0 {
+            let back = (r - shape_distance(c, grid, q_entry)).max(0.0);
+            (q_entry + n_entry * back, n_entry)
+        } else {
+            (q1 + n * (r - d1), n)
+        }
+    } else if entered && shape_normal(c, grid, q1).dot(n_entry) < 0.0 {
+        let back = (r - shape_distance(c, grid, q_entry)).max(0.0);
+        (q_entry + n_entry * back, n_entry)
+    } else {
+        return none;
+    };
+    let mut x_out = to_world(to, q_out);
+    let normal = quat_rotate(to.rotation, n);
+    let depth = (x_out - x).length();
+    let carried = x_out - to_world(from, q_out);
+    let moved = x - x_prev - carried;
+    let tangential = moved - normal * moved.dot(normal);
+    let slide = tangential.length();
+    let grip = material.y * depth;
+    if slide <= grip {
+        x_out -= tangential;
+    } else {
+        x_out -= tangential * (grip / slide);
+    }
+    let arriving = moved.dot(normal).min(0.0);
+    let now = (x_out - x_prev - carried).dot(normal);
+    let x_prev_out = x_prev + normal * (now + material.z * arriving);
+    Contact {
+        x: x_out,
+        x_prev: x_prev_out,
+        hit: true,
+    }
+}
+
+/// A free particle against every collider in turn (twin of `collide_all`).
+pub(crate) fn collide_all(
+    colliders: &[ColliderRecord],
+    grid: &[f32],
+    t_from: f32,
+    t_to: f32,
+    x: Vec3,
+    x_prev: Vec3,
+) -> Contact {
+    let mut result = Contact {
+        x,
+        x_prev,
+        hit: false,
+    };
+    for c in colliders {
+        let hit = collide_with(c, grid, t_from, t_to, result.x, result.x_prev);
+        if hit.hit {
+            result = hit;
+        }
+    }
+    result
 }

@@ -34,6 +34,8 @@ pub(crate) struct CpuEngine {
     fused_colors: Vec<ColorRange>,
     tethers: Tethers,
     health: Health,
+    /// Every mesh collider's distance samples.
+    grid: Vec<f32>,
 }
 
 impl Default for CpuEngine {
@@ -50,6 +52,7 @@ impl Default for CpuEngine {
             fused_colors: Vec::new(),
             tethers: Tethers::none(0),
             health: Health::CLEAR,
+            grid: Vec::new(),
         }
     }
 }
@@ -107,6 +110,11 @@ impl Engine for CpuEngine {
         self.tethers.write_slots(offset, slots);
     }
 
+    fn load_grids(&mut self, samples: &[f32]) -> Result<()> {
+        self.grid = samples.to_vec();
+        Ok(())
+    }
+
     fn frame(
         &mut self,
         frame: &WorldFrame<'_>,
@@ -151,9 +159,7 @@ impl Executor for CpuFrame<'_> {
         let plan = f.plan;
         for pass in passes {
             match pass {
-                Pass::Integrate(slot) => {
-                    integrate(plan.slot(slot), &mut e.positions, &mut e.previous)
-                }
+                Pass::Integrate(s) => integrate(&plan.step(s), &mut e.positions, &mut e.previous),
                 Pass::Snapshot => snapshot_nodes(
                     &e.coarse_ranges[0],
                     e.global.nodes(),
@@ -163,7 +169,7 @@ impl Executor for CpuFrame<'_> {
                 Pass::SolveColor {
                     color,
                     first_sweep,
-                    slot,
+                    substep,
                 } => {
                     let range = e.colors[color as usize];
                     solve_color(
@@ -172,7 +178,7 @@ impl Executor for CpuFrame<'_> {
                         &mut e.positions,
                         &e.previous,
                         &mut e.multipliers,
-                        plan.slot(slot),
+                        &plan.step(substep),
                         f.materials,
                     )
                 }
@@ -182,8 +188,14 @@ impl Executor for CpuFrame<'_> {
                     &mut e.positions,
                     &e.snapshot,
                 ),
-                Pass::Tethers(slot) => solve_tethers(plan.slot(slot), &mut e.positions, &e.tethers),
-                Pass::Collide(slot) => collide(plan.slot(slot), &mut e.positions, &mut e.previous),
+                Pass::Tethers(s) => solve_tethers(&plan.step(s), &mut e.positions, &e.tethers),
+                Pass::Collide(s) => collide(
+                    &plan.step(s),
+                    &mut e.positions,
+                    &mut e.previous,
+                    f.colliders,
+                    &e.grid,
+                ),
                 Pass::SolveCloths { workgroup_memory } => solve_cloths(
                     &f.fused,
                     &plan.first,
@@ -197,8 +209,10 @@ impl Executor for CpuFrame<'_> {
                     &mut e.multipliers,
                     e.tethers.slots(),
                     &mut e.health,
+                    f.colliders,
+                    &e.grid,
                 ),
-                Pass::Health => check_health(&plan.first, &e.positions, &mut e.health),
+                Pass::Health => check_health(&plan.step(0), &e.positions, &mut e.health),
             }
         }
     }

@@ -17,6 +17,7 @@ mod solve_color;
 mod tethers;
 
 pub use collide::collide;
+pub(crate) use collide::grid_distance;
 pub use health::check_health;
 pub use integrate::integrate;
 pub use normals::{cloth_normals, compute_normals};

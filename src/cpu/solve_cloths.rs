@@ -9,14 +9,15 @@
 use glam::{Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
-use super::collide::collide_particle;
+use super::collide::collide_all;
 use super::health::{is_bad, report_bad};
 use super::integrate::integrate_particle;
 use super::solve_color::solve_constraint;
 use super::tethers::{anchor_pair, tether_pull};
 use crate::cloth::Constraint;
 use crate::config::{
-    ClothRecord, ColorRange, FusedFrame, Health, StepParams, TETHER_SLOTS, TetherSlot,
+    ClothRecord, ColliderRecord, ColorRange, FusedFrame, Health, StepParams, TETHER_SLOTS,
+    TetherSlot,
 };
 
 /// One cloth's slices of the world's buffers.
@@ -51,7 +52,10 @@ pub fn solve_cloths(
     multipliers: &mut [f32],
     tethers: &[TetherSlot],
     health: &mut Health,
+    colliders: &[ColliderRecord],
+    distance_grid: &[f32],
 ) {
+    let colliders = &colliders[..first.collider_count as usize];
     let slices = split(
         &cloths[..frame.cloth_count as usize],
         colors,
@@ -62,7 +66,16 @@ pub fn solve_cloths(
     let bad = slices
         .into_par_iter()
         .filter(|c| (c.record.shared_memory == 1) == workgroup_memory)
-        .filter_map(|mut c| solve_cloth(frame, first, rest, colors, constraints, tethers, &mut c))
+        .filter_map(|mut c| {
+            let shared = Shared {
+                colors,
+                constraints,
+                tethers,
+                colliders,
+                distance_grid,
+            };
+            solve_cloth(frame, first, rest, &shared, &mut c)
+        })
         .min();
     if let Some(i) = bad {
         report_bad(health, first, i);
@@ -110,17 +123,25 @@ fn split<'a>(
     out
 }
 
+/// What every cloth's "workgroup" reads.
+struct Shared<'a> {
+    colors: &'a [ColorRange],
+    constraints: &'a [Constraint],
+    tethers: &'a [TetherSlot],
+    colliders: &'a [ColliderRecord],
+    distance_grid: &'a [f32],
+}
+
 /// One workgroup of `solve_cloths`: the whole frame of one cloth. Returns the first bad
 /// particle (world index), if any.
 fn solve_cloth(
     frame: &FusedFrame,
     first: &StepParams,
     rest: &StepParams,
-    colors: &[ColorRange],
-    constraints: &[Constraint],
-    tethers: &[TetherSlot],
+    shared: &Shared<'_>,
     c: &mut ClothSlices<'_>,
 ) -> Option<u32> {
+    let (colors, constraints, tethers) = (shared.colors, shared.constraints, shared.tethers);
     let record = c.record;
     let offset = record.particle_offset;
     let local = |i: u32| (i - offset) as usize;
@@ -158,6 +179,8 @@ fn solve_cloth(
             }
         }
         // Tethers and collide: own particles, no barrier between them in the kernel.
+        let t_from = s as f32 / frame.substeps as f32;
+        let t_to = (s + 1) as f32 / frame.substeps as f32;
         for i in 0..c.positions.len() {
             let p = c.positions[i];
             if p.w == 0.0 {
@@ -172,9 +195,19 @@ fn solve_cloth(
                     x = tether_pull(params, x, a, first.rest, b, second.rest);
                 }
             }
-            let mut moved = x.extend(p.w);
-            collide_particle(params, &mut moved, &mut c.previous[i]);
-            c.positions[i] = moved;
+            let contact = collide_all(
+                shared.colliders,
+                shared.distance_grid,
+                t_from,
+                t_to,
+                x,
+                c.previous[i].xyz(),
+            );
+            if contact.hit {
+                x = contact.x;
+                c.previous[i] = contact.x_prev.extend(0.0);
+            }
+            c.positions[i] = x.extend(p.w);
         }
     }
     c.positions

@@ -10,7 +10,7 @@ use crate::config::{
 };
 use crate::error::Result;
 use crate::hierarchy::Hierarchy;
-use crate::schedule::Slot;
+use crate::schedule::FramePlan;
 
 /// Usage of every storage buffer: bound by the kernels, written by the queue, read back.
 const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
@@ -42,7 +42,7 @@ pub(crate) struct ParticleBuffers {
     pub(crate) tethers: wgpu::Buffer,
     /// The health flag ([`Health`]).
     pub(crate) health: wgpu::Buffer,
-    /// The two [`StepParams`] slots: first substep, later substeps.
+    /// One [`StepParams`] slot per substep.
     pub(crate) step_uniform: wgpu::Buffer,
 }
 
@@ -70,21 +70,16 @@ impl ParticleBuffers {
         })
     }
 
-    /// Writes a frame's two [`StepParams`] slots.
-    pub(crate) fn write_step(
-        &self,
-        queue: &wgpu::Queue,
-        stride: u64,
-        first: &StepParams,
-        rest: &StepParams,
-    ) {
-        for (slot, params) in [(Slot::First, first), (Slot::Rest, rest)] {
-            queue.write_buffer(
-                &self.step_uniform,
-                slot as u64 * stride,
-                bytemuck::bytes_of(params),
-            );
+    /// Writes a frame's [`StepParams`], one slot per substep (slot 1 always: the fused kernel
+    /// binds slots 0 and 1 as its first and later substeps).
+    pub(crate) fn write_steps(&self, queue: &wgpu::Queue, stride: u64, plan: &FramePlan) {
+        let mut bytes = vec![0u8; (plan.substeps.max(2) as u64 * stride) as usize];
+        for s in 0..plan.substeps.max(2) {
+            let params: StepParams = plan.step(s);
+            bytes[(s as u64 * stride) as usize..][..size_of::<StepParams>()]
+                .copy_from_slice(bytemuck::bytes_of(&params));
         }
+        queue.write_buffer(&self.step_uniform, 0, &bytes);
     }
 }
 
@@ -191,6 +186,37 @@ impl TopologyBuffers {
     }
 }
 
+/// The contact tables, which grow with the colliders (written every frame) and the mesh
+/// colliders' grids (written when the meshes change).
+pub(crate) struct ContactBuffers {
+    /// One [`crate::config::ColliderRecord`] per collider.
+    pub(crate) colliders: wgpu::Buffer,
+    /// Every mesh collider's distance samples.
+    pub(crate) grid: wgpu::Buffer,
+}
+
+impl ContactBuffers {
+    /// Room for `colliders` bytes of records and `grid` bytes of samples.
+    pub(crate) fn new(ctx: &GpuContext, colliders: u64, grid: u64) -> Result<Self> {
+        Ok(Self {
+            colliders: Self::table(ctx, colliders)?,
+            grid: Self::grid(ctx, grid)?,
+        })
+    }
+
+    /// A collider table of `bytes`.
+    pub(crate) fn table(ctx: &GpuContext, bytes: u64) -> Result<wgpu::Buffer> {
+        check_storage_buffer(&ctx.limits(), "the collider table", bytes)?;
+        Ok(buffer(&ctx.device, "colliders", bytes, STORAGE))
+    }
+
+    /// A distance-grid table of `bytes`.
+    pub(crate) fn grid(ctx: &GpuContext, bytes: u64) -> Result<wgpu::Buffer> {
+        check_storage_buffer(&ctx.limits(), "the mesh colliders' distance grids", bytes)?;
+        Ok(buffer(&ctx.device, "distance grids", bytes, STORAGE))
+    }
+}
+
 /// What a layout holds, counted for [`BufferSizes::topology_for`].
 pub(crate) fn counts(layout: &crate::world::layout::Layout) -> TopologyCounts {
     let h = &layout.global;
@@ -203,6 +229,9 @@ pub(crate) fn counts(layout: &crate::world::layout::Layout) -> TopologyCounts {
         levels: h.levels().len() as u64,
         fused_cloths: layout.records.len() as u64,
         fused_colors: layout.fused_colors.len() as u64,
+        // The contact tables are sized by ContactBuffers.
+        colliders: 0,
+        grid_samples: 0,
     }
 }
 
@@ -213,6 +242,7 @@ pub(crate) fn bind_groups(
     stride: u64,
     p: &ParticleBuffers,
     t: &TopologyBuffers,
+    c: &ContactBuffers,
 ) -> BindGroups {
     let particle = bind_group(
         device,
@@ -252,6 +282,18 @@ pub(crate) fn bind_groups(
             (&t.snapshot, None),
         ],
     );
+    let collide = bind_group(
+        device,
+        "collide",
+        &pipelines.collide_layout,
+        &[
+            (&p.step_uniform, Some(STEP_SIZE)),
+            (&p.positions, None),
+            (&p.previous, None),
+            (&c.colliders, None),
+            (&c.grid, None),
+        ],
+    );
     let fused = pipelines.fused.as_ref().map(|(layout, _)| {
         let whole = |b: &wgpu::Buffer| (b.clone(), 0, None);
         // The two StepParams slots bound as two fixed uniforms (the fused kernel reads both).
@@ -268,6 +310,8 @@ pub(crate) fn bind_groups(
             whole(&t.multipliers),
             whole(&p.tethers),
             whole(&p.health),
+            whole(&c.colliders),
+            whole(&c.grid),
         ];
         let entries: Vec<wgpu::BindGroupEntry> = resources
             .iter()
@@ -291,6 +335,7 @@ pub(crate) fn bind_groups(
         particle,
         color,
         coarse,
+        collide,
         fused,
     }
 }

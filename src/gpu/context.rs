@@ -24,9 +24,15 @@ const OPTIONAL_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
     .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES);
 
 impl GpuContext {
-    /// An instance for compute, honouring `WGPU_BACKEND` (e.g. `vulkan`) and the other
-    /// `WGPU_*` variables. It never presents to a window (the demo makes its own instance).
+    /// An instance that can present to windows, honouring `WGPU_BACKEND` (e.g. `vulkan`) and
+    /// the other `WGPU_*` variables (the demo's).
     pub fn create_instance() -> wgpu::Instance {
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
+    }
+
+    /// An instance for compute only, honouring the same variables; it cannot present to a
+    /// window (see `headless_vulkan`).
+    pub fn create_headless_instance() -> wgpu::Instance {
         let desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
         #[cfg(target_os = "linux")]
         if let Some(instance) = headless_vulkan(&desc) {
@@ -35,9 +41,10 @@ impl GpuContext {
         wgpu::Instance::new(desc)
     }
 
-    /// Picks an adapter (see [`GpuContext::with_instance`]) and opens a device on it.
+    /// Picks an adapter (see [`GpuContext::with_instance`]) on a headless instance and opens a
+    /// device on it.
     pub fn new() -> Result<Self> {
-        Self::with_instance(Self::create_instance(), None)
+        Self::with_instance(Self::create_headless_instance(), None)
     }
 
     /// Picks an adapter that can present to `surface` (when given): the first whose name

@@ -4,13 +4,14 @@
 
 use glam::Vec4;
 
-use super::buffers::{ParticleBuffers, TopologyBuffers, bind_groups, counts};
+use super::buffers::{ContactBuffers, ParticleBuffers, TopologyBuffers, bind_groups, counts};
 use super::context::{GpuContext, read_prefix_on};
 use super::kernels::check_workgroup_size;
 use super::passes::{BindGroups, FusedKernel, HealthProbe, PassRecorder, Pipelines};
 use super::timer::StageTimer;
 use crate::config::{
-    BufferSizes, ClothRecord, Health, INVERSE_MASS_OFFSET, TETHER_SLOTS, TetherSlot, VEC4_BYTES,
+    BufferSizes, ClothRecord, Health, INVERSE_MASS_OFFSET, TETHER_SLOTS, TetherSlot, TopologySizes,
+    VEC4_BYTES,
 };
 use crate::error::{ChiffonError, Result};
 use crate::world::WorldConfig;
@@ -24,6 +25,7 @@ pub(crate) struct GpuEngine {
     sizes: BufferSizes,
     particles: ParticleBuffers,
     topology: TopologyBuffers,
+    contact: ContactBuffers,
     pipelines: Pipelines,
     bind_groups: BindGroups,
     probe: HealthProbe,
@@ -65,6 +67,7 @@ impl GpuEngine {
         )?;
         let particles = ParticleBuffers::new(ctx, &sizes)?;
         let topology = TopologyBuffers::new(ctx, sizes.topology)?;
+        let contact = ContactBuffers::new(ctx, sizes.topology.colliders, sizes.topology.grid)?;
         // A workgroup holds its cloth as one vec4 per particle, within the adapter's limit.
         let capacity = (limits.max_compute_workgroup_storage_size as u64 / VEC4_BYTES) as u32;
         let fused_workgroup_size = config
@@ -78,6 +81,7 @@ impl GpuEngine {
             sizes.uniform_stride,
             &particles,
             &topology,
+            &contact,
         );
         Ok(Self {
             ctx: ctx.clone(),
@@ -86,6 +90,7 @@ impl GpuEngine {
             sizes,
             particles,
             topology,
+            contact,
             pipelines,
             bind_groups,
             capacity,
@@ -95,6 +100,40 @@ impl GpuEngine {
             color_sizes: Vec::new(),
             coarse_counts: Vec::new(),
         })
+    }
+
+    /// Makes the bind groups anew (after a buffer grew or the fused kernel was compiled).
+    fn rebind(&mut self) {
+        self.bind_groups = bind_groups(
+            &self.ctx.device,
+            &self.pipelines,
+            self.sizes.uniform_stride,
+            &self.particles,
+            &self.topology,
+            &self.contact,
+        );
+    }
+
+    /// Grows the collider table to `colliders` bytes and the grid table to `grid`, each on its
+    /// own: a grown table loses its contents (the caller writes it right after), the other
+    /// keeps them.
+    fn ensure_contact(&mut self, colliders: u64, grid: u64) -> Result<()> {
+        let t = &mut self.sizes.topology;
+        let mut grown = false;
+        if colliders > t.colliders {
+            t.colliders = colliders;
+            self.contact.colliders = ContactBuffers::table(&self.ctx, colliders)?;
+            grown = true;
+        }
+        if grid > t.grid {
+            t.grid = grid;
+            self.contact.grid = ContactBuffers::grid(&self.ctx, grid)?;
+            grown = true;
+        }
+        if grown {
+            self.rebind();
+        }
+        Ok(())
     }
 
     /// The current layout's particles of `buffer` (a particle buffer), waiting for the device.
@@ -130,11 +169,19 @@ impl Engine for GpuEngine {
         let stride = self.sizes.uniform_stride;
         // Grow the topology buffers when this layout needs more than they hold, and compile
         // the fused kernel when it first has fused cloths; either needs new bind groups.
-        let need = self.sizes.topology_for(&counts(layout));
+        let mut need = self.sizes.topology_for(&counts(layout));
+        // The contact tables grow on their own (ensure_contact).
+        need.colliders = 0;
+        need.grid = 0;
         let mut rebind = false;
         if !self.topology.sizes.holds(&need) {
-            self.topology = TopologyBuffers::new(&self.ctx, self.topology.sizes.max(&need))?;
-            self.sizes.topology = self.topology.sizes;
+            let grown = self.topology.sizes.max(&need);
+            self.topology = TopologyBuffers::new(&self.ctx, grown)?;
+            self.sizes.topology = TopologySizes {
+                colliders: self.sizes.topology.colliders,
+                grid: self.sizes.topology.grid,
+                ..grown
+            };
             rebind = true;
         }
         if !layout.records.is_empty() && self.pipelines.fused.is_none() {
@@ -146,13 +193,7 @@ impl Engine for GpuEngine {
             rebind = true;
         }
         if rebind {
-            self.bind_groups = bind_groups(
-                device,
-                &self.pipelines,
-                stride,
-                &self.particles,
-                &self.topology,
-            );
+            self.rebind();
         }
         let q = &self.ctx.queue;
         let (p, t) = (&self.particles, &self.topology);
@@ -218,15 +259,35 @@ impl Engine for GpuEngine {
         );
     }
 
+    fn load_grids(&mut self, samples: &[f32]) -> Result<()> {
+        let bytes = (samples.len() as u64 * 4).max(16);
+        self.ensure_contact(0, bytes)?;
+        if !samples.is_empty() {
+            self.ctx
+                .queue
+                .write_buffer(&self.contact.grid, 0, bytemuck::cast_slice(samples));
+        }
+        Ok(())
+    }
+
     fn frame(
         &mut self,
         frame: &WorldFrame<'_>,
         mut timer: Option<&mut StageTimer>,
     ) -> Result<Option<Health>> {
+        let record = size_of::<crate::config::ColliderRecord>() as u64;
+        self.ensure_contact(frame.colliders.len() as u64 * record, 0)?;
         let q = &self.ctx.queue;
         let (p, t) = (&self.particles, &self.topology);
         let stride = self.sizes.uniform_stride;
-        p.write_step(q, stride, &frame.plan.first, &frame.plan.rest);
+        p.write_steps(q, stride, frame.plan);
+        if !frame.colliders.is_empty() {
+            q.write_buffer(
+                &self.contact.colliders,
+                0,
+                bytemuck::cast_slice(frame.colliders),
+            );
+        }
         q.write_buffer(&t.materials, 0, bytemuck::cast_slice(frame.materials));
         if !frame.records.is_empty() {
             q.write_buffer(&t.fused_frame, 0, bytemuck::bytes_of(&frame.fused));

@@ -10,7 +10,7 @@ use super::shaders;
 use super::timer::StageTimer;
 use crate::config::{ColorRange, FusedFrame, HEALTH_BYTES, Health, StepParams};
 use crate::error::{ChiffonError, Result};
-use crate::schedule::{Executor, Pass, Slot, Stage};
+use crate::schedule::{Executor, Pass, Stage};
 
 /// The solver's kernels and their layouts. The per-particle kernels share one layout (step
 /// params, positions, previous positions, tethers, health); `solve_color` has its own (color
@@ -22,6 +22,7 @@ pub(crate) struct Pipelines {
     pub(super) particle_layout: wgpu::BindGroupLayout,
     pub(super) color_layout: wgpu::BindGroupLayout,
     pub(super) coarse_layout: wgpu::BindGroupLayout,
+    pub(super) collide_layout: wgpu::BindGroupLayout,
     integrate: Kernel,
     snapshot: Kernel,
     prolong: Kernel,
@@ -93,6 +94,18 @@ impl Pipelines {
                 Binding::StorageReadWrite,
             ],
         );
+        // collide: step params, positions, previous positions, colliders, distance grids.
+        let collide_layout = bind_group_layout(
+            device,
+            "collide",
+            &[
+                step_binding,
+                Binding::StorageReadWrite,
+                Binding::StorageReadWrite,
+                Binding::StorageRead,
+                Binding::StorageRead,
+            ],
+        );
         let kernel =
             |file, entry, layout| Kernel::new(device, file, entry, layout, workgroup_size, &[]);
         Self {
@@ -101,11 +114,12 @@ impl Pipelines {
             prolong: kernel(shaders::PROLONG, "prolong", &coarse_layout),
             solve_color: kernel(shaders::SOLVE_COLOR, "solve_color", &color_layout),
             tethers: kernel(shaders::TETHERS, "solve_tethers", &particle_layout),
-            collide: kernel(shaders::COLLIDE, "collide", &particle_layout),
+            collide: kernel(shaders::COLLIDE, "collide", &collide_layout),
             health: kernel(shaders::HEALTH, "check_health", &particle_layout),
             particle_layout,
             color_layout,
             coarse_layout,
+            collide_layout,
             fused: None,
         }
     }
@@ -137,6 +151,8 @@ impl Pipelines {
                 Binding::StorageReadWrite,
                 Binding::StorageRead,
                 Binding::StorageReadWrite,
+                Binding::StorageRead,
+                Binding::StorageRead,
             ],
         );
         let kernel = |shared: bool| {
@@ -162,6 +178,7 @@ pub(crate) struct BindGroups {
     pub(super) particle: wgpu::BindGroup,
     pub(super) color: wgpu::BindGroup,
     pub(super) coarse: wgpu::BindGroup,
+    pub(super) collide: wgpu::BindGroup,
     /// Only once the fused kernel is compiled.
     pub(super) fused: Option<wgpu::BindGroup>,
 }
@@ -199,28 +216,32 @@ impl Executor for PassRecorder<'_> {
         let stride = self.uniform_stride;
         let at = |slot: u64| (slot * stride) as u32;
         let particles = self.particles;
-        // Kernel, bind group, dynamic offsets (uniform slots) and how many, threads.
-        let particle = |kernel, slot: Slot| {
-            let offsets = [at(slot as u64), 0];
+        // Kernel, bind group, dynamic offsets (uniform slots) and how many, threads. Substep s
+        // reads StepParams slot s.
+        let particle = |kernel, substep: u32| {
+            let offsets = [at(substep as u64), 0];
             (kernel, &groups.particle, offsets, 1, particles)
         };
         for p in passes {
             let (kernel, bindings, offsets, count, threads) = match p {
-                Pass::Integrate(slot) => particle(&k.integrate, slot),
+                Pass::Integrate(s) => particle(&k.integrate, s),
                 Pass::SolveColor {
                     color,
                     first_sweep,
-                    slot,
+                    substep,
                 } => {
                     // Slot 2c of the color table is color c's first sweep, 2c + 1 the later.
                     let entry = 2 * color as u64 + u64::from(!first_sweep);
-                    let offsets = [at(entry), at(slot as u64)];
+                    let offsets = [at(entry), at(substep as u64)];
                     let threads = self.color_sizes[color as usize];
                     (&k.solve_color, &groups.color, offsets, 2, threads)
                 }
-                Pass::Tethers(slot) => particle(&k.tethers, slot),
-                Pass::Collide(slot) => particle(&k.collide, slot),
-                Pass::Health => particle(&k.health, Slot::First),
+                Pass::Tethers(s) => particle(&k.tethers, s),
+                Pass::Collide(s) => {
+                    let offsets = [at(s as u64), 0];
+                    (&k.collide, &groups.collide, offsets, 1, particles)
+                }
+                Pass::Health => particle(&k.health, 0),
                 Pass::Snapshot => {
                     let threads = self.coarse_counts[0];
                     (&k.snapshot, &groups.coarse, [at(0), 0], 1, threads)

@@ -4,6 +4,16 @@
 /// Declarations prepended to every solver kernel (`shaders/common.wgsl`).
 pub const COMMON: &str = include_str!("../../shaders/common.wgsl");
 
+/// The collider shapes and the contact response, prepended after [`COMMON`] to the kernels
+/// that collide (`shaders/colliders.wgsl`; they declare the `colliders` and `distance_grid`
+/// tables it reads).
+pub const COLLIDERS: &str = include_str!("../../shaders/colliders.wgsl");
+
+/// What most solver kernels are compiled with, before their own text.
+const SOLVER: &[&str] = &[COMMON];
+/// What the colliding kernels are compiled with.
+const SOLVER_AND_COLLIDERS: &[&str] = &[COMMON, COLLIDERS];
+
 /// One WGSL file and the entry points it defines.
 #[derive(Clone, Copy, Debug)]
 pub struct ShaderFile {
@@ -11,8 +21,8 @@ pub struct ShaderFile {
     pub file: &'static str,
     /// Its compute or render entry point(s), comma-separated.
     pub entry_points: &'static str,
-    /// True when [`COMMON`] is prepended.
-    pub uses_common: bool,
+    /// The shared files prepended to it, in order ([`COMMON`], [`COLLIDERS`]).
+    pub prelude: &'static [&'static str],
     /// The file's text.
     pub text: &'static str,
 }
@@ -20,11 +30,10 @@ pub struct ShaderFile {
 impl ShaderFile {
     /// The complete WGSL module the device compiles.
     pub fn source(&self) -> String {
-        if self.uses_common {
-            format!("{COMMON}\n{}", self.text)
-        } else {
-            self.text.to_string()
-        }
+        let mut s = self.prelude.join("\n");
+        s.push('\n');
+        s.push_str(self.text);
+        s
     }
 }
 
@@ -32,7 +41,7 @@ impl ShaderFile {
 pub const INTEGRATE: ShaderFile = ShaderFile {
     file: "integrate.wgsl",
     entry_points: "integrate",
-    uses_common: true,
+    prelude: SOLVER,
     text: include_str!("../../shaders/integrate.wgsl"),
 };
 
@@ -40,7 +49,7 @@ pub const INTEGRATE: ShaderFile = ShaderFile {
 pub const SOLVE_COLOR: ShaderFile = ShaderFile {
     file: "solve_color.wgsl",
     entry_points: "solve_color",
-    uses_common: true,
+    prelude: SOLVER,
     text: include_str!("../../shaders/solve_color.wgsl"),
 };
 
@@ -49,7 +58,7 @@ pub const SOLVE_COLOR: ShaderFile = ShaderFile {
 pub const SNAPSHOT: ShaderFile = ShaderFile {
     file: "snapshot.wgsl",
     entry_points: "snapshot_nodes",
-    uses_common: true,
+    prelude: SOLVER,
     text: include_str!("../../shaders/snapshot.wgsl"),
 };
 
@@ -58,7 +67,7 @@ pub const SNAPSHOT: ShaderFile = ShaderFile {
 pub const PROLONG: ShaderFile = ShaderFile {
     file: "prolong.wgsl",
     entry_points: "prolong",
-    uses_common: true,
+    prelude: SOLVER,
     text: include_str!("../../shaders/prolong.wgsl"),
 };
 
@@ -66,7 +75,7 @@ pub const PROLONG: ShaderFile = ShaderFile {
 pub const TETHERS: ShaderFile = ShaderFile {
     file: "tethers.wgsl",
     entry_points: "solve_tethers",
-    uses_common: true,
+    prelude: SOLVER,
     text: include_str!("../../shaders/tethers.wgsl"),
 };
 
@@ -74,15 +83,16 @@ pub const TETHERS: ShaderFile = ShaderFile {
 pub const HEALTH: ShaderFile = ShaderFile {
     file: "health.wgsl",
     entry_points: "check_health",
-    uses_common: true,
+    prelude: SOLVER,
     text: include_str!("../../shaders/health.wgsl"),
 };
 
-/// `collide`: ground and sphere by projection (CPU twin: `src/cpu/collide.rs`).
+/// `collide`: every collider, by projection with friction and restitution (CPU twin:
+/// `src/cpu/collide.rs`).
 pub const COLLIDE: ShaderFile = ShaderFile {
     file: "collide.wgsl",
     entry_points: "collide",
-    uses_common: true,
+    prelude: SOLVER_AND_COLLIDERS,
     text: include_str!("../../shaders/collide.wgsl"),
 };
 
@@ -91,7 +101,7 @@ pub const COLLIDE: ShaderFile = ShaderFile {
 pub const SOLVE_CLOTHS: ShaderFile = ShaderFile {
     file: "solve_cloths.wgsl",
     entry_points: "solve_cloths",
-    uses_common: true,
+    prelude: SOLVER_AND_COLLIDERS,
     text: include_str!("../../shaders/solve_cloths.wgsl"),
 };
 
@@ -99,7 +109,7 @@ pub const SOLVE_CLOTHS: ShaderFile = ShaderFile {
 pub const NORMALS: ShaderFile = ShaderFile {
     file: "normals.wgsl",
     entry_points: "compute_normals",
-    uses_common: true,
+    prelude: SOLVER,
     text: include_str!("../../shaders/normals.wgsl"),
 };
 
@@ -107,11 +117,12 @@ pub const NORMALS: ShaderFile = ShaderFile {
 pub const RENDER: ShaderFile = ShaderFile {
     file: "render.wgsl",
     entry_points: "cloth_vs,cloth_fs,ground_vs,ground_fs,sphere_vs,sphere_fs",
-    uses_common: false,
+    prelude: &[],
     text: include_str!("../../shaders/render.wgsl"),
 };
 
-/// Every WGSL file chiffon ships, except [`COMMON`] (which is validated on its own too).
+/// Every WGSL file chiffon ships with entry points ([`COMMON`] and [`COLLIDERS`] are
+/// validated on their own and as preludes).
 pub const ALL: &[ShaderFile] = &[
     INTEGRATE,
     SNAPSHOT,

@@ -3,10 +3,11 @@
 
 use glam::Vec3;
 
+use crate::Collider;
 use crate::cloth::{Cloth, ConstraintKind};
 use crate::error::Result;
 use crate::integrator::Integrator;
-use crate::params::{Compliance, Projection, SolverParams, Sphere, Substeps};
+use crate::params::{Compliance, Projection, SolverParams, Substeps};
 use crate::{ClothBuilder, Layout, Pinning};
 
 /// Frame time of the standard scene (s): 60 fps.
@@ -119,18 +120,39 @@ pub fn demo_cloth(grid: u32, corners_pinned: bool) -> Result<Cloth> {
         .build()
 }
 
+/// A sphere the demo shows and moves (centre and radius, m).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DemoSphere {
+    /// Centre (m).
+    pub center: Vec3,
+    /// Radius (m).
+    pub radius: f32,
+}
+
 /// The demo's collider sphere, under the falling cloth.
-pub const DEMO_SPHERE: Sphere = Sphere {
+pub const DEMO_SPHERE: DemoSphere = DemoSphere {
     center: Vec3::new(0.0, 0.45, 0.1),
     radius: 0.28,
 };
 
-/// The demo's parameters: the library's defaults with the sphere, ground at y = 0, friction 0.5.
+/// Friction coefficient of the demo's ground and sphere.
+pub const DEMO_FRICTION: f32 = 0.5;
+
+/// The demo's colliders: the ground at `ground` (m) and the sphere, each when given.
+pub fn demo_colliders(ground: Option<f32>, sphere: Option<DemoSphere>) -> Vec<Collider> {
+    let ground = ground.map(Collider::ground);
+    let sphere = sphere.map(|s| Collider::sphere(s.center, s.radius));
+    ground
+        .into_iter()
+        .chain(sphere)
+        .map(|c| c.friction(DEMO_FRICTION))
+        .collect()
+}
+
+/// The demo's parameters: the library's defaults with the sphere and the ground at y = 0.
 pub fn demo_params() -> SolverParams {
     SolverParams {
-        ground: Some(0.0),
-        sphere: Some(DEMO_SPHERE),
-        friction: 0.5,
+        colliders: demo_colliders(Some(0.0), Some(DEMO_SPHERE)),
         ..SolverParams::default()
     }
 }
@@ -159,10 +181,7 @@ pub fn study_cloth(integrator: Integrator) -> Result<(Cloth, SolverParams)> {
         .build()?;
     let params = SolverParams {
         integrator,
-        sphere: Some(Sphere {
-            center: Vec3::new(0.0, 0.45, -0.4),
-            radius: 0.3,
-        }),
+        colliders: vec![Collider::sphere(Vec3::new(0.0, 0.45, -0.4), 0.3)],
         ..pbd_params(10)
     };
     Ok((cloth, params))

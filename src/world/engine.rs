@@ -7,7 +7,7 @@ use glam::Vec4;
 
 use super::WorldConfig;
 use super::layout::Layout;
-use crate::config::{ClothRecord, FusedFrame, Health, TetherSlot};
+use crate::config::{ClothRecord, ColliderRecord, FusedFrame, Health, TetherSlot};
 use crate::error::Result;
 use crate::gpu::StageTimer;
 use crate::schedule::{FramePlan, FrameSchedule};
@@ -22,6 +22,8 @@ pub(crate) struct WorldFrame<'a> {
     /// The fused cloths' records with this frame's α̃.
     pub records: &'a [ClothRecord],
     pub fused: FusedFrame,
+    /// The colliders, moving from their poses at the frame's start to those at its end.
+    pub colliders: &'a [ColliderRecord],
 }
 
 /// A world's buffers and the executor of its passes.
@@ -46,6 +48,8 @@ pub(crate) trait Engine {
     fn write_inverse_mass(&mut self, index: u32, inverse_mass: f32);
     /// Overwrites tether slots from particle `offset` on.
     fn write_tethers(&mut self, offset: u32, slots: &[TetherSlot]);
+    /// Replaces the mesh colliders' distance samples (every grid, one after another).
+    fn load_grids(&mut self, samples: &[f32]) -> Result<()>;
     /// Runs one frame; returns a health flag when one is known (the GPU's arrives later).
     fn frame(
         &mut self,

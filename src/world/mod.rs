@@ -38,7 +38,8 @@ use std::ops::Range;
 use glam::{Vec3, Vec4};
 
 use crate::cloth::Cloth;
-use crate::config::{FusedFrame, Health};
+use crate::config::{ColliderRecord, FusedFrame, Health};
+use crate::contact::{DistanceGrid, Pose, Shape};
 use crate::error::{ChiffonError, DivergenceCause, Result};
 use crate::gpu::StageTimer;
 use crate::hierarchy::{Hierarchy, MAX_LEVELS};
@@ -139,6 +140,11 @@ pub struct World {
     /// The first divergence (cloth slot, particle, frame, cause), returned by every step until
     /// a reset.
     diverged: Option<(u32, usize, u64, DivergenceCause)>,
+    /// The colliders' poses at the end of the last frame: where the next frame moves them
+    /// from (empty after a reset, or when the number of colliders changed).
+    collider_poses: Vec<Pose>,
+    /// The mesh colliders whose grids the engine holds, each with its first sample.
+    grids: Vec<(std::sync::Arc<DistanceGrid>, u32)>,
 }
 
 impl World {
@@ -162,6 +168,8 @@ impl World {
             layout,
             dirty: false,
             diverged: None,
+            collider_poses: Vec::new(),
+            grids: Vec::new(),
         })
     }
 
@@ -371,6 +379,22 @@ impl World {
         Ok(&self.entry(handle)?.anchors.tethers)
     }
 
+    /// Moves collider `index` (of [`SolverParams::colliders`]) to `pose` for the next step:
+    /// that step carries it from where it was over the frame's substeps.
+    pub fn set_collider_pose(&mut self, index: usize, pose: Pose) -> Result<()> {
+        let n = self.params.colliders.len();
+        let Some(c) = self.params.colliders.get(index) else {
+            return Err(ChiffonError::InvalidParameter {
+                name: "collider index",
+                reason: format!("{index} is out of range (there are {n} colliders)"),
+            });
+        };
+        let moved = c.clone().at(pose);
+        moved.validate(index)?;
+        self.params.colliders[index] = moved;
+        Ok(())
+    }
+
     /// The shared parameters.
     pub fn params(&self) -> &SolverParams {
         &self.params
@@ -430,6 +454,7 @@ impl World {
             |m| tethers_on && !self.placed_live(self.layout.placed[m].slot).tethers_empty(),
             |m| materials[m],
         );
+        let colliders = self.collider_records()?;
         let frame = WorldFrame {
             plan: &plan,
             schedule: self.frame_schedule(plan.substeps),
@@ -441,8 +466,10 @@ impl World {
                 cloth_count: records.len() as u32,
                 pad: 0,
             },
+            colliders: &colliders,
         };
         let health = self.engine.frame(&frame, timer)?;
+        self.collider_poses = self.params.colliders.iter().map(|c| c.pose).collect();
         self.frames.advance();
         if let Some(h) = health {
             self.note_health(h);
@@ -475,6 +502,7 @@ impl World {
         self.clock.reset();
         self.frames = FrameCount::default();
         self.diverged = None;
+        self.collider_poses.clear();
         self.dirty = true;
         self.sync()
     }
@@ -749,6 +777,63 @@ impl World {
             }),
             None => Ok(()),
         }
+    }
+}
+
+impl World {
+    /// This frame's collider table: each collider from its pose at the last frame's end (or
+    /// its own, the first time) to its pose now. Uploads the mesh grids first if the set of
+    /// meshes changed.
+    fn collider_records(&mut self) -> Result<Vec<ColliderRecord>> {
+        let meshes: Vec<&std::sync::Arc<DistanceGrid>> = self
+            .params
+            .colliders
+            .iter()
+            .filter_map(|c| match &c.shape {
+                Shape::Mesh(g) => Some(g),
+                _ => None,
+            })
+            .collect();
+        let held = meshes.len() == self.grids.len()
+            && meshes
+                .iter()
+                .zip(&self.grids)
+                .all(|(a, (b, _))| std::sync::Arc::ptr_eq(a, b));
+        if !held {
+            let mut samples = Vec::new();
+            self.grids = meshes
+                .into_iter()
+                .map(|g| {
+                    let offset = samples.len() as u32;
+                    samples.extend_from_slice(g.values());
+                    (g.clone(), offset)
+                })
+                .collect();
+            self.engine.load_grids(&samples)?;
+        }
+        let moving = self.collider_poses.len() == self.params.colliders.len();
+        Ok(self
+            .params
+            .colliders
+            .iter()
+            .enumerate()
+            .map(|(k, c)| {
+                let from = if moving {
+                    self.collider_poses[k]
+                } else {
+                    c.pose
+                };
+                let offset = match &c.shape {
+                    Shape::Mesh(g) => self
+                        .grids
+                        .iter()
+                        .find(|(h, _)| std::sync::Arc::ptr_eq(g, h))
+                        .map_or(0, |(_, o)| *o),
+                    _ => 0,
+                };
+                c.record(from, offset)
+            })
+            .collect())
     }
 }
 

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use super::SolverArgs;
 use crate::tools::dt::DtSpec;
-use crate::{ClothBuilder, Layout, Pinning, SolverParams, Sphere};
+use crate::{ClothBuilder, Collider, Layout, Pinning, SolverParams};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, ValueEnum};
 use glam::Vec3;
@@ -251,18 +251,19 @@ impl SceneArgs {
                 let [x, y, z, r] = v[..] else {
                     bail!("--sphere {s:?} is not x,y,z,r or none");
                 };
-                Some(Sphere {
-                    center: Vec3::new(x, y, z),
-                    radius: r,
-                })
+                Some(Collider::sphere(Vec3::new(x, y, z), r))
             }
         };
+        let colliders = ground
+            .map(Collider::ground)
+            .into_iter()
+            .chain(sphere)
+            .map(|c| c.friction(self.friction))
+            .collect();
         let scene = SolverParams {
             gravity: Vec3::new(0.0, -self.gravity, 0.0),
             wind: self.wind,
-            ground,
-            sphere,
-            friction: self.friction,
+            colliders,
             ..SolverParams::default()
         };
         self.solver.apply(scene)

@@ -21,7 +21,7 @@ use crate::gpu::GpuContext;
 use crate::gpu::StageTimer;
 use crate::gpu::context::{poll, read_mapped};
 use crate::integrator::Integrator;
-use crate::params::{Projection, SolverParams, Sphere, Substeps, TetherParams};
+use crate::params::{Projection, SolverParams, Substeps, TetherParams};
 use crate::solver::Solver;
 use crate::tools::scenes::{self, DemoScene};
 use anyhow::{Result, anyhow, bail};
@@ -173,7 +173,7 @@ struct Settings {
     paused: bool,
     step_once: bool,
     sphere_on: bool,
-    sphere: Sphere,
+    sphere: scenes::DemoSphere,
     ground_on: bool,
     ground: f32,
     /// Whether the cloth's pinned particles (the grid's corners, or the mesh's pins) are held.
@@ -199,8 +199,10 @@ impl Settings {
                 scale: self.tether_scale,
                 ..TetherParams::default()
             }),
-            ground: self.ground_on.then_some(self.ground),
-            sphere: self.sphere_on.then_some(self.sphere),
+            colliders: scenes::demo_colliders(
+                self.ground_on.then_some(self.ground),
+                self.sphere_on.then_some(self.sphere),
+            ),
             ..self.solver.clone()
         }
     }
@@ -269,10 +271,10 @@ fn default_settings(grid: u32, mesh: Option<crate::ClothBuilder>, scene: DemoSce
         jitter: false,
         paused: false,
         step_once: false,
-        sphere_on: p.sphere.is_some() && !flags,
-        sphere: p.sphere.unwrap_or(scenes::DEMO_SPHERE),
-        ground_on: p.ground.is_some(),
-        ground: p.ground.unwrap_or(0.0),
+        sphere_on: !flags,
+        sphere: scenes::DEMO_SPHERE,
+        ground_on: true,
+        ground: 0.0,
         pins_held: true,
     }
 }

@@ -1,0 +1,338 @@
+// Colliders: shapes, their signed distances, and a particle's contact response (CPU twin:
+// src/cpu/collide.rs). Prepended, after common.wgsl, to the kernels that collide (collide.wgsl,
+// solve_cloths.wgsl); those declare the two tables this file reads:
+//   colliders:     array<ColliderRecord>   (Rust: config::ColliderRecord), one per collider
+//   distance_grid: array<f32>        every mesh collider's samples (Rust: contact::DistanceGrid)
+
+// Shape kinds (Rust: contact::Shape::kind).
+const COLLIDER_SPHERE: u32 = 0u;
+const COLLIDER_CAPSULE: u32 = 1u;
+const COLLIDER_PLANE: u32 = 2u;
+const COLLIDER_CUBOID: u32 = 3u;
+const COLLIDER_MESH: u32 = 4u;
+
+// Steps of the sphere tracing that follows a particle's path relative to a collider.
+const MARCH_STEPS: u32 = 12u;
+
+// One collider, as the host writes it every frame: its shape in its own frame, its material,
+// and its pose at the start and the end of the frame (interpolated per substep).
+struct ColliderRecord {
+    kind: u32,
+    grid_offset: u32,      // mesh: its first sample in distance_grid
+    pad0: u32,
+    pad1: u32,
+    grid_dims: vec4<u32>,  // mesh: samples along x, y, z
+    material: vec4<f32>,   // thickness (m), friction μ, restitution e, unused
+    shape_a: vec4<f32>,    // sphere: (0,0,0,r); capsule: a, r_a; plane: n, d; cuboid: half extents; mesh: grid origin, cell
+    shape_b: vec4<f32>,    // capsule: b, r_b
+    bounds: vec4<f32>,     // a sphere holding the shape (centre, radius); radius < 0 for a plane
+    from_position: vec4<f32>,
+    from_rotation: vec4<f32>,  // a unit quaternion (x, y, z, w)
+    to_position: vec4<f32>,
+    to_rotation: vec4<f32>,
+}
+
+// A rigid pose: x_world = rotate(rotation, x_local) + position.
+struct Pose {
+    position: vec3<f32>,
+    rotation: vec4<f32>,
+}
+
+fn quat_rotate(q: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
+    let t = 2.0 * cross(q.xyz, v);
+    return v + q.w * t + cross(q.xyz, t);
+}
+
+fn to_local(pose: Pose, x: vec3<f32>) -> vec3<f32> {
+    return quat_rotate(vec4<f32>(-pose.rotation.xyz, pose.rotation.w), x - pose.position);
+}
+
+fn to_world(pose: Pose, q: vec3<f32>) -> vec3<f32> {
+    return quat_rotate(pose.rotation, q) + pose.position;
+}
+
+// The collider's pose at fraction t of the frame: position lerped, rotation nlerped along the
+// shorter arc.
+fn collider_pose(c: ColliderRecord, t: f32) -> Pose {
+    var to = c.to_rotation;
+    if (dot(c.from_rotation, to) < 0.0) {
+        to = -to;
+    }
+    let q = normalize(mix(c.from_rotation, to, t));
+    return Pose(mix(c.from_position.xyz, c.to_position.xyz, t), q);
+}
+
+// Trilinear sample of a mesh collider's grid at q (its frame); outside the grid, the distance
+// to the grid's box plus the value at its nearest point.
+fn grid_distance(c: ColliderRecord, q: vec3<f32>) -> f32 {
+    let cell = c.shape_a.w;
+    let dims = c.grid_dims.xyz;
+    let top = vec3<f32>(dims - vec3<u32>(1u));
+    let g = (q - c.shape_a.xyz) / cell;
+    let inside = clamp(g, vec3<f32>(0.0), top);
+    let outside = length(g - inside) * cell;
+    let base = min(vec3<u32>(floor(inside)), dims - vec3<u32>(2u));
+    let f = inside - vec3<f32>(base);
+    var corner: array<f32, 8>;
+    for (var k = 0u; k < 8u; k++) {
+        let o = vec3<u32>(k & 1u, (k >> 1u) & 1u, k >> 2u);
+        let s = base + o;
+        corner[k] = distance_grid[c.grid_offset + (s.z * dims.y + s.y) * dims.x + s.x];
+    }
+    let x00 = mix(corner[0], corner[1], f.x);
+    let x10 = mix(corner[2], corner[3], f.x);
+    let x01 = mix(corner[4], corner[5], f.x);
+    let x11 = mix(corner[6], corner[7], f.x);
+    return mix(mix(x00, x10, f.y), mix(x01, x11, f.y), f.z) + outside;
+}
+
+// Distance from q (in the collider's frame) to a tapered capsule: the hull of the spheres
+// (a, ra) and (b, rb) (Quílez's round cone; exact). A capsule whose one sphere holds the other
+// is that sphere.
+fn capsule_distance(q: vec3<f32>, a: vec3<f32>, ra: f32, b: vec3<f32>, rb: f32) -> f32 {
+    let ba = b - a;
+    let l2 = dot(ba, ba);
+    let rr = ra - rb;
+    let a2 = l2 - rr * rr;
+    if (a2 <= 1e-12) {
+        if (ra >= rb) {
+            return length(q - a) - ra;
+        }
+        return length(q - b) - rb;
+    }
+    let pa = q - a;
+    let y = dot(pa, ba);
+    let z = y - l2;
+    let w = pa * l2 - ba * y;
+    let x2 = dot(w, w);
+    let y2 = y * y * l2;
+    let z2 = z * z * l2;
+    let k = sign(rr) * rr * rr * x2;
+    if (sign(z) * a2 * z2 > k) {
+        return sqrt(x2 + z2) / l2 - rb;
+    }
+    if (sign(y) * a2 * y2 < k) {
+        return sqrt(x2 + y2) / l2 - ra;
+    }
+    return (sqrt(x2 * a2 / l2) + y * rr) / l2 - ra;
+}
+
+// Signed distance from q (in the collider's frame) to its surface.
+fn shape_distance(c: ColliderRecord, q: vec3<f32>) -> f32 {
+    switch (c.kind) {
+        case COLLIDER_SPHERE: {
+            return length(q) - c.shape_a.w;
+        }
+        case COLLIDER_CAPSULE: {
+            return capsule_distance(q, c.shape_a.xyz, c.shape_a.w, c.shape_b.xyz, c.shape_b.w);
+        }
+        case COLLIDER_PLANE: {
+            return dot(c.shape_a.xyz, q) - c.shape_a.w;
+        }
+        case COLLIDER_CUBOID: {
+            let d = abs(q) - c.shape_a.xyz;
+            return length(max(d, vec3<f32>(0.0))) + min(max(d.x, max(d.y, d.z)), 0.0);
+        }
+        default: {
+            return grid_distance(c, q);
+        }
+    }
+}
+
+// The outward unit normal of a tapered capsule at q: the gradient of capsule_distance, branch
+// by branch (towards the nearer end sphere's centre, or across the cone's slanted side).
+fn capsule_normal(q: vec3<f32>, a: vec3<f32>, ra: f32, b: vec3<f32>, rb: f32) -> vec3<f32> {
+    let ba = b - a;
+    let l2 = dot(ba, ba);
+    let rr = ra - rb;
+    let a2 = l2 - rr * rr;
+    if (a2 <= 1e-12) {
+        if (ra >= rb) {
+            return unit_or_up(q - a);
+        }
+        return unit_or_up(q - b);
+    }
+    let pa = q - a;
+    let y = dot(pa, ba);
+    let z = y - l2;
+    let w = pa * l2 - ba * y;
+    let x2 = dot(w, w);
+    let k = sign(rr) * rr * rr * x2;
+    if (sign(z) * a2 * z * z * l2 > k) {
+        return unit_or_up(q - b);
+    }
+    if (sign(y) * a2 * y * y * l2 < k) {
+        return unit_or_up(q - a);
+    }
+    // On the cone: the radial direction tilted by the taper.
+    var radial = w / max(sqrt(x2), 1e-30);
+    if (x2 < 1e-30) {
+        radial = normalize(cross(ba, select(vec3<f32>(1.0, 0.0, 0.0), vec3<f32>(0.0, 1.0, 0.0), abs(ba.x) > abs(ba.y))));
+    }
+    return (radial * sqrt(a2) + ba * (rr / sqrt(l2))) / sqrt(l2);
+}
+
+fn unit_or_up(v: vec3<f32>) -> vec3<f32> {
+    let len = length(v);
+    if (len < 1e-20) {
+        return vec3<f32>(0.0, 1.0, 0.0);
+    }
+    return v / len;
+}
+
+// The outward unit normal at q: exact for the analytic shapes; for a mesh, the grid's gradient
+// by central differences half a cell apart (only contacts ask for it).
+fn shape_normal(c: ColliderRecord, q: vec3<f32>) -> vec3<f32> {
+    switch (c.kind) {
+        case COLLIDER_SPHERE: {
+            return unit_or_up(q);
+        }
+        case COLLIDER_CAPSULE: {
+            return capsule_normal(q, c.shape_a.xyz, c.shape_a.w, c.shape_b.xyz, c.shape_b.w);
+        }
+        case COLLIDER_PLANE: {
+            return c.shape_a.xyz;
+        }
+        case COLLIDER_CUBOID: {
+            let d = abs(q) - c.shape_a.xyz;
+            let s = select(vec3<f32>(-1.0), vec3<f32>(1.0), q >= vec3<f32>(0.0));
+            if (max(d.x, max(d.y, d.z)) > 0.0) {
+                return unit_or_up(max(d, vec3<f32>(0.0)) * s);
+            }
+            // Inside: out through the nearest face.
+            if (d.x >= d.y && d.x >= d.z) {
+                return vec3<f32>(s.x, 0.0, 0.0);
+            }
+            if (d.y >= d.z) {
+                return vec3<f32>(0.0, s.y, 0.0);
+            }
+            return vec3<f32>(0.0, 0.0, s.z);
+        }
+        default: {
+            let e = 0.5 * c.shape_a.w;
+            let g = vec3<f32>(
+                grid_distance(c, q + vec3<f32>(e, 0.0, 0.0)) - grid_distance(c, q - vec3<f32>(e, 0.0, 0.0)),
+                grid_distance(c, q + vec3<f32>(0.0, e, 0.0)) - grid_distance(c, q - vec3<f32>(0.0, e, 0.0)),
+                grid_distance(c, q + vec3<f32>(0.0, 0.0, e)) - grid_distance(c, q - vec3<f32>(0.0, 0.0, e)),
+            );
+            return unit_or_up(g);
+        }
+    }
+}
+
+// A particle after meeting one collider: its position and previous position.
+struct Contact {
+    x: vec3<f32>,
+    x_prev: vec3<f32>,
+    hit: bool,
+}
+
+// Moves a particle out of collider c over the substep from frame fraction t_from to t_to:
+// x is where it is now (the end of the substep), x_prev where it was at the substep's start.
+//
+// Where: the particle's path relative to the collider (x_prev in the collider's frame at the
+// start, x in it at the end) is sphere-traced for the point where it first comes within the
+// thickness r. If the end is within r and on the side it entered from, it moves out along the
+// normal there; if the path went past the middle of a thin part, or right through it, it goes
+// back to the entry point. So a collider moving fast, or a particle falling fast, does not
+// teleport cloth through it.
+// Friction: the particle's tangential motion relative to the collider's surface over the
+// substep is removed up to μ times the depth it was pushed out by (static), else reduced by
+// that much (kinetic): position-based Coulomb friction.
+// Restitution: the previous position is set so the implied normal velocity relative to the
+// collider is −e times the one it arrived with.
+fn collide_with(c: ColliderRecord, t_from: f32, t_to: f32, x: vec3<f32>, x_prev: vec3<f32>) -> Contact {
+    let r = c.material.x;
+    let to = collider_pose(c, t_to);
+    // Culling: the particle's path cannot reach the shape's bounding sphere.
+    if (c.bounds.w >= 0.0) {
+        let start = collider_pose(c, t_from);
+        let center_to = to_world(to, c.bounds.xyz);
+        let center_from = to_world(start, c.bounds.xyz);
+        let reach = c.bounds.w + r + length(x - x_prev) + length(center_to - center_from);
+        if (length(x - center_to) > reach) {
+            return Contact(x, x_prev, false);
+        }
+    }
+    let start = collider_pose(c, t_from);
+    let q1 = to_local(to, x);
+    let q0 = to_local(start, x_prev);
+    let d1 = shape_distance(c, q1);
+    // Sphere-trace the relative path from q0 for the first point within r.
+    var entered = false;
+    var q_entry = q0;
+    if (shape_distance(c, q0) >= r) {
+        let path = q1 - q0;
+        let len = length(path);
+        var t = 0.0;
+        for (var k = 0u; k < MARCH_STEPS; k++) {
+            let q = q0 + path * t;
+            let gap = shape_distance(c, q) - r;
+            if (gap <= 1e-6 * max(r, 1e-3)) {
+                entered = true;
+                q_entry = q;
+                break;
+            }
+            if (len < 1e-12) {
+                break;
+            }
+            t += gap / len;
+            if (t >= 1.0) {
+                break;
+            }
+        }
+    }
+    var n_entry = vec3<f32>(0.0);
+    if (entered) {
+        n_entry = shape_normal(c, q_entry);
+    }
+    var q_out = q1;
+    var n = vec3<f32>(0.0);
+    if (d1 < r) {
+        n = shape_normal(c, q1);
+        q_out = q1 + n * (r - d1);
+        // Past the middle of a thin part: the nearest way out is the far side; go back.
+        if (entered && dot(n, n_entry) < 0.0) {
+            n = n_entry;
+            q_out = q_entry + n * max(r - shape_distance(c, q_entry), 0.0);
+        }
+    } else if (entered && dot(shape_normal(c, q1), n_entry) < 0.0) {
+        // Right through a thin part within the substep.
+        n = n_entry;
+        q_out = q_entry + n * max(r - shape_distance(c, q_entry), 0.0);
+    } else {
+        return Contact(x, x_prev, false);
+    }
+    var x_out = to_world(to, q_out);
+    let normal = quat_rotate(to.rotation, n);
+    let depth = length(x_out - x);
+    // The collider's own motion at the contact over the substep, and the particle's relative
+    // to it (as it arrived, before being pushed out).
+    let carried = x_out - to_world(start, q_out);
+    let moved = x - x_prev - carried;
+    let tangential = moved - normal * dot(moved, normal);
+    let slide = length(tangential);
+    let grip = c.material.y * depth;
+    if (slide <= grip) {
+        x_out -= tangential;
+    } else {
+        x_out -= tangential * (grip / slide);
+    }
+    // Restitution: relative normal motion after = −e × (approaching motion before).
+    let arriving = min(dot(moved, normal), 0.0);
+    let now = dot(x_out - x_prev - carried, normal);
+    let x_prev_out = x_prev + normal * (now + c.material.z * arriving);
+    return Contact(x_out, x_prev_out, true);
+}
+
+// A free particle against every collider in turn, over the substep [t_from, t_to] of the frame.
+fn collide_all(count: u32, t_from: f32, t_to: f32, x_in: vec3<f32>, x_prev_in: vec3<f32>) -> Contact {
+    var result = Contact(x_in, x_prev_in, false);
+    for (var k = 0u; k < count; k++) {
+        let c = collide_with(colliders[k], t_from, t_to, result.x, result.x_prev);
+        if (c.hit) {
+            result = c;
+        }
+    }
+    return result;
+}

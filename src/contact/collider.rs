@@ -1,0 +1,383 @@
+//! Colliders: kinematic bodies the cloth cannot enter. Each is a [`Shape`] in its own frame,
+//! placed by a [`Pose`], with a thickness (margin), Coulomb friction and restitution.
+
+use std::sync::Arc;
+
+use glam::{Quat, Vec3};
+
+use super::grid::DistanceGrid;
+use crate::error::{ChiffonError, Result};
+
+/// Where a collider is: a rotation, then a translation (rigid: distances stay distances).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Pose {
+    /// Translation (m).
+    pub translation: Vec3,
+    /// Rotation (a unit quaternion).
+    pub rotation: Quat,
+}
+
+impl Default for Pose {
+    fn default() -> Self {
+        Self::IDENTITY
+    }
+}
+
+impl Pose {
+    /// No rotation, no translation.
+    pub const IDENTITY: Pose = Pose {
+        translation: Vec3::ZERO,
+        rotation: Quat::IDENTITY,
+    };
+
+    /// A pose from a translation and a rotation.
+    pub fn new(translation: Vec3, rotation: Quat) -> Self {
+        Self {
+            translation,
+            rotation,
+        }
+    }
+
+    /// A translation alone.
+    pub fn from_translation(translation: Vec3) -> Self {
+        Self::new(translation, Quat::IDENTITY)
+    }
+
+    /// A point of the collider's frame in the world.
+    pub fn transform_point(&self, p: Vec3) -> Vec3 {
+        self.rotation * p + self.translation
+    }
+
+    /// A world point in the collider's frame.
+    pub fn inverse_transform_point(&self, p: Vec3) -> Vec3 {
+        self.rotation.inverse() * (p - self.translation)
+    }
+}
+
+/// A collider's shape, in its own frame.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Shape {
+    /// A sphere about the frame's origin.
+    Sphere {
+        /// Radius (m), > 0.
+        radius: f32,
+    },
+    /// A tapered capsule: every point within the radius that varies linearly from `radius_a`
+    /// at `a` to `radius_b` at `b` (NvCloth's tapered capsule, exactly: the hull of two
+    /// spheres). Equal radii make a plain capsule; `a == b` a sphere.
+    Capsule {
+        /// One end (m).
+        a: Vec3,
+        /// The other end (m).
+        b: Vec3,
+        /// Radius at `a` (m), > 0.
+        radius_a: f32,
+        /// Radius at `b` (m), > 0.
+        radius_b: f32,
+    },
+    /// The half-space below the plane `normal · x = offset`; the cloth stays on the side the
+    /// normal points to.
+    Plane {
+        /// The plane's normal (normalized when the collider is made).
+        normal: Vec3,
+        /// Its distance from the frame's origin along the normal (m).
+        offset: f32,
+    },
+    /// A box about the frame's origin.
+    Cuboid {
+        /// Half its size along x, y and z (m), each > 0.
+        half_extents: Vec3,
+    },
+    /// A triangle mesh, as a signed distance grid ([`DistanceGrid`]).
+    Mesh(Arc<DistanceGrid>),
+}
+
+impl Shape {
+    /// Its number in the kernels (`COLLIDER_*` in `shaders/colliders.wgsl`).
+    pub(crate) fn kind(&self) -> u32 {
+        match self {
+            Shape::Sphere { .. } => 0,
+            Shape::Capsule { .. } => 1,
+            Shape::Plane { .. } => 2,
+            Shape::Cuboid { .. } => 3,
+            Shape::Mesh(_) => 4,
+        }
+    }
+
+    /// A sphere (centre, radius) in the shape's frame that holds it; `None` for a plane.
+    pub fn bounds(&self) -> Option<(Vec3, f32)> {
+        match self {
+            Shape::Sphere { radius } => Some((Vec3::ZERO, *radius)),
+            Shape::Capsule {
+                a,
+                b,
+                radius_a,
+                radius_b,
+            } => {
+                let c = (*a + *b) * 0.5;
+                Some((c, a.distance(c) + radius_a.max(*radius_b)))
+            }
+            Shape::Plane { .. } => None,
+            Shape::Cuboid { half_extents } => Some((Vec3::ZERO, half_extents.length())),
+            Shape::Mesh(grid) => Some(grid.bounds()),
+        }
+    }
+}
+
+/// Default collider thickness: the distance the cloth keeps from a collider's surface (m).
+pub const DEFAULT_THICKNESS: f32 = 0.005;
+/// Default Coulomb friction coefficient between cloth and colliders.
+pub const DEFAULT_FRICTION: f32 = 0.3;
+/// Default coefficient of restitution (0: no bounce).
+pub const DEFAULT_RESTITUTION: f32 = 0.0;
+/// Largest friction coefficient accepted.
+pub const MAX_FRICTION: f32 = 10.0;
+/// Largest thickness accepted (m).
+pub const MAX_THICKNESS: f32 = 1.0e3;
+
+/// A kinematic body the cloth cannot enter.
+///
+/// Move it by setting [`Collider::pose`] before a step (through
+/// [`crate::World::set_collider_pose`] or the parameters): the solver moves it from its pose at
+/// the previous step to the new one across the frame's substeps, and its motion carries the
+/// cloth through friction. A collider that moves far in one frame does not teleport cloth
+/// through itself: each particle's path relative to the collider is followed over the substep
+/// (sphere tracing), and a particle that entered is put back on the side it came from.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Collider {
+    /// Its shape, in its own frame.
+    pub shape: Shape,
+    /// Where it is now. Default [`Pose::IDENTITY`].
+    pub pose: Pose,
+    /// The distance the cloth keeps from its surface (m), ≥ 0. Default [`DEFAULT_THICKNESS`].
+    pub thickness: f32,
+    /// Coulomb friction coefficient μ ≥ 0: a particle pressed into the surface by a depth d
+    /// per substep sticks while it would slide less than μ·d, else slides with its tangential
+    /// motion reduced by μ·d (Macklin et al. 2014, §6.1). Cloth on a slope slides exactly when
+    /// tan θ > μ. Default [`DEFAULT_FRICTION`].
+    pub friction: f32,
+    /// Coefficient of restitution e in [0, 1]: a particle leaves the surface at e times the
+    /// normal speed it hit it with (set through its previous position). Default
+    /// [`DEFAULT_RESTITUTION`].
+    pub restitution: f32,
+}
+
+impl Collider {
+    /// A collider of `shape` at `pose`, with the default thickness, friction and restitution.
+    pub fn new(shape: Shape, pose: Pose) -> Self {
+        Self {
+            shape,
+            pose,
+            thickness: DEFAULT_THICKNESS,
+            friction: DEFAULT_FRICTION,
+            restitution: DEFAULT_RESTITUTION,
+        }
+    }
+
+    /// A sphere of `radius` (m) centred at `center` (m).
+    pub fn sphere(center: Vec3, radius: f32) -> Self {
+        Self::new(Shape::Sphere { radius }, Pose::from_translation(center))
+    }
+
+    /// A tapered capsule from `a` (radius `radius_a`) to `b` (radius `radius_b`), in metres.
+    pub fn capsule(a: Vec3, b: Vec3, radius_a: f32, radius_b: f32) -> Self {
+        Self::new(
+            Shape::Capsule {
+                a,
+                b,
+                radius_a,
+                radius_b,
+            },
+            Pose::IDENTITY,
+        )
+    }
+
+    /// The plane `normal · x = offset`, the cloth on the side `normal` points to.
+    pub fn plane(normal: Vec3, offset: f32) -> Self {
+        Self::new(Shape::Plane { normal, offset }, Pose::IDENTITY)
+    }
+
+    /// An infinite floor at `height` (m), normal +y.
+    pub fn ground(height: f32) -> Self {
+        Self::plane(Vec3::Y, height)
+    }
+
+    /// A box centred at `center` with `half_extents` (m), turned by `rotation`.
+    pub fn cuboid(center: Vec3, half_extents: Vec3, rotation: Quat) -> Self {
+        Self::new(Shape::Cuboid { half_extents }, Pose::new(center, rotation))
+    }
+
+    /// A triangle mesh's signed distance grid, placed at `pose`.
+    pub fn mesh(grid: Arc<DistanceGrid>, pose: Pose) -> Self {
+        Self::new(Shape::Mesh(grid), pose)
+    }
+
+    /// The same collider with `thickness` (m).
+    pub fn thickness(self, thickness: f32) -> Self {
+        Self { thickness, ..self }
+    }
+
+    /// The same collider with friction coefficient `friction`.
+    pub fn friction(self, friction: f32) -> Self {
+        Self { friction, ..self }
+    }
+
+    /// The same collider with coefficient of restitution `restitution`.
+    pub fn restitution(self, restitution: f32) -> Self {
+        Self {
+            restitution,
+            ..self
+        }
+    }
+
+    /// The same collider at `pose`.
+    pub fn at(self, pose: Pose) -> Self {
+        Self { pose, ..self }
+    }
+
+    /// Checks the shape and the material; the error names collider `index`.
+    pub(crate) fn validate(&self, index: usize) -> Result<()> {
+        let shape = ["sphere", "capsule", "plane", "box", "mesh"][self.shape.kind() as usize];
+        let bad = |reason: String| {
+            Err(ChiffonError::InvalidParameter {
+                name: "collider",
+                reason: format!("collider {index} (a {shape}): {reason}"),
+            })
+        };
+        let positive = |what: &str, v: f32| {
+            if v.is_finite() && v > 0.0 && v <= crate::params::MAX_COORDINATE {
+                Ok(())
+            } else {
+                bad(format!(
+                    "its {shape} {what} is {v}; it must be finite and greater than 0"
+                ))
+            }
+        };
+        let finite = |what: &str, v: Vec3| {
+            if v.is_finite() {
+                Ok(())
+            } else {
+                bad(format!("its {what} {v} is not finite"))
+            }
+        };
+        finite("position", self.pose.translation)?;
+        let q = self.pose.rotation;
+        if !(q.is_finite() && (q.length() - 1.0).abs() < 1e-3) {
+            return bad(format!("its rotation {q} is not a unit quaternion"));
+        }
+        for (what, v, max) in [
+            ("thickness (m)", self.thickness, MAX_THICKNESS),
+            ("friction", self.friction, MAX_FRICTION),
+            ("restitution", self.restitution, 1.0),
+        ] {
+            if !(v.is_finite() && (0.0..=max).contains(&v)) {
+                return bad(format!("its {what} is {v}; it must be between 0 and {max}"));
+            }
+        }
+        match &self.shape {
+            Shape::Sphere { radius } => positive("radius", *radius)?,
+            Shape::Capsule {
+                a,
+                b,
+                radius_a,
+                radius_b,
+            } => {
+                finite("capsule end", *a)?;
+                finite("capsule end", *b)?;
+                positive("first radius", *radius_a)?;
+                positive("second radius", *radius_b)?;
+            }
+            Shape::Plane { normal, offset } => {
+                finite("plane normal", *normal)?;
+                if normal.length() < 1e-6 {
+                    return bad("its plane normal is zero".into());
+                }
+                if !(offset.is_finite() && offset.abs() <= crate::params::MAX_COORDINATE) {
+                    return bad(format!(
+                        "its plane offset {offset} is not a finite distance"
+                    ));
+                }
+            }
+            Shape::Cuboid { half_extents } => {
+                for v in half_extents.to_array() {
+                    positive("half extent", v)?;
+                }
+            }
+            Shape::Mesh(_) => {}
+        }
+        Ok(())
+    }
+
+    /// The shape with a plane's normal made unit length (what the kernels read).
+    pub(crate) fn normalized_shape(&self) -> Shape {
+        match &self.shape {
+            Shape::Plane { normal, offset } => {
+                let len = normal.length();
+                Shape::Plane {
+                    normal: *normal / len,
+                    offset: offset / len,
+                }
+            }
+            s => s.clone(),
+        }
+    }
+
+    /// The collider as the kernels read it, moving from pose `from` (at the frame's start) to
+    /// its own pose (at its end); a mesh's samples start at `grid_offset` of the grid table.
+    pub(crate) fn record(&self, from: Pose, grid_offset: u32) -> crate::config::ColliderRecord {
+        let shape = self.normalized_shape();
+        let v4 = |v: Vec3, w: f32| v.extend(w).to_array();
+        let (shape_a, shape_b, grid_dims) = match &shape {
+            Shape::Sphere { radius } => (v4(Vec3::ZERO, *radius), [0.0; 4], [0; 4]),
+            Shape::Capsule {
+                a,
+                b,
+                radius_a,
+                radius_b,
+            } => (v4(*a, *radius_a), v4(*b, *radius_b), [0; 4]),
+            Shape::Plane { normal, offset } => (v4(*normal, *offset), [0.0; 4], [0; 4]),
+            Shape::Cuboid { half_extents } => (v4(*half_extents, 0.0), [0.0; 4], [0; 4]),
+            Shape::Mesh(grid) => {
+                let [x, y, z] = grid.dims();
+                (v4(grid.origin(), grid.cell_size()), [0.0; 4], [x, y, z, 0])
+            }
+        };
+        let bounds = shape
+            .bounds()
+            .map_or([0.0, 0.0, 0.0, -1.0], |(c, r)| v4(c, r));
+        crate::config::ColliderRecord {
+            kind: shape.kind(),
+            grid_offset,
+            pad0: 0,
+            pad1: 0,
+            grid_dims,
+            material: [self.thickness, self.friction, self.restitution, 0.0],
+            shape_a,
+            shape_b,
+            bounds,
+            from_position: v4(from.translation, 0.0),
+            from_rotation: from.rotation.to_array(),
+            to_position: v4(self.pose.translation, 0.0),
+            to_rotation: self.pose.rotation.to_array(),
+        }
+    }
+
+    /// A world-space box that holds the collider's surface (for the scene's extent), or for a
+    /// plane the point of it nearest the origin.
+    pub(crate) fn world_bounds(&self) -> (Vec3, Vec3) {
+        match self.normalized_shape() {
+            Shape::Plane { normal, offset } => {
+                let p = self.pose.transform_point(normal * offset);
+                (p, p)
+            }
+            shape => {
+                let (c, r) = shape.bounds().expect("only a plane is unbounded");
+                let c = self.pose.transform_point(c);
+                (c - Vec3::splat(r), c + Vec3::splat(r))
+            }
+        }
+    }
+}
