@@ -14,6 +14,10 @@ pub const VEC4_BYTES: u64 = 16;
 /// ~8 % faster than 64 on lavapipe at 256² and is a whole number of warps/waves on every GPU.
 pub const DEFAULT_WORKGROUP_SIZE: u32 = 128;
 
+/// The largest workgroup chiffon uses (the self-collision hash's scan blocks are at most this
+/// long, so its table is a whole number of them).
+pub const MAX_WORKGROUP_SIZE: u32 = 1024;
+
 /// Per-substep parameters every kernel reads (`StepParams` in `shaders/common.wgsl`). 96 bytes;
 /// field order and padding follow WGSL's uniform layout. One per substep of a frame.
 #[repr(C)]

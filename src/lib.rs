@@ -93,6 +93,6 @@ pub use geometry::{MeshStats, TriangleMesh};
 pub use glam;
 pub use gpu::GpuContext;
 pub use integrator::Integrator;
-pub use params::SolverParams;
+pub use params::{SelfCollision, SolverParams};
 pub use solver::{Backend, Solver};
 pub use world::{ClothHandle, ClothOptions, World, WorldConfig};

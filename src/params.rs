@@ -111,6 +111,27 @@ impl Default for TetherParams {
     }
 }
 
+/// Self-collision: every particle keeps [`SelfCollision::thickness`] from every particle that
+/// is not its neighbour at rest, so a cloth does not pass through itself, and in a
+/// [`crate::World`] cloths do not pass through each other. Particles alone let cloth slip
+/// between them unless the distance is about an edge: the automatic thickness is
+/// [`AUTO_SELF_THICKNESS`] times the longest mean edge of the cloths, which keeps any two
+/// triangles of a grid apart (`docs/contact.md`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct SelfCollision {
+    /// The distance kept between particles (m), or `None` for the automatic one. Default
+    /// `None`.
+    pub thickness: Option<f32>,
+    /// Coulomb friction between touching particles. Default 0.
+    pub friction: f32,
+}
+
+/// The automatic self-collision thickness, in the cloths' mean edge lengths: above √2 (a grid
+/// triangle's longest edge over its shortest), so two layers that keep it apart cannot have
+/// crossing triangles.
+pub const AUTO_SELF_THICKNESS: f32 = 1.5;
+
 /// How the solver advances the cloth. Every field can change between frames.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -153,6 +174,10 @@ pub struct SolverParams {
     /// ([`crate::World::set_collider_pose`]); a collider is matched to its pose of the previous
     /// frame by its place in this list. Default none.
     pub colliders: Vec<Collider>,
+    /// Self-collision (and, in a world, collision between the cloths), or `None`. Cloths of a
+    /// world all take the global path while it is on (the fused kernel solves each cloth on
+    /// its own). Default `None`: it costs a spatial hash and a neighbour search each substep.
+    pub self_collision: Option<SelfCollision>,
 }
 
 impl Default for SolverParams {
@@ -171,6 +196,7 @@ impl Default for SolverParams {
             max_distance: None,
             integrator: Integrator::TimeCorrected,
             colliders: Vec::new(),
+            self_collision: None,
         }
     }
 }
@@ -203,6 +229,8 @@ pub const MAX_TETHER_SCALE: f32 = 100.0;
 pub const MIN_TETHER_STIFFNESS: f32 = 1.0e-6;
 /// Smallest explicit divergence limit accepted (m).
 pub const MIN_MAX_DISTANCE: f32 = 1.0e-3;
+/// Smallest self-collision thickness accepted (m).
+pub const MIN_SELF_THICKNESS: f32 = 1.0e-5;
 /// Most colliders accepted (each particle tests each one, culled by bounding spheres).
 pub const MAX_COLLIDERS: usize = 4096;
 /// Largest coordinate accepted for a collider (m).
@@ -274,6 +302,22 @@ impl SolverParams {
         }
         for (k, c) in self.colliders.iter().enumerate() {
             c.validate(k)?;
+        }
+        if let Some(sc) = self.self_collision {
+            if let Some(t) = sc.thickness {
+                check_range(
+                    "self-collision thickness (m)",
+                    t,
+                    MIN_SELF_THICKNESS,
+                    crate::contact::MAX_THICKNESS,
+                )?;
+            }
+            check_range(
+                "self-collision friction",
+                sc.friction,
+                0.0,
+                crate::contact::MAX_FRICTION,
+            )?;
         }
         Ok(())
     }

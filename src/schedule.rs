@@ -15,6 +15,8 @@
 //!   solve     iterations × colors, colors in a fixed order (the first sweep starts the
 //!             XPBD multipliers at 0)
 //!   tethers   when the cloth has any
+//!   self-collide  when self-collision is on: the spatial hash built by counting sort, then
+//!             each particle pushed off the others near it (`shaders/self_collision.wgsl`)
 //!   collide   when there is a collider
 //! [fused]                      a world's small cloths: one workgroup each solves its whole
 //!                              frame (every substep's stages above) in one dispatch
@@ -47,6 +49,8 @@ pub enum Stage {
     Solve,
     /// Long-range attachments, one thread per particle.
     Tethers,
+    /// Self-collision: the spatial hash and the particle–particle pushes.
+    SelfCollide,
     /// Projection out of the colliders.
     Collide,
     /// A world's fused path: every stage of the frame for each small cloth, one workgroup
@@ -61,6 +65,7 @@ crate::names::named_enum!(Stage "stage" {
     Coarse => "coarse",
     Solve => "solve",
     Tethers => "tethers",
+    SelfCollide => "self-collide",
     Collide => "collide",
     Fused => "fused",
     Health => "health",
@@ -92,6 +97,14 @@ pub enum Pass {
     },
     /// `solve_tethers` (`shaders/tethers.wgsl`, `cpu::solve_tethers`) of substep `.0`.
     Tethers(u32),
+    /// A self-collision kernel (`shaders/self_collision.wgsl`, `cpu::self_collision`) of a
+    /// substep.
+    SelfCollision {
+        /// Which of the stage's kernels.
+        step: SelfStep,
+        /// The substep (its parameters).
+        substep: u32,
+    },
     /// `collide` (`shaders/collide.wgsl`, `cpu::collide`) of substep `.0`.
     Collide(u32),
     /// `solve_cloths` (`shaders/solve_cloths.wgsl`, `cpu::solve_cloths`): a whole frame of
@@ -104,6 +117,42 @@ pub enum Pass {
     /// `check_health` (`shaders/health.wgsl`, `cpu::check_health`).
     Health,
 }
+
+/// The kernels of the self-collision stage, in order (entry points of
+/// `shaders/self_collision.wgsl`, and their twins in `cpu::self_collision`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SelfStep {
+    /// Clears the bucket counts.
+    Clear,
+    /// Counts the particles of each bucket.
+    Count,
+    /// Scans the counts block by block.
+    ScanBlocks,
+    /// Scans the blocks' totals.
+    ScanSums,
+    /// Adds each block's offset: each bucket's start.
+    ScanAdd,
+    /// Puts each particle in its bucket.
+    Scatter,
+    /// Sorts each bucket by particle index.
+    Sort,
+    /// Each particle gathers the pushes of its neighbours.
+    Collide,
+    /// The pushed positions become the positions.
+    Apply,
+}
+
+crate::names::named_enum!(SelfStep "self-collision kernel" {
+    Clear => "hash_clear",
+    Count => "hash_count",
+    ScanBlocks => "hash_scan_blocks",
+    ScanSums => "hash_scan_sums",
+    ScanAdd => "hash_scan_add",
+    Scatter => "hash_scatter",
+    Sort => "hash_sort",
+    Collide => "self_collide",
+    Apply => "self_apply",
+});
 
 /// Runs the passes of a frame: the GPU records them, the CPU calls the twins.
 pub trait Executor {
@@ -125,6 +174,8 @@ pub struct FrameSchedule {
     pub levels: LevelColors,
     /// True when the tether stage runs (tethers on, and a global cloth has some).
     pub tethers: bool,
+    /// True when the self-collision stage runs ([`SolverParams::self_collision`]).
+    pub self_collision: bool,
     /// True when the collide stage runs ([`SolverParams::has_colliders`]): with nothing to
     /// collide with it would only read every particle, once a substep.
     pub collide: bool,
@@ -157,6 +208,7 @@ impl FrameSchedule {
                 counts: [1; crate::hierarchy::MAX_LEVELS],
             },
             tethers: true,
+            self_collision: true,
             collide: true,
             global: true,
             fused: FusedStage {
@@ -185,6 +237,12 @@ impl FrameSchedule {
             exec.stage(Stage::Solve, &mut sweeps);
             if self.tethers {
                 exec.stage(Stage::Tethers, &mut std::iter::once(Pass::Tethers(s)));
+            }
+            if self.self_collision {
+                let mut kernels = SelfStep::ALL
+                    .into_iter()
+                    .map(move |step| Pass::SelfCollision { step, substep: s });
+                exec.stage(Stage::SelfCollide, &mut kernels);
             }
             if self.collide {
                 exec.stage(Stage::Collide, &mut std::iter::once(Pass::Collide(s)));
@@ -398,6 +456,7 @@ mod tests {
             colors: 12,
             levels: LevelColors::default(),
             tethers: false,
+            self_collision: false,
             collide: true,
             global: true,
             fused: FusedStage::default(),
@@ -407,6 +466,13 @@ mod tests {
         assert_eq!(s.stages(), 7);
         let tethered = FrameSchedule { tethers: true, ..s };
         assert_eq!(tethered.dispatches(), s.dispatches() + 2);
+        // Self-collision: nine kernels a substep, one stage.
+        let selfish = FrameSchedule {
+            self_collision: true,
+            ..s
+        };
+        assert_eq!(selfish.dispatches(), s.dispatches() + 2 * 9);
+        assert_eq!(selfish.stages(), s.stages() + 2);
         // Nothing to collide with: no collide stage.
         let bare = FrameSchedule {
             collide: false,

@@ -3,6 +3,7 @@
 
 use glam::Vec4;
 
+use super::self_collision::{self as hash, SelfCollisionBuffers};
 use super::{
     check_health, collide, integrate, prolong, snapshot_nodes, solve_cloths, solve_color,
     solve_tethers,
@@ -12,7 +13,7 @@ use crate::config::{ColorRange, Health, TetherSlot};
 use crate::error::Result;
 use crate::gpu::StageTimer;
 use crate::hierarchy::Hierarchy;
-use crate::schedule::{Executor, Pass, Stage};
+use crate::schedule::{Executor, Pass, SelfStep, Stage};
 use crate::tethers::Tethers;
 use crate::world::engine::{Engine, WorldFrame};
 use crate::world::layout::Layout;
@@ -36,6 +37,25 @@ pub(crate) struct CpuEngine {
     health: Health,
     /// Every mesh collider's distance samples.
     grid: Vec<f32>,
+    /// Self-collision: rest positions (cloth in w), the hash table, the buckets, the pushed
+    /// positions, the positions in bucket order; and the scan's block length (the GPU's workgroup size).
+    rest: Vec<Vec4>,
+    table: Vec<u32>,
+    hash: Vec<u32>,
+    moved: Vec<Vec4>,
+    sorted: Vec<Vec4>,
+    workgroup_size: u32,
+}
+
+impl CpuEngine {
+    /// An empty engine whose self-collision scan runs in blocks of `workgroup_size`.
+    pub(crate) fn new(workgroup_size: u32) -> Self {
+        Self {
+            workgroup_size,
+            ..Self::default()
+        }
+    }
+
 }
 
 impl Default for CpuEngine {
@@ -53,6 +73,12 @@ impl Default for CpuEngine {
             tethers: Tethers::none(0),
             health: Health::CLEAR,
             grid: Vec::new(),
+            rest: Vec::new(),
+            table: Vec::new(),
+            hash: Vec::new(),
+            moved: Vec::new(),
+            sorted: Vec::new(),
+            workgroup_size: crate::config::DEFAULT_WORKGROUP_SIZE,
         }
     }
 }
@@ -83,6 +109,13 @@ impl Engine for CpuEngine {
         self.snapshot = vec![Vec4::ZERO; layout.global.nodes().len()];
         self.fused_colors = layout.fused_colors.clone();
         self.tethers = layout.tethers.clone();
+        self.rest = layout.rest.clone();
+        let n = layout.particle_count as usize;
+        let cells = crate::world::hash_cells(layout.global_particles);
+        self.table = vec![0; hash::table_len(cells, self.workgroup_size)];
+        self.hash = vec![0; 2 * n];
+        self.moved = vec![Vec4::ZERO; n];
+        self.sorted = vec![Vec4::ZERO; n];
         Ok(())
     }
 
@@ -144,6 +177,10 @@ impl Engine for CpuEngine {
     fn gpu_bytes(&self) -> Option<u64> {
         None
     }
+
+    fn hash_tables(&mut self) -> Result<Option<(Vec<u32>, Vec<u32>)>> {
+        Ok((!self.table.is_empty()).then(|| (self.table.clone(), self.hash.clone())))
+    }
 }
 
 /// Runs a frame's passes by calling the twins.
@@ -189,6 +226,30 @@ impl Executor for CpuFrame<'_> {
                     &e.snapshot,
                 ),
                 Pass::Tethers(s) => solve_tethers(&plan.step(s), &mut e.positions, &e.tethers),
+                Pass::SelfCollision { step, substep } => {
+                    let p = plan.step(substep);
+                    let wg = e.workgroup_size;
+                    let mut b = SelfCollisionBuffers {
+                        positions: &mut e.positions,
+                        previous: &e.previous,
+                        rest: &e.rest,
+                        table: &mut e.table,
+                        hash: &mut e.hash,
+                        moved: &mut e.moved,
+                        sorted: &mut e.sorted,
+                    };
+                    match step {
+                        SelfStep::Clear => hash::hash_clear(&p, &mut b),
+                        SelfStep::Count => hash::hash_count(&p, &mut b),
+                        SelfStep::ScanBlocks => hash::hash_scan_blocks(&p, wg, &mut b),
+                        SelfStep::ScanSums => hash::hash_scan_sums(&p, wg, &mut b),
+                        SelfStep::ScanAdd => hash::hash_scan_add(&p, wg, &mut b),
+                        SelfStep::Scatter => hash::hash_scatter(&p, &mut b),
+                        SelfStep::Sort => hash::hash_sort(&p, &mut b),
+                        SelfStep::Collide => hash::self_collide(&p, &mut b),
+                        SelfStep::Apply => hash::self_apply(&p, &mut b),
+                    }
+                }
                 Pass::Collide(s) => collide(
                     &plan.step(s),
                     &mut e.positions,

@@ -11,6 +11,7 @@ mod health;
 mod integrate;
 mod normals;
 mod prolong;
+pub mod self_collision;
 mod snapshot;
 mod solve_cloths;
 mod solve_color;

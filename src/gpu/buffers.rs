@@ -217,6 +217,58 @@ impl ContactBuffers {
     }
 }
 
+/// Self-collision's buffers, made the first time it runs, at the world's capacity.
+pub(crate) struct SelfCollisionBuffers {
+    /// Rest positions (xyz), each particle's cloth (w).
+    pub(crate) rest: wgpu::Buffer,
+    /// Counts, starts and block sums of the hash.
+    pub(crate) table: wgpu::Buffer,
+    /// Each particle's bucket, then the particles bucket by bucket.
+    pub(crate) hash: wgpu::Buffer,
+    /// The pushed positions.
+    pub(crate) moved: wgpu::Buffer,
+    /// The positions in bucket order.
+    pub(crate) sorted: wgpu::Buffer,
+}
+
+impl SelfCollisionBuffers {
+    /// Room for `particles` particles; the scan runs in blocks of `workgroup_size`.
+    pub(crate) fn new(ctx: &GpuContext, particles: u64, workgroup_size: u32) -> Result<Self> {
+        let cells = crate::world::hash_cells(particles as u32);
+        let table = crate::cpu::self_collision::table_len(cells, workgroup_size) as u64 * 4;
+        let vec4s = particles.max(1) * crate::config::VEC4_BYTES;
+        let limits = ctx.limits();
+        check_storage_buffer(&limits, "the self-collision hash table", table)?;
+        check_storage_buffer(
+            &limits,
+            "the self-collision buckets",
+            2 * particles.max(1) * 4,
+        )?;
+        let d = &ctx.device;
+        Ok(Self {
+            rest: buffer(d, "rest positions", vec4s, STORAGE),
+            table: buffer(d, "self-collision table", table, STORAGE),
+            hash: buffer(
+                d,
+                "self-collision buckets",
+                2 * particles.max(1) * 4,
+                STORAGE,
+            ),
+            moved: buffer(d, "self-collision moved", vec4s, STORAGE),
+            sorted: buffer(d, "self-collision sorted positions", vec4s, STORAGE),
+        })
+    }
+
+    /// Bytes on the device.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.rest.size()
+            + self.table.size()
+            + self.hash.size()
+            + self.moved.size()
+            + self.sorted.size()
+    }
+}
+
 /// What a layout holds, counted for [`BufferSizes::topology_for`].
 pub(crate) fn counts(layout: &crate::world::layout::Layout) -> TopologyCounts {
     let h = &layout.global;
@@ -243,6 +295,7 @@ pub(crate) fn bind_groups(
     p: &ParticleBuffers,
     t: &TopologyBuffers,
     c: &ContactBuffers,
+    h: Option<&SelfCollisionBuffers>,
 ) -> BindGroups {
     let particle = bind_group(
         device,
@@ -294,6 +347,23 @@ pub(crate) fn bind_groups(
             (&c.grid, None),
         ],
     );
+    let self_collision = h.map(|h| {
+        bind_group(
+            device,
+            "self-collision",
+            &pipelines.self_layout,
+            &[
+                (&p.step_uniform, Some(STEP_SIZE)),
+                (&p.positions, None),
+                (&p.previous, None),
+                (&h.rest, None),
+                (&h.table, None),
+                (&h.hash, None),
+                (&h.moved, None),
+                (&h.sorted, None),
+            ],
+        )
+    });
     let fused = pipelines.fused.as_ref().map(|(layout, _)| {
         let whole = |b: &wgpu::Buffer| (b.clone(), 0, None);
         // The two StepParams slots bound as two fixed uniforms (the fused kernel reads both).
@@ -336,6 +406,7 @@ pub(crate) fn bind_groups(
         color,
         coarse,
         collide,
+        self_collision,
         fused,
     }
 }

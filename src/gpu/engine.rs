@@ -4,7 +4,9 @@
 
 use glam::Vec4;
 
-use super::buffers::{ContactBuffers, ParticleBuffers, TopologyBuffers, bind_groups, counts};
+use super::buffers::{
+    ContactBuffers, ParticleBuffers, SelfCollisionBuffers, TopologyBuffers, bind_groups, counts,
+};
 use super::context::{GpuContext, read_prefix_on};
 use super::kernels::check_workgroup_size;
 use super::passes::{BindGroups, FusedKernel, HealthProbe, PassRecorder, Pipelines};
@@ -26,6 +28,12 @@ pub(crate) struct GpuEngine {
     particles: ParticleBuffers,
     topology: TopologyBuffers,
     contact: ContactBuffers,
+    /// Made the first time self-collision runs.
+    self_collision: Option<SelfCollisionBuffers>,
+    /// The layout's rest positions (uploaded when self-collision's buffers are made).
+    rest: Vec<Vec4>,
+    capacity_particles: u64,
+    workgroup_size: u32,
     pipelines: Pipelines,
     bind_groups: BindGroups,
     probe: HealthProbe,
@@ -82,6 +90,7 @@ impl GpuEngine {
             &particles,
             &topology,
             &contact,
+            None,
         );
         Ok(Self {
             ctx: ctx.clone(),
@@ -91,6 +100,10 @@ impl GpuEngine {
             particles,
             topology,
             contact,
+            self_collision: None,
+            rest: Vec::new(),
+            capacity_particles: cap.particles as u64,
+            workgroup_size: config.workgroup_size,
             pipelines,
             bind_groups,
             capacity,
@@ -111,7 +124,30 @@ impl GpuEngine {
             &self.particles,
             &self.topology,
             &self.contact,
+            self.self_collision.as_ref(),
         );
+    }
+
+    /// Makes self-collision's buffers (once) and uploads the rest positions.
+    fn ensure_self_collision(&mut self) -> Result<()> {
+        if self.self_collision.is_none() {
+            self.self_collision = Some(SelfCollisionBuffers::new(
+                &self.ctx,
+                self.capacity_particles,
+                self.workgroup_size,
+            )?);
+            self.upload_rest();
+            self.rebind();
+        }
+        Ok(())
+    }
+
+    fn upload_rest(&self) {
+        if let Some(h) = &self.self_collision {
+            self.ctx
+                .queue
+                .write_buffer(&h.rest, 0, bytemuck::cast_slice(&self.rest));
+        }
     }
 
     /// Grows the collider table to `colliders` bytes and the grid table to `grid`, each on its
@@ -209,6 +245,8 @@ impl Engine for GpuEngine {
             bytemuck::cast_slice(&layout.fused_colors),
         );
         debug_assert_eq!(layout.tethers.slots().len(), positions.len() * TETHER_SLOTS);
+        self.rest = layout.rest.clone();
+        self.upload_rest();
         self.particle_count = layout.particle_count;
         self.global_particles = layout.global_particles;
         self.color_sizes = layout.global.constraints().color_sizes();
@@ -277,6 +315,9 @@ impl Engine for GpuEngine {
     ) -> Result<Option<Health>> {
         let record = size_of::<crate::config::ColliderRecord>() as u64;
         self.ensure_contact(frame.colliders.len() as u64 * record, 0)?;
+        if frame.schedule.self_collision {
+            self.ensure_self_collision()?;
+        }
         let q = &self.ctx.queue;
         let (p, t) = (&self.particles, &self.topology);
         let stride = self.sizes.uniform_stride;
@@ -312,6 +353,7 @@ impl Engine for GpuEngine {
             color_sizes: &self.color_sizes,
             coarse_counts: &self.coarse_counts,
             fused_cloths: frame.records.len() as u32,
+            hash_cells: frame.plan.first.hash_cells,
             encoder: &mut encoder,
             timer: timer.as_deref_mut(),
         });
@@ -351,7 +393,21 @@ impl Engine for GpuEngine {
         Some(&self.particles.positions)
     }
 
+    fn hash_tables(&mut self) -> Result<Option<(Vec<u32>, Vec<u32>)>> {
+        let Some(h) = &self.self_collision else {
+            return Ok(None);
+        };
+        let (device, queue) = (&self.ctx.device, &self.ctx.queue);
+        let cells = crate::world::hash_cells(self.global_particles);
+        let table = crate::cpu::self_collision::table_len(cells, self.workgroup_size) as u64 * 4;
+        let hash = 2 * self.global_particles as u64 * 4;
+        Ok(Some((
+            super::context::read_prefix_on(device, queue, &h.table, table)?,
+            super::context::read_prefix_on(device, queue, &h.hash, hash)?,
+        )))
+    }
+
     fn gpu_bytes(&self) -> Option<u64> {
-        Some(self.sizes.total())
+        Some(self.sizes.total() + self.self_collision.as_ref().map_or(0, |h| h.bytes()))
     }
 }

@@ -10,7 +10,7 @@ use super::shaders;
 use super::timer::StageTimer;
 use crate::config::{ColorRange, FusedFrame, HEALTH_BYTES, Health, StepParams};
 use crate::error::{ChiffonError, Result};
-use crate::schedule::{Executor, Pass, Stage};
+use crate::schedule::{Executor, Pass, SelfStep, Stage};
 
 /// The solver's kernels and their layouts. The per-particle kernels share one layout (step
 /// params, positions, previous positions, tethers, health); `solve_color` has its own (color
@@ -23,6 +23,7 @@ pub(crate) struct Pipelines {
     pub(super) color_layout: wgpu::BindGroupLayout,
     pub(super) coarse_layout: wgpu::BindGroupLayout,
     pub(super) collide_layout: wgpu::BindGroupLayout,
+    pub(super) self_layout: wgpu::BindGroupLayout,
     integrate: Kernel,
     snapshot: Kernel,
     prolong: Kernel,
@@ -30,6 +31,8 @@ pub(crate) struct Pipelines {
     tethers: Kernel,
     collide: Kernel,
     health: Kernel,
+    /// The self-collision stage's kernels, in [`SelfStep::ALL`] order.
+    self_collision: Vec<Kernel>,
     /// The fused kernel's layout and its two pipelines (cloths in workgroup memory, cloths in
     /// storage), compiled when a layout first has fused cloths.
     pub(super) fused: Option<(wgpu::BindGroupLayout, [Kernel; 2])>,
@@ -106,8 +109,28 @@ impl Pipelines {
                 Binding::StorageRead,
             ],
         );
+        // The self-collision kernels: step params, positions, previous positions, rest
+        // positions, the hash table, the buckets, the pushed positions, the sorted positions.
+        let self_layout = bind_group_layout(
+            device,
+            "self-collision",
+            &[
+                step_binding,
+                Binding::StorageReadWrite,
+                Binding::StorageRead,
+                Binding::StorageRead,
+                Binding::StorageReadWrite,
+                Binding::StorageReadWrite,
+                Binding::StorageReadWrite,
+                Binding::StorageReadWrite,
+            ],
+        );
         let kernel =
             |file, entry, layout| Kernel::new(device, file, entry, layout, workgroup_size, &[]);
+        let self_collision = SelfStep::ALL
+            .iter()
+            .map(|s| kernel(shaders::SELF_COLLISION, s.name(), &self_layout))
+            .collect();
         Self {
             integrate: kernel(shaders::INTEGRATE, "integrate", &particle_layout),
             snapshot: kernel(shaders::SNAPSHOT, "snapshot_nodes", &coarse_layout),
@@ -116,10 +139,12 @@ impl Pipelines {
             tethers: kernel(shaders::TETHERS, "solve_tethers", &particle_layout),
             collide: kernel(shaders::COLLIDE, "collide", &collide_layout),
             health: kernel(shaders::HEALTH, "check_health", &particle_layout),
+            self_collision,
             particle_layout,
             color_layout,
             coarse_layout,
             collide_layout,
+            self_layout,
             fused: None,
         }
     }
@@ -179,6 +204,8 @@ pub(crate) struct BindGroups {
     pub(super) color: wgpu::BindGroup,
     pub(super) coarse: wgpu::BindGroup,
     pub(super) collide: wgpu::BindGroup,
+    /// Only once self-collision has run.
+    pub(super) self_collision: Option<wgpu::BindGroup>,
     /// Only once the fused kernel is compiled.
     pub(super) fused: Option<wgpu::BindGroup>,
 }
@@ -197,6 +224,8 @@ pub(crate) struct PassRecorder<'a> {
     pub(crate) coarse_counts: &'a [u32],
     /// Workgroups of the fused kernel (one per fused cloth).
     pub(crate) fused_cloths: u32,
+    /// Buckets of the self-collision hash.
+    pub(crate) hash_cells: u32,
     pub(crate) encoder: &'a mut wgpu::CommandEncoder,
     pub(crate) timer: Option<&'a mut StageTimer>,
 }
@@ -240,6 +269,26 @@ impl Executor for PassRecorder<'_> {
                 Pass::Collide(s) => {
                     let offsets = [at(s as u64), 0];
                     (&k.collide, &groups.collide, offsets, 1, particles)
+                }
+                Pass::SelfCollision { step, substep } => {
+                    let group = groups
+                        .self_collision
+                        .as_ref()
+                        .expect("self-collision's buffers are made before its first frame");
+                    // Per bucket, per particle, or (the block totals' scan) one workgroup.
+                    let threads = match step {
+                        SelfStep::Clear
+                        | SelfStep::ScanBlocks
+                        | SelfStep::ScanAdd
+                        | SelfStep::Sort => self.hash_cells,
+                        SelfStep::ScanSums => 1,
+                        SelfStep::Count
+                        | SelfStep::Scatter
+                        | SelfStep::Collide
+                        | SelfStep::Apply => particles,
+                    };
+                    let kernel = &k.self_collision[step as usize];
+                    (kernel, group, [at(substep as u64), 0], 1, threads)
                 }
                 Pass::Health => particle(&k.health, 0),
                 Pass::Snapshot => {

@@ -79,6 +79,15 @@ pub const TETHERS: ShaderFile = ShaderFile {
     text: include_str!("../../shaders/tethers.wgsl"),
 };
 
+/// Self-collision: the spatial hash by counting sort and the particle–particle pushes (CPU
+/// twins: `src/cpu/self_collision.rs`).
+pub const SELF_COLLISION: ShaderFile = ShaderFile {
+    file: "self_collision.wgsl",
+    entry_points: "hash_clear,hash_count,hash_scan_blocks,hash_scan_sums,hash_scan_add,hash_scatter,hash_sort,self_collide,self_apply",
+    prelude: SOLVER,
+    text: include_str!("../../shaders/self_collision.wgsl"),
+};
+
 /// `check_health`: the divergence flag (CPU twin: `src/cpu/health.rs`).
 pub const HEALTH: ShaderFile = ShaderFile {
     file: "health.wgsl",
@@ -129,6 +138,7 @@ pub const ALL: &[ShaderFile] = &[
     PROLONG,
     SOLVE_COLOR,
     TETHERS,
+    SELF_COLLISION,
     COLLIDE,
     HEALTH,
     SOLVE_CLOTHS,

@@ -66,12 +66,16 @@ pub(crate) trait Engine {
     fn position_buffer(&self) -> Option<&wgpu::Buffer>;
     /// Bytes of device memory the buffers hold, on the GPU.
     fn gpu_bytes(&self) -> Option<u64>;
+    /// The self-collision hash as the last frame left it: the table (counts, starts, block
+    /// sums) and the buckets; `None` before self-collision has run (the GPU waits).
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
+    fn hash_tables(&mut self) -> Result<Option<(Vec<u32>, Vec<u32>)>>;
 }
 
 /// The engine of `backend` for a world built with `config`.
 pub(crate) fn make(backend: Backend<'_>, config: &WorldConfig) -> Result<Box<dyn Engine>> {
     Ok(match backend {
         Backend::Gpu(ctx) => Box::new(crate::gpu::engine::GpuEngine::new(ctx, config)?),
-        Backend::Cpu => Box::new(crate::cpu::engine::CpuEngine::default()),
+        Backend::Cpu => Box::new(crate::cpu::engine::CpuEngine::new(config.workgroup_size)),
     })
 }

@@ -66,6 +66,9 @@ pub(crate) struct Layout {
     pub fused_colors: Vec<ColorRange>,
     /// Every particle's tethers (world indices).
     pub tethers: Tethers,
+    /// Every particle's rest position (xyz, as placed) and its cloth (w, the material index):
+    /// self-collision leaves out pairs of one cloth that are near each other at rest.
+    pub rest: Vec<Vec4>,
 }
 
 impl Layout {
@@ -147,6 +150,11 @@ impl Layout {
                 ..Default::default()
             });
         }
+        let rest = order
+            .iter()
+            .enumerate()
+            .flat_map(|(k, (m, _))| m.cloth.positions().iter().map(move |p| p.extend(k as f32)))
+            .collect();
         let tethers = Tethers::concat(
             particle_count as usize,
             order
@@ -163,6 +171,7 @@ impl Layout {
             records,
             fused_colors,
             tethers,
+            rest,
         })
     }
 

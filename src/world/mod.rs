@@ -43,7 +43,7 @@ use crate::contact::{DistanceGrid, Pose, Shape};
 use crate::error::{ChiffonError, DivergenceCause, Result};
 use crate::gpu::StageTimer;
 use crate::hierarchy::{Hierarchy, MAX_LEVELS};
-use crate::params::{Compliance, SolverParams};
+use crate::params::{AUTO_SELF_THICKNESS, Compliance, SolverParams};
 use crate::schedule::{FramePlan, FrameSchedule, Scene, StepClock, material_alpha};
 use crate::solver::{Backend, FrameCount};
 use crate::tethers::Tethers;
@@ -145,6 +145,8 @@ pub struct World {
     collider_poses: Vec<Pose>,
     /// The mesh colliders whose grids the engine holds, each with its first sample.
     grids: Vec<(std::sync::Arc<DistanceGrid>, u32)>,
+    /// Whether the layout was made with self-collision on (every cloth global).
+    laid_out_for_self_collision: bool,
 }
 
 impl World {
@@ -170,6 +172,7 @@ impl World {
             diverged: None,
             collider_poses: Vec::new(),
             grids: Vec::new(),
+            laid_out_for_self_collision: false,
         })
     }
 
@@ -379,6 +382,13 @@ impl World {
         Ok(&self.entry(handle)?.anchors.tethers)
     }
 
+    /// The self-collision hash as the last frame left it (table, buckets), for the tests that
+    /// hold the GPU's to the CPU twin's bit for bit; `None` before self-collision has run.
+    #[cfg(feature = "internals")]
+    pub fn self_collision_tables(&mut self) -> Result<Option<(Vec<u32>, Vec<u32>)>> {
+        self.engine.hash_tables()
+    }
+
     /// Moves collider `index` (of [`SolverParams::colliders`]) to `pose` for the next step:
     /// that step carries it from where it was over the frame's substeps.
     pub fn set_collider_pose(&mut self, index: usize, pose: Pose) -> Result<()> {
@@ -400,10 +410,15 @@ impl World {
         &self.params
     }
 
-    /// Replaces the shared parameters from the next frame on (validated first).
+    /// Replaces the shared parameters from the next frame on (validated first). Turning
+    /// self-collision on or off re-lays the buffers out (every cloth takes the global path
+    /// while it is on).
     pub fn set_params(&mut self, params: SolverParams) -> Result<()> {
         params.validate()?;
         self.params = params;
+        if self.params.self_collision.is_some() != self.laid_out_for_self_collision {
+            self.dirty = true;
+        }
         Ok(())
     }
 
@@ -432,13 +447,21 @@ impl World {
         self.sync()?;
         self.refresh_tethers()?;
         let scene = self.scene();
-        let plan = self.clock.plan(
+        let mut plan = self.clock.plan(
             dt,
             &self.params,
             &scene,
             self.layout.global_particles,
             self.frames.frames() + 1,
         )?;
+        if let Some(sc) = self.params.self_collision {
+            let distance = sc.thickness.unwrap_or_else(|| self.auto_self_thickness());
+            for p in [&mut plan.first, &mut plan.rest] {
+                p.self_distance = distance;
+                p.self_friction = sc.friction;
+                p.hash_cells = hash_cells(self.layout.global_particles);
+            }
+        }
         self.start_new_cloths(&plan);
         let materials: Vec<Vec4> = self
             .layout
@@ -591,6 +614,7 @@ impl World {
                 Default::default()
             },
             tethers: tethers_on && global_tethers,
+            self_collision: self.params.self_collision.is_some() && l.global_particles > 0,
             collide: self.params.has_colliders(),
             global: l.global_particles > 0,
             fused: crate::schedule::FusedStage {
@@ -672,12 +696,14 @@ impl World {
         } else {
             0
         };
-        let layout = Layout::build(
-            &members,
-            self.config.paths,
-            self.config.fused_max_particles,
-            capacity,
-        )?;
+        // Self-collision runs in the per-pass stages: every cloth takes the global path.
+        let paths = if self.params.self_collision.is_some() {
+            PathChoice::Global
+        } else {
+            self.config.paths
+        };
+        let layout = Layout::build(&members, paths, self.config.fused_max_particles, capacity)?;
+        self.laid_out_for_self_collision = self.params.self_collision.is_some();
         let n = layout.particle_count as usize;
         let (mut positions, mut previous) = (Vec::with_capacity(n), Vec::with_capacity(n));
         for p in &layout.placed {
@@ -835,6 +861,27 @@ impl World {
             })
             .collect())
     }
+}
+
+impl World {
+    /// The self-collision distance when none is given: [`AUTO_SELF_THICKNESS`] times the
+    /// longest mean edge of the cloths.
+    fn auto_self_thickness(&self) -> f32 {
+        let edge = self
+            .live()
+            .iter()
+            .map(|l| l.cloth.mean_edge_length())
+            .fold(0.0f32, f32::max);
+        (AUTO_SELF_THICKNESS * edge).max(crate::params::MIN_SELF_THICKNESS)
+    }
+}
+
+/// Buckets of the self-collision hash for `particles` particles: a power of two, at least twice
+/// the particles (few collisions) and at least one scan block.
+pub(crate) fn hash_cells(particles: u32) -> u32 {
+    (2 * particles)
+        .max(crate::config::MAX_WORKGROUP_SIZE)
+        .next_power_of_two()
 }
 
 impl Live {
