@@ -6,7 +6,16 @@
 //!
 //! Every Verlet-family update has the shape
 //! `x_next = x + (x - x_prev) * (ratio * damping) + a * accel_scale`;
-//! the integrators differ only in `ratio` and `accel_scale` (see `../shared/design.md`, §2).
+//! the integrators differ only in `ratio` and `accel_scale`:
+//!
+//! | scheme | update |
+//! | --- | --- |
+//! | position Verlet (Störmer) | `x + (x − x_prev) + a h²` |
+//! | time-corrected Verlet (Dummer) | `x + (x − x_prev) (h / h_prev) + a h²` |
+//! | exact variable-step Störmer | `x + (x − x_prev) (h / h_prev) + a h (h + h_prev) / 2` |
+//!
+//! The third is exact for constant acceleration under any dt sequence; the second, as
+//! published, is not. `docs/study/study.md` measures all of them.
 
 use std::ops::{Add, Mul, Sub};
 

@@ -1,5 +1,5 @@
 //! Triangle-mesh colliders as signed distance grids: built once on the host, read on the GPU
-//! with eight loads and a trilinear blend (design notes §11: a grid is cheap to query, which is
+//! with eight loads and a trilinear blend (`docs/contact.md`: a grid is cheap to query, which is
 //! what a per-particle, per-substep test needs; a BVH is exact for thin parts but walks dozens
 //! of nodes per query).
 //!
