@@ -22,8 +22,9 @@ use rayon::prelude::*;
 use crate::error::{ChiffonError, Result};
 use crate::geometry::TriangleMesh;
 
-/// Samples around each triangle that get exact distances.
-pub const BAND_CELLS: f32 = 2.5;
+/// Samples within this many cells of a triangle get exact distances (enough for contact, and a
+/// shell the sign's flood fill cannot leak through).
+pub const BAND_CELLS: f32 = 1.5;
 /// Samples along the longest side of the mesh's box by default.
 pub const DEFAULT_RESOLUTION: u32 = 96;
 /// Most samples along any side.
@@ -317,10 +318,26 @@ struct Surface<'a> {
     vertex: Vec<Vec3>,
     edge: std::collections::HashMap<(u32, u32), Vec3>,
     closed: bool,
+    /// Each vertex's welded representative.
+    same: Vec<u32>,
 }
 
 impl<'a> Surface<'a> {
     fn new(p: &'a [Vec3], tris: &'a [[u32; 3]]) -> Self {
+        // Vertices at the same position (to a millionth of the mesh's size) are one: OBJ files
+        // split them at UV seams and normal creases. Edges and pseudo-normals are counted on
+        // the welded mesh.
+        let (lo, hi) = crate::geometry::bounds(p);
+        let quantum = ((hi - lo).max_element() * 1e-6).max(f32::MIN_POSITIVE);
+        let mut first: std::collections::HashMap<[i64; 3], u32> = Default::default();
+        let same: Vec<u32> = p
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let key = (*v / quantum).round().as_i64vec3().to_array();
+                *first.entry(key).or_insert(i as u32)
+            })
+            .collect();
         let mut vertex = vec![Vec3::ZERO; p.len()];
         let mut edge: std::collections::HashMap<(u32, u32), Vec3> = Default::default();
         let mut uses: std::collections::HashMap<(u32, u32), u32> = Default::default();
@@ -331,12 +348,13 @@ impl<'a> Surface<'a> {
             face.push(n);
             for k in 0..3 {
                 let (i, j, o) = (t[k], t[(k + 1) % 3], t[(k + 2) % 3]);
-                let key = (i.min(j), i.max(j));
+                let (wi, wj) = (same[i as usize], same[j as usize]);
+                let key = (wi.min(wj), wi.max(wj));
                 *edge.entry(key).or_default() += n;
                 *uses.entry(key).or_default() += 1;
                 // The corner's angle at vertex i (between edges to j and to o).
                 let (u, w) = (p[j as usize] - p[i as usize], p[o as usize] - p[i as usize]);
-                vertex[i as usize] += n * u.angle_between(w);
+                vertex[wi as usize] += n * u.angle_between(w);
             }
         }
         let closed = uses.values().all(|&u| u == 2);
@@ -347,6 +365,7 @@ impl<'a> Surface<'a> {
             vertex,
             edge,
             closed,
+            same,
         }
     }
 
@@ -356,11 +375,12 @@ impl<'a> Surface<'a> {
         let t = self.tris[k];
         let [a, b, c] = t.map(|i| self.p[i as usize]);
         let (closest, feature) = closest_on_triangle(q, a, b, c);
+        let w = t.map(|i| self.same[i as usize]);
         let normal = match feature {
             Feature::Face => self.face[k],
-            Feature::Vertex(v) => self.vertex[t[v] as usize],
+            Feature::Vertex(v) => self.vertex[w[v] as usize],
             Feature::Edge(v) => {
-                let (i, j) = (t[v], t[(v + 1) % 3]);
+                let (i, j) = (w[v], w[(v + 1) % 3]);
                 self.edge[&(i.min(j), i.max(j))]
             }
         };
