@@ -4,9 +4,14 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+use chiffon::tools::cli::{Cli, run, usage_error};
+
 fn main() -> ExitCode {
-    let args = chiffon::tools::cli::Cli::parse();
-    match chiffon::tools::cli::run(args) {
+    let args = match Cli::try_parse() {
+        Ok(args) => args,
+        Err(e) => return usage_error(e),
+    };
+    match run(args) {
         Ok(code) => code,
         Err(e) => {
             // One line naming the problem, with its causes.

@@ -257,7 +257,28 @@ async fn select_adapter(
             ..Default::default()
         })
         .await
-        .map_err(|e| ChiffonError::NoAdapter(e.to_string()))
+        .map_err(|e| no_adapter(e.to_string()))
+}
+
+/// Why no adapter was found, naming `WGPU_BACKEND` when it is the likely cause: a value that
+/// names no backend wgpu knows (wgpu then enables none and only logs a warning), or a backend
+/// this machine does not have.
+fn no_adapter(wgpu_says: String) -> ChiffonError {
+    let Ok(value) = std::env::var("WGPU_BACKEND") else {
+        return ChiffonError::NoAdapter(wgpu_says);
+    };
+    if wgpu::Backends::from_comma_list(&value).is_empty() {
+        return ChiffonError::InvalidParameter {
+            name: "WGPU_BACKEND",
+            reason: format!(
+                "{value:?} is not a backend wgpu knows: vulkan, metal, dx12 or gl (or a \
+                 comma-separated list of them); unset it to let wgpu choose"
+            ),
+        };
+    }
+    ChiffonError::NoAdapter(format!(
+        "WGPU_BACKEND={value:?} allows only those backends; {wgpu_says}"
+    ))
 }
 
 #[cfg(test)]

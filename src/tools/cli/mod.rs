@@ -6,17 +6,18 @@ pub mod parse;
 mod scene;
 mod solver_args;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::{Result, anyhow, bail};
 use clap::{Parser, Subcommand};
 use serde_json::json;
 
 use crate::conformance::{LONG_RUN_TOLERANCE, deviation};
 use crate::export::{ObjSequence, write_positions};
 use crate::tools::BackendKind as Backend;
+use crate::tools::dt::Dts;
 use crate::{GpuContext, Solver};
 
 pub use bench_args::BenchArgs;
@@ -27,7 +28,9 @@ pub use solver_args::SolverArgs;
 #[command(
     name = "chiffon",
     version,
-    about = "GPU compute cloth solver (wgpu + WGSL)"
+    about = "GPU compute cloth solver (wgpu + WGSL)",
+    // Our own `help` subcommand, so that `chiffon help --help` works like every other.
+    disable_help_subcommand = true
 )]
 /// The parsed command line.
 pub struct Cli {
@@ -39,36 +42,39 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Open the windowed demo (the default when no subcommand is given).
+    #[command(allow_negative_numbers = true)]
     Demo {
         /// Cloth resolution N (N×N); default 256, or 64 on a CPU adapter.
-        #[arg(long)]
+        #[arg(long, value_parser = |s: &str| parse::count_u32(s, 2), allow_hyphen_values = true)]
         grid: Option<u32>,
         /// Run --frames frames of the default scene, write this PNG, and exit.
         #[arg(long)]
         screenshot: Option<PathBuf>,
         /// Frames before the screenshot.
-        #[arg(long, default_value_t = 120)]
+        #[arg(long, default_value_t = 120, value_parser = |s: &str| parse::count_u32(s, 0),
+              allow_hyphen_values = true)]
         frames: u32,
         /// Window and screenshot size, WIDTHxHEIGHT.
-        #[arg(long, default_value = "1280x720", value_parser = scene::parse_size)]
+        #[arg(long, default_value = "1280x720", value_parser = parse::size,
+              allow_hyphen_values = true)]
         size: (u32, u32),
         /// A mesh to show instead of the grid, with its pins and placement.
         #[command(flatten)]
         cloth: ClothArgs,
         /// Start with the wind on at this strength (m/s², the panel's heading).
-        #[arg(long)]
+        #[arg(long, value_parser = parse::number, allow_hyphen_values = true)]
         wind: Option<f32>,
         /// The scene: cloth (one cloth: the grid, or --mesh) or flags (a field of flags in
         /// the wind, one world of many cloths).
         #[arg(long, default_value = "cloth")]
         scene: crate::tools::scenes::DemoScene,
         /// Flags per side of the flags scene (default 8, or 4 on a CPU adapter).
-        #[arg(long)]
+        #[arg(long, value_parser = |s: &str| parse::count_u32(s, 0), allow_hyphen_values = true)]
         flags: Option<u32>,
     },
     /// Print the adapter (name, backend, device type) and the limits that bound cloth size.
     Info,
-    /// Run a scene and write the final positions (.csv or .obj).
+    /// Run a scene and write the final positions (.csv or .obj), or an OBJ sequence.
     #[command(allow_negative_numbers = true)]
     Simulate {
         #[command(flatten)]
@@ -77,13 +83,20 @@ enum Command {
         #[arg(long, default_value = "gpu")]
         backend: Backend,
         /// Output: the final positions as .csv (x,y,z per line) or .obj (faces, UVs,
-        /// normals); with --out-every, a folder for the OBJ sequence.
-        #[arg(long)]
+        /// normals), replacing an existing file; with --out-every, a new or empty folder for
+        /// the OBJ sequence. Checked before the run; every file is written whole or not at all.
+        #[arg(long, value_name = "PATH")]
         out: PathBuf,
-        /// Write an OBJ every N frames into the --out folder (frame_0000.obj is the start,
-        /// frame_0001.obj after N frames, ...), for Blender or any DCC tool.
+        /// Write an OBJ every N frames into the --out folder: frame_0000.obj is the start,
+        /// frame_0001.obj after N frames, ..., and the last frame always (after fewer than N
+        /// frames when N does not divide --frames). For Blender or any DCC tool.
+        #[arg(long, value_name = "N", value_parser = |s: &str| parse::count(s, 1),
+              allow_hyphen_values = true)]
+        out_every: Option<u64>,
+        /// With --out-every: the --out folder may hold files; its frame_NNNN.obj files (an
+        /// earlier sequence) are removed before the first frame is written, the others kept.
         #[arg(long)]
-        out_every: Option<usize>,
+        overwrite: bool,
     },
     /// Headless benchmark of the standard scene (same code as `cargo bench`).
     Bench {
@@ -93,14 +106,15 @@ enum Command {
     /// Integrator study: point-mass problems with known solutions, and cloth frame-rate
     /// independence. Writes tables and plots into --out.
     Study {
-        /// Output directory.
-        #[arg(long)]
+        /// Output folder (created if missing; its parent must exist). Checked before the run.
+        #[arg(long, value_name = "FOLDER")]
         out: PathBuf,
         /// Print the results as JSON on stdout.
         #[arg(long)]
         json: bool,
         /// Seed of the random dt sequences.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = |s: &str| parse::count(s, 0),
+              allow_hyphen_values = true)]
         seed: u64,
         /// Solver of the cloth experiment (the GPU falls back to the CPU when there is none).
         #[arg(long, default_value = "gpu")]
@@ -112,12 +126,80 @@ enum Command {
         #[command(flatten)]
         scene: SceneArgs,
         /// Largest accepted deviation, as a fraction of the cloth size.
-        #[arg(long, default_value_t = LONG_RUN_TOLERANCE)]
+        #[arg(long, default_value_t = LONG_RUN_TOLERANCE, value_parser = parse::number,
+              allow_hyphen_values = true)]
         tolerance: f32,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
     },
+    /// Print the help of chiffon, or of one subcommand.
+    Help {
+        /// The subcommand to describe.
+        command: Option<String>,
+    },
+}
+
+/// Prints a command-line error the way chiffon prints every error, and returns its exit code.
+/// A bad value is one line naming the flag and what it wants ("chiffon: error: --grid wants
+/// COLUMNSxROWS ..."); other mistakes keep clap's tips. Help and version go to stdout as usual.
+pub fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let code = ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        return code;
+    }
+    let context = |kind| match e.get(kind) {
+        Some(ContextValue::String(s)) => Some(s.as_str()),
+        _ => None,
+    };
+    // "--grid <COLUMNSxROWS>": the flag, and the name of what it takes.
+    let arg = context(ContextKind::InvalidArg).unwrap_or("");
+    let (flag, value_name) = arg.split_once(' ').unwrap_or((arg, ""));
+    let value = context(ContextKind::InvalidValue);
+    let line = match (e.kind(), value) {
+        (ErrorKind::InvalidValue, Some("")) if !flag.is_empty() => {
+            let name = value_name.trim_matches(['<', '>']);
+            format!("{flag} wants a value ({name})")
+        }
+        (ErrorKind::InvalidValue, Some(value)) if !flag.is_empty() => {
+            let valid = match e.get(ContextKind::ValidValue) {
+                Some(ContextValue::Strings(v)) => v.join(", "),
+                _ => String::new(),
+            };
+            format!("{flag} wants one of {valid}, not {value:?}")
+        }
+        (ErrorKind::ValueValidation, _) if !flag.is_empty() => {
+            let why = std::error::Error::source(&e)
+                .map(|s| s.to_string())
+                .unwrap_or_default();
+            if why.starts_with("wants ") {
+                format!("{flag} {why}")
+            } else {
+                format!("{flag}: {why}")
+            }
+        }
+        _ => {
+            // clap's own words: its first paragraph on one line, then its tips and usage.
+            let text = e.render().to_string();
+            let text = text.trim().strip_prefix("error: ").unwrap_or(text.trim());
+            let (first, rest) = text.split_once("\n\n").unwrap_or((text, ""));
+            let first: Vec<&str> = first.lines().map(str::trim).collect();
+            eprintln!("chiffon: error: {}", first.join(" "));
+            for l in rest.lines().filter(|l| !l.trim().is_empty()) {
+                eprintln!("{l}");
+            }
+            return code;
+        }
+    };
+    eprintln!("chiffon: error: {line}");
+    code
 }
 
 /// Runs the parsed command line.
@@ -143,7 +225,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             if let Some(n) = flags.filter(|n| !(1..=32).contains(n)) {
                 anyhow::bail!("--flags {n} must be between 1 and 32 flags per side");
             }
-            if let Some(w) = wind.filter(|w| !(w.is_finite() && *w >= 0.0 && *w <= 100.0)) {
+            if let Some(w) = wind.filter(|w| !(*w >= 0.0 && *w <= 100.0)) {
                 anyhow::bail!("--wind {w} must be a strength in m/s² between 0 and 100");
             }
             if scene == crate::tools::scenes::DemoScene::Flags && cloth.mesh.is_some() {
@@ -195,13 +277,38 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             backend,
             out,
             out_every,
-        } => simulate(&scene, backend, &out, out_every),
+            overwrite,
+        } => simulate(&scene, backend, &out, out_every, overwrite),
         Command::Conform {
             scene,
             tolerance,
             json,
         } => conform(&scene, tolerance, json),
+        Command::Help { command } => help(command.as_deref()),
     }
+}
+
+/// `chiffon help [COMMAND]`: the long help of chiffon or of one subcommand.
+fn help(name: Option<&str>) -> Result<ExitCode> {
+    let mut cli = <Cli as clap::CommandFactory>::command();
+    // Gives each subcommand its full name ("chiffon simulate") for its usage line.
+    cli.build();
+    let Some(name) = name else {
+        cli.print_long_help()?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    let names: Vec<String> = cli
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    match cli.find_subcommand_mut(name) {
+        Some(sub) => sub.print_long_help()?,
+        None => anyhow::bail!(
+            "help: {name:?} is not a subcommand; they are {}",
+            names.join(", ")
+        ),
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn info() -> Result<ExitCode> {
@@ -244,13 +351,14 @@ fn info() -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn study(out: &std::path::Path, as_json: bool, seed: u64, backend: Backend) -> Result<ExitCode> {
+fn study(out: &Path, as_json: bool, seed: u64, backend: Backend) -> Result<ExitCode> {
+    check_folder(out, FolderUse::Study)?;
     let ctx = match backend {
         Backend::Cpu => None,
         Backend::Gpu => match GpuContext::new() {
             Ok(ctx) => Some(ctx),
             Err(e) => {
-                eprintln!("chiffon: warning: {e}; running the cloth experiment on the CPU");
+                warn(format!("{e}; running the cloth experiment on the CPU"));
                 None
             }
         },
@@ -271,9 +379,136 @@ fn study(out: &std::path::Path, as_json: bool, seed: u64, backend: Backend) -> R
     Ok(ExitCode::SUCCESS)
 }
 
+/// One warning on stderr: the run goes on.
+fn warn(text: impl std::fmt::Display) {
+    eprintln!("chiffon: warning: {text}");
+}
+
+/// Whether a folder can take new files: makes one (a uniquely named, empty file) and removes
+/// it. Permission bits alone do not say (root, read-only mounts, ACLs).
+fn probe_writable(dir: &Path) -> std::io::Result<()> {
+    let probe = dir.join(format!(".chiffon-probe-{}", std::process::id()));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)?;
+    std::fs::remove_file(&probe)
+}
+
+/// The folder a new file or folder `path` would go in: it must exist and take new files.
+fn check_parent(path: &Path) -> Result<()> {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    match std::fs::metadata(parent) {
+        Err(e) => bail!("--out {}: folder {}: {e}", path.display(), parent.display()),
+        Ok(m) if !m.is_dir() => bail!(
+            "--out {}: {} is not a folder",
+            path.display(),
+            parent.display()
+        ),
+        Ok(_) => probe_writable(parent).map_err(|e| {
+            anyhow!(
+                "--out {}: cannot write in {}: {e}",
+                path.display(),
+                parent.display()
+            )
+        }),
+    }
+}
+
+/// Checks that `--out` names a .csv or .obj file chiffon can write (a new one, or an existing
+/// one it may replace), before the run: nothing is created.
+fn check_file(out: &Path) -> Result<()> {
+    let shown = out.display();
+    if out.as_os_str().is_empty() {
+        bail!("--out wants a file ending in .csv or .obj");
+    }
+    let trailing_slash = out.as_os_str().to_string_lossy().ends_with(['/', '\\']);
+    if trailing_slash || out.is_dir() {
+        bail!(
+            "--out {shown} is a folder; give a file ending in .csv or .obj, or add --out-every N for an OBJ sequence"
+        );
+    }
+    if !matches!(
+        out.extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref(),
+        Some("csv" | "obj")
+    ) {
+        bail!("--out {shown} must end in .csv or .obj");
+    }
+    if let Ok(meta) = std::fs::metadata(out) {
+        if !meta.is_file() {
+            bail!("--out {shown} is not a regular file");
+        }
+        if meta.permissions().readonly() {
+            bail!("--out {shown} is read-only");
+        }
+    }
+    check_parent(out)
+}
+
+/// What an output folder is for.
+#[derive(Clone, Copy, PartialEq)]
+enum FolderUse {
+    /// An OBJ sequence; with `overwrite`, the folder may hold files.
+    Sequence { overwrite: bool },
+    /// The study's tables and plots (it replaces its own files).
+    Study,
+}
+
+/// Checks that `--out` names a folder chiffon can fill, before the run: nothing is created.
+fn check_folder(out: &Path, what: FolderUse) -> Result<()> {
+    let shown = out.display();
+    if out.as_os_str().is_empty() {
+        bail!("--out wants a folder");
+    }
+    let meta = match std::fs::metadata(out) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return check_parent(out),
+        Err(e) => bail!("--out {shown}: {e}"),
+    };
+    if !meta.is_dir() {
+        match what {
+            FolderUse::Study => {
+                bail!("--out {shown} is a file; study writes a folder of tables and plots")
+            }
+            FolderUse::Sequence { .. } => bail!(
+                "--out {shown} is a file; with --out-every it names the folder for frame_0000.obj, ..."
+            ),
+        }
+    }
+    if what == (FolderUse::Sequence { overwrite: false }) {
+        let names: Vec<String> = std::fs::read_dir(out)
+            .and_then(|d| {
+                d.map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()))
+                    .collect()
+            })
+            .map_err(|e| anyhow!("--out {shown}: {e}"))?;
+        if !names.is_empty() {
+            let mut names = names;
+            names.sort();
+            let more = if names.len() > 3 { ", ..." } else { "" };
+            names.truncate(3);
+            bail!(
+                "--out {shown} is not empty ({}{more}); add --overwrite to replace the frame_NNNN.obj files of an earlier sequence (other files are kept), or give a new or empty folder",
+                names.join(", ")
+            );
+        }
+    }
+    probe_writable(out).map_err(|e| anyhow!("--out {shown}: cannot write in it: {e}"))
+}
+
+/// The cloth, its parameters and its solver, with the warnings about the flags said once.
 fn make_solver(scene: &SceneArgs, backend: Backend) -> Result<Solver> {
     let cloth = scene.cloth()?;
     let params = scene.params()?;
+    for w in scene.warnings(&cloth, &params) {
+        warn(w);
+    }
     let ctx = match backend {
         Backend::Gpu => Some(GpuContext::new()?),
         Backend::Cpu => None,
@@ -281,14 +516,24 @@ fn make_solver(scene: &SceneArgs, backend: Backend) -> Result<Solver> {
     Ok(Solver::new(backend.on(ctx.as_ref())?, &cloth, params)?)
 }
 
-/// Runs every frame of the scene and returns the final positions.
-fn run_frames(solver: &mut Solver, dts: &[f64]) -> Result<Vec<glam::Vec3>> {
-    for &dt in dts {
-        solver.step(dt)?;
+/// Says once, on stderr, that tethers were asked for but there are none to make: no pinned
+/// particle, or no free particle connected to one. (Every particle pinned is a warning of its
+/// own, [`SceneArgs::warnings`].)
+fn note_missing_tethers(solver: &mut Solver) -> Result<()> {
+    if solver.params().tethers.is_none() || !solver.tethers()?.is_empty() {
+        return Ok(());
     }
-    // The GPU's flag lags a frame or two: ask now, before anything is written.
-    solver.health()?;
-    Ok(solver.positions()?)
+    let cloth = solver.cloth();
+    let n = cloth.particle_count();
+    let pinned = (0..n).filter(|&i| cloth.is_pinned(i)).count();
+    if pinned == 0 {
+        eprintln!("chiffon: note: tethers are on but the cloth has no pinned particle; no tethers");
+    } else if pinned < n {
+        eprintln!(
+            "chiffon: note: tethers are on but no free particle is connected to a pinned one; no tethers"
+        );
+    }
+    Ok(())
 }
 
 /// Says what the cloth is: its size, coloring, and what building it from a mesh found.
@@ -327,85 +572,146 @@ fn describe_cloth(scene: &SceneArgs, cloth: &crate::Cloth) -> String {
 fn simulate(
     scene: &SceneArgs,
     backend: Backend,
-    out: &std::path::Path,
-    out_every: Option<usize>,
+    out: &Path,
+    out_every: Option<u64>,
+    overwrite: bool,
 ) -> Result<ExitCode> {
-    let dts = scene.dts()?;
-    // Check the output before spending time on the run.
-    let mut sequence = match out_every {
-        Some(0) => anyhow::bail!("--out-every must be at least 1 frame"),
+    // Check the output before spending time on the run; nothing is created yet.
+    match out_every {
         Some(_) => {
             if out.extension().is_some_and(|e| e == "obj" || e == "csv") {
-                anyhow::bail!(
+                bail!(
                     "--out {} names a file, but with --out-every it is the folder for frame_0000.obj, ...",
                     out.display()
                 );
             }
-            Some(ObjSequence::new(out).with_context(|| format!("creating {}", out.display()))?)
+            check_folder(out, FolderUse::Sequence { overwrite })?;
         }
         None => {
-            if !matches!(
-                out.extension().and_then(|e| e.to_str()),
-                Some("csv" | "obj" | "CSV" | "OBJ")
-            ) {
-                anyhow::bail!("--out {} must end in .csv or .obj", out.display());
+            if overwrite {
+                warn(
+                    "--overwrite does nothing without --out-every (a single --out file is always replaced)",
+                );
             }
-            None
+            check_file(out)?
         }
-    };
+    }
+    let mut dts = scene.dts()?;
+    let frames = dts.remaining();
     let mut solver = make_solver(scene, backend)?;
     println!("{}", describe_cloth(scene, solver.cloth()));
-    solver_args::note_missing_tethers(&mut solver)?;
+    note_missing_tethers(&mut solver)?;
     let start = Instant::now();
-    let positions = match (&mut sequence, out_every) {
-        (Some(seq), Some(every)) => {
-            let first = solver.positions()?;
-            seq.write(solver.cloth(), &first)?;
-            for (k, &dt) in dts.iter().enumerate() {
-                solver.step(dt)?;
-                if (k + 1) % every == 0 {
-                    solver.health()?;
-                    let p = solver.positions()?;
-                    seq.write(solver.cloth(), &p)?;
-                }
+    let mut cloth_time = 0.0;
+    let written = match out_every {
+        Some(every) => {
+            let created = !out.exists();
+            let run = write_sequence(
+                &mut solver,
+                &mut dts,
+                out,
+                every,
+                overwrite,
+                &mut cloth_time,
+            );
+            if run.is_err() && created {
+                // A failed run leaves no empty folder behind (remove_dir keeps a full one).
+                let _ = std::fs::remove_dir(out);
             }
-            solver.health()?;
-            solver.positions()?
+            let files = run?;
+            let each = match every {
+                1 => "every frame".to_string(),
+                n => format!("one every {n} frames"),
+            };
+            let last = if frames % every == 0 {
+                String::new()
+            } else {
+                format!(", and the last, after {frames} frames")
+            };
+            format!(
+                "{files} OBJ files in {} (the start, then {each}{last})",
+                out.display()
+            )
         }
-        _ => run_frames(&mut solver, &dts)?,
-    };
-    let elapsed = start.elapsed();
-    let written = match &sequence {
-        Some(seq) => format!("{} OBJ files in {}", seq.len(), out.display()),
         None => {
-            write_positions(out, solver.cloth(), &positions)
-                .with_context(|| format!("writing {}", out.display()))?;
+            for dt in dts {
+                solver.step(dt)?;
+                cloth_time += dt;
+            }
+            // The GPU's flag lags a frame or two: ask now, before anything is written.
+            solver.health()?;
+            let positions = solver.positions()?;
+            write_positions(out, solver.cloth(), &positions)?;
             out.display().to_string()
         }
     };
     println!(
-        "simulated {} frames ({:.3} s of cloth time) on {} in {:.2} s; wrote {written}",
-        dts.len(),
-        dts.iter().sum::<f64>(),
+        "simulated {frames} frames ({cloth_time:.3} s of cloth time) on {} in {:.2} s; wrote {written}",
         solver.backend_name(),
-        elapsed.as_secs_f64(),
+        start.elapsed().as_secs_f64(),
     );
     Ok(ExitCode::SUCCESS)
 }
 
+/// Runs `dts`, writing the start, every `every`-th frame and the last into the folder `out`;
+/// returns the number of files. Each write first asks the solver's health now, so a diverged
+/// frame is never written.
+fn write_sequence(
+    solver: &mut Solver,
+    dts: &mut Dts,
+    out: &Path,
+    every: u64,
+    overwrite: bool,
+    cloth_time: &mut f64,
+) -> Result<usize> {
+    let mut seq = if overwrite {
+        ObjSequence::replace(out)?
+    } else {
+        ObjSequence::new(out)?
+    };
+    write_frame(solver, &mut seq)?;
+    let mut since_written = 0;
+    while let Some(dt) = dts.next() {
+        solver.step(dt)?;
+        *cloth_time += dt;
+        since_written += 1;
+        if since_written == every || dts.remaining() == 0 {
+            write_frame(solver, &mut seq)?;
+            since_written = 0;
+        }
+    }
+    Ok(seq.len())
+}
+
+/// Writes the solver's positions as the sequence's next file, once the solver says (now, not
+/// a frame or two late as the GPU's flag) that they are healthy.
+fn write_frame(solver: &mut Solver, seq: &mut ObjSequence) -> Result<()> {
+    solver.health()?;
+    let p = solver.positions()?;
+    seq.write(solver.cloth(), &p)?;
+    Ok(())
+}
+
 fn conform(scene: &SceneArgs, tolerance: f32, as_json: bool) -> Result<ExitCode> {
-    if !(tolerance.is_finite() && tolerance > 0.0) {
-        anyhow::bail!("--tolerance {tolerance} must be a positive fraction of the cloth size");
+    if tolerance <= 0.0 {
+        bail!("--tolerance {tolerance} must be a positive fraction of the cloth size");
     }
     let dts = scene.dts()?;
+    let frames = dts.remaining();
     let mut gpu = make_solver(scene, Backend::Gpu)?;
     if !as_json {
         println!("{}", describe_cloth(scene, gpu.cloth()));
     }
-    solver_args::note_missing_tethers(&mut gpu)?;
-    let mut cpu = make_solver(scene, Backend::Cpu)?;
-    let g = run_frames(&mut gpu, &dts)?;
-    let c = run_frames(&mut cpu, &dts)?;
+    note_missing_tethers(&mut gpu)?;
+    let mut cpu = Solver::new(crate::Backend::Cpu, gpu.cloth(), gpu.params().clone())?;
+    // In step: one dt at a time, whatever the frame count.
+    for dt in dts {
+        gpu.step(dt)?;
+        cpu.step(dt)?;
+    }
+    gpu.health()?;
+    cpu.health()?;
+    let (g, c) = (gpu.positions()?, cpu.positions()?);
     let d = deviation(&g, &c);
     let size = gpu.cloth().size();
     let tolerance_m = tolerance * size;
@@ -417,7 +723,7 @@ fn conform(scene: &SceneArgs, tolerance: f32, as_json: bool) -> Result<ExitCode>
             "worst_particle": d.worst_particle,
             "tolerance_m": tolerance_m,
             "cloth_size_m": size,
-            "frames": dts.len(),
+            "frames": frames,
             "particles": gpu.cloth().particle_count(),
             "adapter": gpu.backend_name(),
             "pass": pass,
@@ -425,7 +731,7 @@ fn conform(scene: &SceneArgs, tolerance: f32, as_json: bool) -> Result<ExitCode>
         println!("{record}");
     } else {
         println!("adapter:             {}", gpu.backend_name());
-        println!("frames:              {}", dts.len());
+        println!("frames:              {frames}");
         println!("cloth size:          {size:.4} m");
         println!(
             "max abs deviation:   {:.3e} m (particle {})",

@@ -1,13 +1,24 @@
-//! The scene flags shared by `simulate` and `conform`.
+//! The scene flags shared by `simulate` and `conform` (and the cloth flags of `demo`).
 
 use std::path::PathBuf;
 
-use super::SolverArgs;
-use crate::tools::dt::DtSpec;
-use crate::{ClothBuilder, Collider, Layout, Pinning, SolverParams};
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use glam::Vec3;
+
+use super::SolverArgs;
+use super::parse::{self, Maybe};
+use super::solver_args::{given, with_default};
+use crate::builder::{DEFAULT_DENSITY, DEFAULT_GRID_MASS};
+use crate::geometry::DEFAULT_WELD_TOLERANCE;
+use crate::params::STANDARD_GRAVITY;
+use crate::tools::dt::{DtSpec, Dts};
+use crate::{Cloth, ClothBuilder, Collider, Layout, Pinning, SolverParams};
+
+/// Frames a run has when `--frames` is not given and `--dt` is not a file.
+pub const DEFAULT_FRAMES: u64 = 240;
+/// Grid of `simulate` and `conform` when `--grid` is not given.
+pub const DEFAULT_GRID: (u32, u32) = (64, 64);
 
 #[derive(Args, Debug, Clone)]
 /// What the cloth is made of and where it is held: a mesh file, pins, placement and mass
@@ -15,28 +26,34 @@ use glam::Vec3;
 pub struct ClothArgs {
     /// A triangle mesh (.obj) to simulate instead of the grid; polygons are triangulated,
     /// coincident vertices welded.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub mesh: Option<PathBuf>,
     /// Pinned particles (repeat to combine): corners | edge (grids), none, group:NAME (an OBJ
     /// g/o group), box:X0,Y0,Z0,X1,Y1,Z1 (m), top:DIST (within DIST m of the highest
     /// particle), list:I,J,... (particle indices). Default: corners on a grid, none on a mesh.
-    #[arg(long, allow_hyphen_values = true)]
-    pub pin: Vec<String>,
-    /// Uniform scale applied to the cloth before --translate.
-    #[arg(long, default_value_t = 1.0)]
-    pub scale: f32,
-    /// Offset x,y,z (m) added after --scale.
-    #[arg(long, default_value = "0,0,0", value_parser = parse_vec3, allow_hyphen_values = true)]
-    pub translate: Vec3,
-    /// Total mass (kg). Default: 0.2 kg for a grid, --density for a mesh.
-    #[arg(long, conflicts_with = "density")]
+    #[arg(long, value_name = "SELECTION", value_parser = parse_pin, allow_hyphen_values = true)]
+    pub pin: Vec<Pinning>,
+    /// Uniform scale applied to the cloth before --translate [default: 1].
+    #[arg(long, value_name = "FACTOR", value_parser = parse::number, allow_hyphen_values = true)]
+    pub scale: Option<f32>,
+    /// Offset x,y,z (m) added after --scale [default: 0,0,0].
+    #[arg(long, value_name = "X,Y,Z", value_parser = parse::vec3, allow_hyphen_values = true)]
+    pub translate: Option<Vec3>,
+    /// Total mass (kg).
+    #[arg(long, value_name = "KG", conflicts_with = "density", value_parser = parse::number,
+          allow_hyphen_values = true,
+          help = format!("Total mass (kg). Default: {DEFAULT_GRID_MASS} kg for a grid, \
+                          --density for a mesh"))]
     pub mass: Option<f32>,
-    /// Areal density (kg/m²); particles weigh their share of the area. Default for a mesh: 0.2.
-    #[arg(long)]
+    /// Areal density (kg/m²).
+    #[arg(long, value_name = "KG_PER_M2", value_parser = parse::number, allow_hyphen_values = true,
+          help = format!("Areal density (kg/m²); particles weigh their share of the area. \
+                          Default for a mesh: {DEFAULT_DENSITY}"))]
     pub density: Option<f32>,
-    /// Vertices of a mesh closer than this (m) become one particle; default 1e-5 × the mesh's
-    /// bounding-box diagonal.
-    #[arg(long)]
+    /// Weld distance of a mesh's vertices (m).
+    #[arg(long, value_name = "M", value_parser = parse::number, allow_hyphen_values = true,
+          help = format!("Vertices of a mesh closer than this (m) become one particle; default \
+                          {DEFAULT_WELD_TOLERANCE:e} × the mesh's bounding-box diagonal"))]
     pub weld: Option<f32>,
 }
 
@@ -44,22 +61,27 @@ impl ClothArgs {
     /// Whether any flag beyond --mesh was given (the demo uses them with a mesh only).
     pub fn any_placement(&self) -> bool {
         !self.pin.is_empty()
-            || self.scale != 1.0
-            || self.translate != Vec3::ZERO
+            || self.scale.is_some()
+            || self.translate.is_some()
             || self.mass.is_some()
             || self.density.is_some()
             || self.weld.is_some()
     }
 
     /// Applies the flags to `builder` (a grid, or the mesh of --mesh).
-    pub fn apply(&self, mut b: ClothBuilder) -> Result<ClothBuilder> {
+    pub fn apply(&self, mut b: ClothBuilder) -> ClothBuilder {
         if !self.pin.is_empty() {
             b = b.pinning(Pinning::None);
             for p in &self.pin {
-                b = b.pin(parse_pin(p).map_err(|e| anyhow!("--pin {e}"))?);
+                b = b.pin(p.clone());
             }
         }
-        b = b.scale(self.scale).translate(self.translate);
+        if let Some(s) = self.scale {
+            b = b.scale(s);
+        }
+        if let Some(t) = self.translate {
+            b = b.translate(t);
+        }
         if let Some(kg) = self.mass {
             b = b.total_mass(kg);
         }
@@ -69,7 +91,7 @@ impl ClothArgs {
         if let Some(w) = self.weld {
             b = b.weld_tolerance(w);
         }
-        Ok(b)
+        b
     }
 
     /// The builder of --mesh with the flags applied, if --mesh was given.
@@ -77,208 +99,396 @@ impl ClothArgs {
         let Some(path) = &self.mesh else {
             return Ok(None);
         };
-        Ok(Some(self.apply(ClothBuilder::obj(path)?)?))
+        // A device or a pipe would be read forever (--mesh /dev/zero).
+        match std::fs::metadata(path) {
+            Ok(m) if !m.is_file() => bail!("--mesh {} is not a file", path.display()),
+            _ => {}
+        }
+        let mesh = ClothBuilder::obj(path).context("--mesh")?;
+        Ok(Some(self.apply(mesh)))
     }
 }
 
-/// Parses one `--pin` selection.
+/// What `--pin` accepts.
+const PIN_USAGE: &str = "wants corners, edge, none, group:NAME, box:X0,Y0,Z0,X1,Y1,Z1, top:DIST \
+                         or list:I,J,...";
+
+/// Parses one `--pin` selection. Only the syntax is checked here; the builder judges the
+/// selection (a box that holds no particle, a negative distance, an index past the end).
 pub fn parse_pin(s: &str) -> Result<Pinning, String> {
-    let numbers = |v: &str| -> Result<Vec<f32>, String> {
-        v.split(',')
-            .map(|p| p.trim().parse::<f32>())
-            .collect::<Result<_, _>>()
-            .map_err(|_| format!("{s:?}: {v:?} is not a list of numbers"))
-    };
-    match s.split_once(':') {
-        None => match s {
+    let nested = |e: String| format!("{PIN_USAGE}; in {s:?} it {e}");
+    match s.trim().split_once(':') {
+        None => match s.trim() {
             "corners" => Ok(Pinning::Corners),
             "edge" => Ok(Pinning::Edge),
             "none" => Ok(Pinning::None),
-            _ => Err(format!(
-                "{s:?} is not a pin selection: corners, edge, none, group:NAME, \
-                 box:X0,Y0,Z0,X1,Y1,Z1, top:DIST or list:I,J,..."
-            )),
+            _ => Err(format!("{PIN_USAGE}, not {s:?}")),
         },
         Some(("group", name)) if !name.is_empty() => Ok(Pinning::Group(name.to_string())),
-        Some(("box", v)) => match numbers(v)?[..] {
-            [x0, y0, z0, x1, y1, z1] => {
-                let (a, b) = (Vec3::new(x0, y0, z0), Vec3::new(x1, y1, z1));
-                if !(a.is_finite() && b.is_finite()) {
-                    return Err(format!("{s:?}: the box's corners must be finite"));
-                }
-                Ok(Pinning::Box {
-                    min: a.min(b),
-                    max: a.max(b),
-                })
-            }
-            _ => Err(format!("{s:?}: a box is six numbers X0,Y0,Z0,X1,Y1,Z1 (m)")),
-        },
-        Some(("top", v)) => match v.trim().parse::<f32>() {
-            Ok(d) if d.is_finite() && d >= 0.0 => Ok(Pinning::Top { distance: d }),
-            _ => Err(format!("{s:?}: top:DIST needs a distance in m, at least 0")),
-        },
+        Some(("box", v)) => {
+            let c = parse::numbers(v, 6, "X0,Y0,Z0,X1,Y1,Z1 (m)").map_err(nested)?;
+            let (a, b) = (Vec3::new(c[0], c[1], c[2]), Vec3::new(c[3], c[4], c[5]));
+            Ok(Pinning::Box {
+                min: a.min(b),
+                max: a.max(b),
+            })
+        }
+        Some(("top", v)) => Ok(Pinning::Top {
+            distance: parse::number(v).map_err(nested)?,
+        }),
         Some(("list", v)) => v
             .split(',')
-            .map(|p| p.trim().parse::<u32>())
+            .map(|i| parse::count_u32(i, 0))
             .collect::<Result<Vec<_>, _>>()
             .map(Pinning::List)
-            .map_err(|_| format!("{s:?}: list:I,J,... needs particle indices (whole numbers)")),
-        _ => Err(format!(
-            "{s:?} is not a pin selection: corners, edge, none, group:NAME, \
-             box:X0,Y0,Z0,X1,Y1,Z1, top:DIST or list:I,J,..."
-        )),
+            .map_err(|_| nested("wants particle indices, whole numbers from 0".to_string())),
+        _ => Err(format!("{PIN_USAGE}, not {s:?}")),
     }
 }
 
 #[derive(Args, Debug, Clone)]
 /// The scene flags of `simulate` and `conform`.
 pub struct SceneArgs {
-    /// Grid size as COLUMNSxROWS (ignored with --mesh).
-    #[arg(long, default_value = "64x64", value_parser = parse_grid)]
-    pub grid: (u32, u32),
+    /// Grid size as COLUMNSxROWS (not with --mesh).
+    #[arg(long, value_name = "COLUMNSxROWS", value_parser = parse::grid, allow_hyphen_values = true,
+          help = with_default("Grid size as COLUMNSxROWS (not with --mesh)",
+                              format!("{}x{}", DEFAULT_GRID.0, DEFAULT_GRID.1)))]
+    pub grid: Option<(u32, u32)>,
     /// The cloth's mesh, pins, placement and mass.
     #[command(flatten)]
     pub cloth: ClothArgs,
-    /// Frames to run (default 240; with --dt file:PATH, default every line).
-    #[arg(long)]
-    pub frames: Option<usize>,
+    /// Frames to run.
+    #[arg(long, value_name = "N", value_parser = |s: &str| parse::count(s, 1), allow_hyphen_values = true,
+          help = with_default("Frames to run",
+                              format!("{DEFAULT_FRAMES}; with --dt file:PATH, every line")))]
+    pub frames: Option<u64>,
     /// Frame times: fixed:FPS, random:MIN_FPS:MAX_FPS:SEED, or file:PATH (one dt in s per line).
-    #[arg(long, default_value = "fixed:60")]
-    pub dt: String,
+    #[arg(long, value_name = "SPEC", default_value = "fixed:60", value_parser = |s: &str| s.parse::<DtSpec>(),
+          allow_hyphen_values = true)]
+    pub dt: DtSpec,
     /// Solver flags (the library's defaults where not given).
     #[command(flatten)]
     pub solver: SolverArgs,
     /// Gravity (m/s², along −y).
-    #[arg(long, default_value_t = 9.81)]
+    #[arg(long, value_name = "M_PER_S2", default_value_t = STANDARD_GRAVITY, value_parser = parse::number,
+          allow_hyphen_values = true)]
     pub gravity: f32,
     /// Wind as a constant acceleration x,y,z (m/s²).
-    #[arg(long, default_value = "0,0,0", value_parser = parse_vec3, allow_hyphen_values = true)]
+    #[arg(long, value_name = "X,Y,Z", default_value = "0,0,0", value_parser = parse::vec3,
+          allow_hyphen_values = true)]
     pub wind: Vec3,
-    /// Ground plane height (m), or none.
-    #[arg(long, default_value = "none", allow_hyphen_values = true)]
-    pub ground: String,
-    /// Sphere collider x,y,z,r (m), or none.
-    #[arg(long, default_value = "none", allow_hyphen_values = true)]
-    pub sphere: String,
-    /// Friction on contact, [0, 1].
-    #[arg(long, default_value_t = 0.3)]
-    pub friction: f32,
-    /// Particle spacing (m); default makes the cloth 1 m wide.
-    #[arg(long)]
+    /// Colliders, repeatable: sphere:X,Y,Z,R | capsule:X0,Y0,Z0,X1,Y1,Z1,R0[,R1] (tapered when R1
+    /// differs) | plane:NX,NY,NZ,D (the plane n·x = d, cloth on the side n points to) |
+    /// box:CX,CY,CZ,HX,HY,HZ[,YAW_DEG] (centre, half extents, turned about y) | mesh:FILE.obj (a
+    /// closed mesh is solid; an open one is a shell the cloth stays off on either side).
+    #[arg(long = "collider", value_name = "SHAPE:VALUES", value_parser = parse_collider,
+          allow_hyphen_values = true)]
+    pub colliders: Vec<ColliderSpec>,
+    /// Ground plane height (m), or none: the shorthand for --collider plane:0,1,0,HEIGHT.
+    #[arg(long, value_name = "HEIGHT|none", default_value = "none",
+          value_parser = |s: &str| parse::maybe(s, parse::number),
+          allow_hyphen_values = true)]
+    pub ground: Maybe<f32>,
+    /// Sphere collider x,y,z,r (m), or none: the shorthand for --collider sphere:X,Y,Z,R.
+    #[arg(long, value_name = "X,Y,Z,R|none", default_value = "none",
+          value_parser = |s: &str| parse::maybe(s, |v| parse::numbers(v, 4, "x,y,z,r (m)")),
+          allow_hyphen_values = true)]
+    pub sphere: Maybe<Vec<f32>>,
+    /// Coulomb friction of every collider (and of self-collision).
+    #[arg(long, value_name = "MU", value_parser = parse::number, allow_hyphen_values = true,
+          help = with_default("Coulomb friction coefficient of every collider and of self-collision: \
+                               cloth on a slope slides when tan θ > MU",
+                              crate::contact::DEFAULT_FRICTION))]
+    pub friction: Option<f32>,
+    /// Thickness of every collider (and the self-collision distance).
+    #[arg(long, value_name = "M", value_parser = parse::number, allow_hyphen_values = true,
+          help = with_default("Distance the cloth keeps from every collider's surface (m), and \
+                               between its layers with --self-collision on (there the default \
+                               is 1.5 × the cloth's mean edge)",
+                              crate::contact::DEFAULT_THICKNESS))]
+    pub thickness: Option<f32>,
+    /// Restitution of every collider.
+    #[arg(long, value_name = "E", value_parser = parse::number, allow_hyphen_values = true,
+          help = with_default("Coefficient of restitution of every collider, 0 (no bounce) to 1 \
+                               (elastic)",
+                              crate::contact::DEFAULT_RESTITUTION))]
+    pub restitution: Option<f32>,
+    /// Self-collision: on or off.
+    #[arg(long, value_name = "on|off", value_parser = parse::on_off,
+          help = with_default("Self-collision (and collision between cloths): on or off", "off"))]
+    pub self_collision: Option<bool>,
+    /// Particle spacing (m); default makes the cloth 1 m wide (not with --mesh).
+    #[arg(long, value_name = "M", value_parser = parse::number, allow_hyphen_values = true)]
     pub spacing: Option<f32>,
-    /// Initial placement.
-    #[arg(long, value_enum, default_value_t = LayoutArg::Hanging)]
-    pub layout: LayoutArg,
+    /// Initial placement of the grid [default: hanging] (not with --mesh).
+    #[arg(long, value_enum)]
+    pub layout: Option<LayoutArg>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+/// How the grid starts.
 pub enum LayoutArg {
     /// Vertical, top row at y = 1 m.
+    #[default]
     Hanging,
     /// Horizontal at y = 1 m.
     Flat,
 }
 
-fn parse_grid(s: &str) -> Result<(u32, u32), String> {
-    let (c, r) = s
-        .split_once(['x', 'X'])
-        .ok_or_else(|| format!("{s:?} is not COLUMNSxROWS (e.g. 64x64)"))?;
-    let n = |v: &str| {
-        v.trim()
-            .parse::<u32>()
-            .map_err(|_| format!("{v:?} in {s:?} is not a whole number of particles"))
+/// One `--collider` as written: a shape with its numbers, or a mesh file (read when the scene
+/// is built, so a bad file is one error naming it).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ColliderSpec {
+    /// An analytic shape, placed.
+    Shape(Collider),
+    /// `mesh:FILE.obj`.
+    Mesh(PathBuf),
+}
+
+/// Reads `SHAPE:VALUES` (see `--collider`).
+pub fn parse_collider(s: &str) -> Result<ColliderSpec, String> {
+    let usage = "sphere:X,Y,Z,R, capsule:X0,Y0,Z0,X1,Y1,Z1,R0[,R1], plane:NX,NY,NZ,D, \
+                 box:CX,CY,CZ,HX,HY,HZ[,YAW_DEG] or mesh:FILE.obj";
+    let Some((shape, values)) = s.split_once(':') else {
+        return Err(format!("wants {usage}, not {s:?}"));
     };
-    Ok((n(c)?, n(r)?))
-}
-
-/// Parses WIDTHxHEIGHT in pixels.
-pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
-    parse_grid(s).map_err(|_| format!("{s:?} is not WIDTHxHEIGHT (e.g. 1280x720)"))
-}
-
-fn parse_vec3(s: &str) -> Result<Vec3, String> {
-    let v: Vec<f32> = s
-        .split(',')
-        .map(|p| p.trim().parse::<f32>())
-        .collect::<Result<_, _>>()
-        .map_err(|_| format!("{s:?} is not x,y,z"))?;
-    match v[..] {
-        [x, y, z] => Ok(Vec3::new(x, y, z)),
-        _ => Err(format!("{s:?} is not x,y,z")),
-    }
+    let v = |n: &[usize], what: &str| -> Result<Vec<f32>, String> {
+        let count = values.split(',').count();
+        let n = n.iter().copied().find(|&k| k == count).unwrap_or(n[0]);
+        parse::numbers(values, n, what)
+    };
+    let at = |v: &[f32]| Vec3::new(v[0], v[1], v[2]);
+    Ok(ColliderSpec::Shape(match shape {
+        "sphere" => {
+            let v = v(&[4], "sphere:X,Y,Z,R")?;
+            Collider::sphere(at(&v), v[3])
+        }
+        "capsule" => {
+            let v = v(&[7, 8], "capsule:X0,Y0,Z0,X1,Y1,Z1,R0[,R1]")?;
+            Collider::capsule(at(&v), at(&v[3..]), v[6], *v.get(7).unwrap_or(&v[6]))
+        }
+        "plane" => {
+            let v = v(&[4], "plane:NX,NY,NZ,D")?;
+            Collider::plane(at(&v), v[3])
+        }
+        "box" => {
+            let v = v(&[6, 7], "box:CX,CY,CZ,HX,HY,HZ[,YAW_DEG]")?;
+            let yaw = v.get(6).copied().unwrap_or(0.0).to_radians();
+            Collider::cuboid(at(&v), at(&v[3..]), glam::Quat::from_rotation_y(yaw))
+        }
+        "mesh" if !values.is_empty() => return Ok(ColliderSpec::Mesh(PathBuf::from(values))),
+        _ => return Err(format!("wants {usage}, not {s:?}")),
+    }))
 }
 
 impl SceneArgs {
     /// The cloth the flags describe: the --mesh, or the grid.
-    pub fn cloth(&self) -> Result<crate::Cloth> {
+    pub fn cloth(&self) -> Result<Cloth> {
         if let Some(b) = self.cloth.mesh_builder()? {
             return Ok(b.build()?);
         }
-        let (w, h) = self.grid;
-        let mut b = ClothBuilder::grid(w, h).layout(match self.layout {
+        let (w, h) = self.grid.unwrap_or(DEFAULT_GRID);
+        let mut b = ClothBuilder::grid(w, h).layout(match self.layout.unwrap_or_default() {
             LayoutArg::Hanging => Layout::Hanging { top: 1.0 },
             LayoutArg::Flat => Layout::Flat { height: 1.0 },
         });
         if let Some(s) = self.spacing {
             b = b.spacing(s);
         }
-        Ok(self.cloth.apply(b)?.build()?)
+        Ok(self.cloth.apply(b).build()?)
     }
 
-    /// The solver parameters the flags describe (validated).
+    /// The solver parameters the flags describe, validated by the library (an error names the
+    /// flag).
     pub fn params(&self) -> Result<SolverParams> {
-        if !(self.gravity.is_finite() && self.gravity >= 0.0) {
+        if self.gravity < 0.0 {
+            // A sign convention, not a bound: the flag is a magnitude, and -9.81 most likely
+            // means the usual downward gravity, which the flag writes 9.81.
             bail!(
-                "--gravity {} must be a non-negative magnitude in m/s² (it acts along -y)",
+                "--gravity wants a magnitude in m/s² (it pulls along -y; {} is the usual), not {}",
+                STANDARD_GRAVITY,
                 self.gravity
             );
         }
-        let ground = match self.ground.as_str() {
-            "none" => None,
-            h => Some(
-                h.parse::<f32>()
-                    .map_err(|_| anyhow!("--ground {h:?} is not a height in m or none"))?,
-            ),
-        };
-        let sphere = match self.sphere.as_str() {
-            "none" => None,
-            s => {
-                let v: Vec<f32> = s
-                    .split(',')
-                    .map(|p| p.trim().parse::<f32>())
-                    .collect::<Result<_, _>>()
-                    .map_err(|_| anyhow!("--sphere {s:?} is not x,y,z,r or none"))?;
-                let [x, y, z, r] = v[..] else {
-                    bail!("--sphere {s:?} is not x,y,z,r or none");
-                };
-                Some(Collider::sphere(Vec3::new(x, y, z), r))
-            }
-        };
-        let colliders = ground
-            .map(Collider::ground)
-            .into_iter()
-            .chain(sphere)
-            .map(|c| c.friction(self.friction))
-            .collect();
-        let scene = SolverParams {
-            gravity: Vec3::new(0.0, -self.gravity, 0.0),
-            wind: self.wind,
-            colliders,
-            ..SolverParams::default()
-        };
-        self.solver.apply(scene)
+        let mut p = SolverParams::default();
+        given(&mut p, "--gravity", Some(self.gravity), |p, g| {
+            p.gravity = Vec3::new(0.0, -g, 0.0)
+        })?;
+        given(&mut p, "--wind", Some(self.wind), |p, w| p.wind = w)?;
+        self.colliders(&mut p)?;
+        self.solver.apply(p)
     }
 
-    /// Every frame's dt (s).
-    pub fn dts(&self) -> Result<Vec<f64>> {
-        let spec: DtSpec = self.dt.parse()?;
-        let frames = match (&spec, self.frames) {
-            (DtSpec::File { .. }, f) => f,
-            (_, f) => Some(f.unwrap_or(240)),
+    /// The one place `--ground`, `--sphere` and `--friction` become solver parameters.
+    fn colliders(&self, p: &mut SolverParams) -> Result<()> {
+        // The shorthands first, then --collider in the order given; each one's material from
+        // --thickness, --friction and --restitution where given.
+        let material = |c: Collider| Collider {
+            thickness: self.thickness.unwrap_or(c.thickness),
+            friction: self.friction.unwrap_or(c.friction),
+            restitution: self.restitution.unwrap_or(c.restitution),
+            ..c
         };
-        if frames == Some(0) {
-            bail!("--frames must be at least 1");
+        given(p, "--ground", self.ground.0, |p, h| {
+            p.colliders.push(material(Collider::ground(h)))
+        })?;
+        given(p, "--sphere", self.sphere.0.clone(), |p, v| {
+            p.colliders.push(material(Collider::sphere(
+                Vec3::new(v[0], v[1], v[2]),
+                v[3],
+            )))
+        })?;
+        for spec in &self.colliders {
+            let (c, flag) = match spec {
+                ColliderSpec::Shape(c) => (c.clone(), "--collider".to_string()),
+                ColliderSpec::Mesh(path) => {
+                    let grid = crate::contact::DistanceGrid::from_obj(
+                        path,
+                        crate::contact::DEFAULT_RESOLUTION,
+                    )
+                    .with_context(|| format!("--collider mesh:{}", path.display()))?;
+                    let c = Collider::mesh(std::sync::Arc::new(grid), crate::Pose::IDENTITY);
+                    (c, format!("--collider mesh:{}", path.display()))
+                }
+            };
+            given(p, &flag, Some(material(c)), |p, c| p.colliders.push(c))?;
         }
-        spec.sequence(frames).context("reading --dt")
+        let self_collision = self.self_collision == Some(true);
+        given(
+            p,
+            "--self-collision",
+            self_collision.then_some(()),
+            |p, ()| {
+                p.self_collision = Some(crate::SelfCollision {
+                    thickness: self.thickness,
+                    friction: self
+                        .friction
+                        .unwrap_or(crate::SelfCollision::default().friction),
+                })
+            },
+        )?;
+        // The flags that set every collider's material must be valid even with none.
+        for (flag, v, max) in [
+            ("--thickness", self.thickness, crate::contact::MAX_THICKNESS),
+            ("--friction", self.friction, crate::contact::MAX_FRICTION),
+            ("--restitution", self.restitution, 1.0),
+        ] {
+            if let Some(v) = v
+                && !(v.is_finite() && (0.0..=max).contains(&v))
+            {
+                bail!("{flag} wants a number from 0 to {max}, not {v}");
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the scene has something to collide with.
+    fn any_collider(&self) -> bool {
+        self.ground.0.is_some() || self.sphere.0.is_some() || !self.colliders.is_empty()
+    }
+
+    /// Every frame's dt (s), drawn as the run uses them.
+    pub fn dts(&self) -> Result<Dts> {
+        let frames = match (&self.dt, self.frames) {
+            (DtSpec::File { .. }, f) => f,
+            (_, f) => Some(f.unwrap_or(DEFAULT_FRAMES)),
+        };
+        self.dt.frames(frames)
+    }
+
+    /// What the flags ask for that does nothing or contradicts itself, for `cloth` under
+    /// `params`: one sentence each, for a warning (the run goes on).
+    pub fn warnings(&self, cloth: &Cloth, params: &SolverParams) -> Vec<String> {
+        let mut out = self.solver.warnings(params);
+        if self.cloth.mesh.is_some() {
+            let grid_flags: Vec<&str> = [
+                ("--grid", self.grid.is_some()),
+                ("--spacing", self.spacing.is_some()),
+                ("--layout", self.layout.is_some()),
+            ]
+            .into_iter()
+            .filter_map(|(flag, given)| given.then_some(flag))
+            .collect();
+            if !grid_flags.is_empty() {
+                out.push(format!(
+                    "{} shape the grid and do nothing with --mesh",
+                    grid_flags.join(", ")
+                ));
+            }
+        } else if self.cloth.weld.is_some() {
+            out.push("--weld welds a mesh's vertices and does nothing without --mesh".into());
+        }
+        let contact = self.any_collider() || self.self_collision == Some(true);
+        for (flag, given) in [
+            ("--friction", self.friction.is_some()),
+            ("--thickness", self.thickness.is_some()),
+        ] {
+            if given && !contact {
+                out.push(format!(
+                    "{flag} acts on contact and does nothing without a collider or \
+                     --self-collision on"
+                ));
+            }
+        }
+        if self.restitution.is_some() && !self.any_collider() {
+            out.push("--restitution acts on colliders and does nothing without one".into());
+        }
+        let n = cloth.particle_count();
+        let pinned = (0..n).filter(|&i| cloth.is_pinned(i)).count();
+        if n > 0 && pinned == n {
+            out.push(format!(
+                "every particle is pinned ({}): nothing will move",
+                if self.cloth.pin.is_empty() {
+                    "the default pins".to_string()
+                } else {
+                    self.cloth
+                        .pin
+                        .iter()
+                        .map(|p| format!("--pin {}", pin_name(p)))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                }
+            ));
+        }
+        if let Some(h) = self.ground.0 {
+            let below = |want_pinned: bool| {
+                (0..n)
+                    .filter(|&i| cloth.is_pinned(i) == want_pinned && cloth.positions()[i].y < h)
+                    .count()
+            };
+            let (pinned_below, free_below) = (below(true), below(false));
+            if pinned_below > 0 {
+                out.push(format!(
+                    "{pinned_below} pinned particles are below --ground {h} m and stay there \
+                     (pinned particles do not collide)"
+                ));
+            }
+            if free_below > 0 {
+                out.push(format!(
+                    "{free_below} particles start below --ground {h} m and are pushed up to it \
+                     in the first frame"
+                ));
+            }
+        }
+        out
+    }
+}
+
+/// A `--pin` selection as it was written (near enough to recognise).
+fn pin_name(p: &Pinning) -> String {
+    match p {
+        Pinning::None => "none".into(),
+        Pinning::Corners => "corners".into(),
+        Pinning::Edge => "edge".into(),
+        Pinning::List(v) => format!(
+            "list:{}",
+            v.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+        ),
+        Pinning::Group(g) => format!("group:{g}"),
+        Pinning::Box { min, max } => format!(
+            "box:{},{},{},{},{},{}",
+            min.x, min.y, min.z, max.x, max.y, max.z
+        ),
+        Pinning::Top { distance } => format!("top:{distance}"),
     }
 }

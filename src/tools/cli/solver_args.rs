@@ -1,159 +1,267 @@
 //! The solver flags shared by `simulate`, `conform` and `bench`. Every flag is optional: what
-//! is not given keeps the library's default ([`SolverParams::default`]).
+//! is not given keeps the base parameters ([`SolverParams::default`] for the command line).
+//! The flags set fields and nothing more: [`SolverParams::validate`] judges them, and its
+//! error is prefixed with the flag's name. The help shows the library's defaults.
 
-use anyhow::{Result, bail};
+use std::fmt::Display;
+
+use anyhow::{Context, Result};
 use clap::Args;
 
-use crate::params::{Projection, SolverParams, Substeps};
-use crate::{Integrator, Solver};
+use super::parse;
+use crate::Integrator;
+use crate::params::{
+    AUTO_LIMIT_MIN, AUTO_LIMIT_SCALE, Projection, SolverParams, Substeps, TetherParams,
+};
+
+/// `text [default: value]`: help whose default comes from the library, never a copy of it.
+pub(super) fn with_default(text: &str, default: impl Display) -> String {
+    format!("{text} [default: {default}]")
+}
+
+/// The library's defaults, which the help quotes.
+fn defaults() -> SolverParams {
+    SolverParams::default()
+}
+
+fn on_off(on: bool) -> &'static str {
+    if on { "on" } else { "off" }
+}
+
+/// The names of a `named_enum!`, for the help: `a, b or c`.
+fn choices(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+fn integrator_help() -> String {
+    with_default(
+        &format!(
+            "Integrator: {}",
+            choices(&Integrator::ALL.map(Integrator::name))
+        ),
+        defaults().integrator,
+    )
+}
+
+fn frequency_help() -> String {
+    let text = "Solver frequency in Hz: each frame runs max(1, round(dt · HZ)) substeps";
+    match defaults().substeps {
+        Substeps::Frequency(f) => with_default(text, f),
+        Substeps::Fixed(_) => text.to_string(),
+    }
+}
+
+fn substeps_help() -> String {
+    let text = "Fixed substeps per frame (instead of --frequency)";
+    match defaults().substeps {
+        Substeps::Fixed(n) => with_default(text, n),
+        Substeps::Frequency(_) => text.to_string(),
+    }
+}
+
+fn projection_help() -> String {
+    with_default(
+        &format!(
+            "Constraint direction: {} (shake keeps energy, jakobsen bleeds it)",
+            choices(&Projection::ALL.map(Projection::name))
+        ),
+        defaults().projection,
+    )
+}
+
+fn tether_defaults() -> TetherParams {
+    defaults().tethers.unwrap_or_default()
+}
+
+fn max_distance_help() -> String {
+    with_default(
+        "Distance (m) from the scene's centre beyond which a particle counts as diverged and the \
+         run stops",
+        format!(
+            "automatic: {AUTO_LIMIT_SCALE} × the scene's half-diagonal, at least {AUTO_LIMIT_MIN} m"
+        ),
+    )
+}
 
 /// Solver flags.
 #[derive(Args, Debug, Clone, Default)]
 pub struct SolverArgs {
-    /// Integrator: verlet, tcv or tcv-exact [default: tcv].
-    #[arg(long, value_parser = parse_integrator)]
+    /// Integrator (`Integrator::name`).
+    #[arg(long, value_name = "NAME", help = integrator_help(), allow_hyphen_values = true)]
     pub integrator: Option<Integrator>,
-    /// Constraint sweeps per substep [default: 1].
-    #[arg(long)]
+    /// Constraint sweeps per substep.
+    #[arg(long, value_name = "N", value_parser = |s: &str| parse::count_u32(s, 0), allow_hyphen_values = true,
+          help = with_default("Constraint sweeps per substep", defaults().iterations))]
     pub iterations: Option<u32>,
     /// Fixed substeps per frame (instead of --frequency).
-    #[arg(long, conflicts_with = "frequency")]
+    #[arg(long, value_name = "N", conflicts_with = "frequency", value_parser = |s: &str| parse::count_u32(s, 0),
+          allow_hyphen_values = true, help = substeps_help())]
     pub substeps: Option<u32>,
-    /// Solver frequency in Hz: each frame runs max(1, round(dt · HZ)) substeps [default: 360].
-    #[arg(long, allow_hyphen_values = true)]
+    /// Solver frequency (Hz).
+    #[arg(long, value_name = "HZ", value_parser = parse::number, allow_hyphen_values = true, help = frequency_help())]
     pub frequency: Option<f32>,
-    /// XPBD compliance of structural constraints, m/N (0 = rigid) [default: 0].
-    #[arg(long, allow_hyphen_values = true)]
+    /// XPBD compliance of structural constraints (m/N).
+    #[arg(long, value_name = "M_PER_N", value_parser = parse::number, allow_hyphen_values = true,
+          help = with_default("XPBD compliance of structural constraints, m/N (0 = rigid)",
+                              defaults().compliance.stretch))]
     pub compliance_stretch: Option<f32>,
-    /// XPBD compliance of shear constraints, m/N [default: 0].
-    #[arg(long, allow_hyphen_values = true)]
+    /// XPBD compliance of shear constraints (m/N).
+    #[arg(long, value_name = "M_PER_N", value_parser = parse::number, allow_hyphen_values = true,
+          help = with_default("XPBD compliance of shear constraints, m/N",
+                              defaults().compliance.shear))]
     pub compliance_shear: Option<f32>,
-    /// XPBD compliance of bend constraints, m/N [default: 0.01].
-    #[arg(long, allow_hyphen_values = true)]
+    /// XPBD compliance of bend constraints (m/N).
+    #[arg(long, value_name = "M_PER_N", value_parser = parse::number, allow_hyphen_values = true,
+          help = with_default("XPBD compliance of bend constraints, m/N",
+                              defaults().compliance.bend))]
     pub compliance_bend: Option<f32>,
-    /// Long-range attachments to the pinned particles: on or off [default: on].
-    #[arg(long, value_parser = parse_on_off)]
+    /// Long-range attachments to the pinned particles: on or off.
+    #[arg(long, value_name = "on|off", value_parser = parse::on_off, allow_hyphen_values = true,
+          help = with_default("Long-range attachments to the pinned particles: on or off",
+                              on_off(defaults().tethers.is_some())))]
     pub tethers: Option<bool>,
-    /// Tether slack: a particle may be this many times its geodesic distance from a pin (≥ 1)
-    /// [default: 1].
-    #[arg(long, allow_hyphen_values = true)]
+    /// Tether slack (≥ 1).
+    #[arg(long, value_name = "FACTOR", value_parser = parse::number, allow_hyphen_values = true,
+          help = with_default("Tether slack: a particle may be this many times its geodesic \
+                               distance from a pin (1 = none)", tether_defaults().scale))]
     pub tether_scale: Option<f32>,
-    /// Fraction of a tether's violation corrected per substep, (0, 1] [default: 1].
-    #[arg(long)]
+    /// Fraction of a tether's violation corrected per substep.
+    #[arg(long, value_name = "FRACTION", value_parser = parse::number, allow_hyphen_values = true,
+          help = with_default("Fraction of a tether's violation corrected per substep",
+                              tether_defaults().stiffness))]
     pub tether_stiffness: Option<f32>,
-    /// Coarse levels (hierarchical solve of grid cloths): on or off [default: on].
-    #[arg(long, value_parser = parse_on_off)]
+    /// Coarse levels (hierarchical solve of grid cloths): on or off.
+    #[arg(long, value_name = "on|off", value_parser = parse::on_off, allow_hyphen_values = true,
+          help = with_default("Coarse levels (hierarchical solve of grid cloths): on or off",
+                              on_off(defaults().coarse_levels)))]
     pub coarse_levels: Option<bool>,
-    /// Constraint direction: shake (energy-conserving) or jakobsen [default: shake].
-    #[arg(long, value_parser = parse_projection)]
+    /// Constraint direction (`Projection::name`).
+    #[arg(long, value_name = "NAME", help = projection_help(), allow_hyphen_values = true)]
     pub projection: Option<Projection>,
-    /// Over-relaxation factor of constraint corrections, [1, 2) [default: 1].
-    #[arg(long)]
+    /// Over-relaxation factor of constraint corrections.
+    #[arg(long, value_name = "FACTOR", value_parser = parse::number, allow_hyphen_values = true,
+          help = with_default("Over-relaxation factor of constraint corrections (1 = none)",
+                              defaults().over_relaxation))]
     pub over_relaxation: Option<f32>,
-    /// Velocity damping rate, 1/s (frame-rate independent; 0 allowed) [default: 0.5].
-    #[arg(long)]
+    /// Velocity damping rate (1/s).
+    #[arg(long, value_name = "PER_S", value_parser = parse::number, allow_hyphen_values = true,
+          help = with_default("Velocity damping rate, 1/s (frame-rate independent; 0 = none)",
+                              defaults().damping))]
     pub damping: Option<f32>,
+    /// Divergence limit (m); automatic when not given.
+    #[arg(long, value_name = "M", value_parser = parse::number, allow_hyphen_values = true,
+          help = max_distance_help())]
+    pub max_distance: Option<f32>,
 }
 
-fn parse_integrator(s: &str) -> Result<Integrator, String> {
-    s.parse()
-}
-
-fn parse_projection(s: &str) -> Result<Projection, String> {
-    s.parse()
-}
-
-fn parse_on_off(s: &str) -> Result<bool, String> {
-    match s {
-        "on" => Ok(true),
-        "off" => Ok(false),
-        _ => Err(format!("{s:?} is not on or off")),
+/// Sets one flag's field with `set` when the flag was given, then has the library judge the
+/// result; its error is prefixed with the flag ("--frequency: invalid solver frequency ...").
+/// The parameters before were valid, so the first flag that fails is the one to blame.
+pub(super) fn given<T>(
+    p: &mut SolverParams,
+    flag: &str,
+    value: Option<T>,
+    set: impl FnOnce(&mut SolverParams, T),
+) -> Result<()> {
+    if let Some(v) = value {
+        set(p, v);
+        p.validate().with_context(|| flag.to_string())?;
     }
+    Ok(())
 }
 
 impl SolverArgs {
-    /// `base` with every given flag applied, validated.
+    /// `base` with every given flag applied, validated by the library. `--tether-scale` and
+    /// `--tether-stiffness` do nothing with `--tethers off` ([`SolverArgs::warnings`] says so).
     pub fn apply(&self, base: SolverParams) -> Result<SolverParams> {
         let mut p = base;
-        if let Some(i) = self.integrator {
-            p.integrator = i;
-        }
-        if let Some(n) = self.iterations {
-            p.iterations = n;
-        }
-        if let Some(n) = self.substeps {
-            p.substeps = Substeps::Fixed(n);
-        }
-        if let Some(f) = self.frequency {
-            if !(f.is_finite() && f > 0.0) {
-                bail!("--frequency {f} must be a positive frequency in Hz");
+        p.validate().context("the base parameters")?;
+        given(&mut p, "--integrator", self.integrator, |p, i| {
+            p.integrator = i
+        })?;
+        given(&mut p, "--iterations", self.iterations, |p, n| {
+            p.iterations = n
+        })?;
+        given(&mut p, "--substeps", self.substeps, |p, n| {
+            p.substeps = Substeps::Fixed(n)
+        })?;
+        given(&mut p, "--frequency", self.frequency, |p, f| {
+            p.substeps = Substeps::Frequency(f)
+        })?;
+        given(
+            &mut p,
+            "--compliance-stretch",
+            self.compliance_stretch,
+            |p, a| p.compliance.stretch = a,
+        )?;
+        given(
+            &mut p,
+            "--compliance-shear",
+            self.compliance_shear,
+            |p, a| p.compliance.shear = a,
+        )?;
+        given(&mut p, "--compliance-bend", self.compliance_bend, |p, a| {
+            p.compliance.bend = a
+        })?;
+        given(&mut p, "--tethers", self.tethers, |p, on| {
+            p.tethers = on.then(|| p.tethers.unwrap_or_default())
+        })?;
+        given(&mut p, "--tether-scale", self.tether_scale, |p, s| {
+            if let Some(t) = &mut p.tethers {
+                t.scale = s
             }
-            p.substeps = Substeps::Frequency(f);
-        }
-        for (flag, value, slot) in [
-            (
-                "--compliance-stretch",
-                self.compliance_stretch,
-                &mut p.compliance.stretch,
-            ),
-            (
-                "--compliance-shear",
-                self.compliance_shear,
-                &mut p.compliance.shear,
-            ),
-            (
-                "--compliance-bend",
-                self.compliance_bend,
-                &mut p.compliance.bend,
-            ),
-        ] {
-            if let Some(a) = value {
-                if !(a.is_finite() && a >= 0.0) {
-                    bail!("{flag} {a} must be a compliance of at least 0 m/N (0 = rigid)");
+        })?;
+        given(
+            &mut p,
+            "--tether-stiffness",
+            self.tether_stiffness,
+            |p, k| {
+                if let Some(t) = &mut p.tethers {
+                    t.stiffness = k
                 }
-                *slot = a;
-            }
-        }
-        if self.tethers == Some(false) {
-            p.tethers = None;
-        } else if self.tethers == Some(true) {
-            p.tethers = Some(p.tethers.unwrap_or_default());
-        }
-        if self.tether_scale.is_some() || self.tether_stiffness.is_some() {
-            let Some(t) = p.tethers.as_mut() else {
-                bail!("--tether-scale and --tether-stiffness need --tethers on");
-            };
-            if let Some(s) = self.tether_scale {
-                if !(s.is_finite() && s >= 1.0) {
-                    bail!("--tether-scale {s} must be at least 1 (1 = no slack)");
-                }
-                t.scale = s;
-            }
-            if let Some(k) = self.tether_stiffness {
-                t.stiffness = k;
-            }
-        }
-        if let Some(on) = self.coarse_levels {
-            p.coarse_levels = on;
-        }
-        if let Some(pr) = self.projection {
-            p.projection = pr;
-        }
-        if let Some(w) = self.over_relaxation {
-            p.over_relaxation = w;
-        }
-        if let Some(d) = self.damping {
-            p.damping = d;
-        }
-        p.validate()?;
+            },
+        )?;
+        given(&mut p, "--coarse-levels", self.coarse_levels, |p, on| {
+            p.coarse_levels = on
+        })?;
+        given(&mut p, "--projection", self.projection, |p, pr| {
+            p.projection = pr
+        })?;
+        given(&mut p, "--over-relaxation", self.over_relaxation, |p, w| {
+            p.over_relaxation = w
+        })?;
+        given(&mut p, "--damping", self.damping, |p, d| p.damping = d)?;
+        given(&mut p, "--max-distance", self.max_distance, |p, d| {
+            p.max_distance = Some(d)
+        })?;
         Ok(p)
     }
-}
 
-/// Says once, on stderr, that tethers were asked for but the cloth has no pinned particle.
-pub fn note_missing_tethers(solver: &mut Solver) -> Result<()> {
-    if solver.params().tethers.is_some() && solver.tethers()?.is_empty() {
-        eprintln!("chiffon: note: tethers are on but the cloth has no pinned particle; no tethers");
+    /// What the flags ask for that does nothing or undoes itself, under `params` (the
+    /// parameters [`SolverArgs::apply`] made): one sentence each, for a warning.
+    pub fn warnings(&self, params: &SolverParams) -> Vec<String> {
+        let mut out = Vec::new();
+        if params.iterations == 0 {
+            out.push(
+                "--iterations 0 skips every constraint sweep: the cloth's own constraints are \
+                 never solved (only coarse levels, tethers and colliders act)"
+                    .to_string(),
+            );
+        }
+        if params.tethers.is_none() {
+            for (flag, given) in [
+                ("--tether-scale", self.tether_scale.is_some()),
+                ("--tether-stiffness", self.tether_stiffness.is_some()),
+            ] {
+                if given {
+                    out.push(format!("{flag} does nothing with --tethers off"));
+                }
+            }
+        }
+        out
     }
-    Ok(())
 }
