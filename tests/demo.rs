@@ -173,6 +173,11 @@ fn demo_without_an_adapter_or_display_fails_clearly() {
         stderr.contains("cannot open a window") && !stderr.contains("panicked"),
         "{stderr}"
     );
+    // Regression: winit's error carried its source path in the cargo registry.
+    assert!(
+        !stderr.contains(".cargo") && !stderr.contains("registry") && !stderr.contains(".rs:"),
+        "{stderr}"
+    );
 
     // A display but no matching adapter.
     if !xvfb_run_available() {
@@ -191,4 +196,27 @@ fn demo_without_an_adapter_or_display_fails_clearly() {
         stderr.contains("no-such-adapter") && !stderr.contains("panicked"),
         "{stderr}"
     );
+}
+
+/// Regression: `--screenshot` into a missing folder ran every frame, then failed writing. It
+/// is refused first, in one line, before a window is asked for (so without a display too).
+#[test]
+fn a_screenshot_into_a_missing_folder_is_refused_before_the_run() {
+    let missing = std::env::temp_dir().join(format!("chiffon-missing-{}", std::process::id()));
+    let path = missing.join("shot.png");
+    let out = Command::new(env!("CARGO_BIN_EXE_chiffon"))
+        .args(["demo", "--frames", "100000", "--screenshot"])
+        .arg(&path)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("--screenshot") && stderr.contains("does not exist"),
+        "{stderr}"
+    );
+    assert!(!missing.exists());
 }

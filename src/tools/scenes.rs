@@ -48,7 +48,9 @@ pub fn cape_position(k: usize, count: usize) -> Vec3 {
     Vec3::new(i as f32 - centre, 0.0, j as f32 - centre)
 }
 
-/// What the demo shows: one cloth (the grid, or a mesh), or a world of many.
+/// What the demo shows: one cloth (the grid, or a mesh), or many (the demo holds either as one
+/// [`crate::World`]). Adding a scene: its variant here and in the names below, its builder in
+/// this file, and its arms in `tools/demo/scene.rs` (which says what else).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum DemoScene {
     /// One cloth held by two corners falling onto a sphere ([`demo_cloth`]), or a mesh.

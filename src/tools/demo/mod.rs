@@ -1,9 +1,29 @@
-//! The windowed demo (`cargo run --release`, `chiffon demo`): the cloth drawn straight from the
+//! The windowed demo (`cargo run --release`, `chiffon demo`): the cloths drawn straight from the
 //! solver's position buffer, with an egui control panel and mouse interaction.
+//!
+//! One concern per file:
+//! - `app.rs`: the options and the checks before the run, the winit event loop, and the
+//!   window's state wired together (simulate, draw, present);
+//! - `sim.rs`: what is stepped: one [`crate::World`] for every scene (the cloth scene is a world
+//!   of one cloth) and the one surface that draws all its cloths;
+//! - `scene.rs`: what differs from scene to scene, and how to add one;
+//! - `settings.rs`: what the panel edits, and its one mapping to [`crate::SolverParams`]; how
+//!   to add a toggle;
+//! - `colliders.rs`: the sphere and the ground, all of their handling;
+//! - `input.rs`: grab and drag, orbit and zoom, the keys;
+//! - `panel.rs`: the egui panel and its draw pass;
+//! - `screenshot.rs`: `--screenshot`: the path checked before the run, readback, PNG;
+//! - `render.rs`, `camera.rs`: the wgpu renderer and the orbit camera.
 
 mod app;
 pub mod camera;
+mod colliders;
+mod input;
+mod panel;
 pub mod render;
+mod scene;
+mod screenshot;
+mod settings;
 mod sim;
 
 pub use app::{DemoOptions, run};

@@ -1,205 +1,328 @@
-//! What the demo steps: one [`GpuSolver`] (the grid or a mesh), or a [`World`] of many cloths
-//! drawn as one mesh straight from the world's position buffer.
+//! What the demo steps: one [`World`] for every scene (the cloth scene is a world of one cloth,
+//! as a [`crate::Solver`] is), and the one surface that draws all its cloths straight from the
+//! world's position buffer.
 
+use anyhow::{Context, Result};
 use glam::Vec3;
 
+use super::camera::{Ray, pick};
+use crate::Backend;
 use crate::cloth::{Cloth, ClothDesc};
-use crate::error::Result;
-use crate::geometry::UvLayer;
-use crate::gpu::{GpuContext, StageTimer};
-use crate::params::SolverParams;
+use crate::geometry::{UvLayer, planar_uvs};
 use crate::quality::Stretch;
-use crate::solver::Solver;
 use crate::world::{ClothHandle, ClothOptions, World, WorldCapacity, WorldConfig};
 
-/// The demo's simulation.
-pub(crate) enum Sim {
-    /// One cloth: grab, pins and the per-cloth panel apply.
-    Cloth(Box<Solver>),
-    /// Many cloths in one world.
-    World(Box<WorldSim>),
-}
-
-/// A world and the one surface that draws all its cloths.
-pub(crate) struct WorldSim {
-    world: World,
-    handles: Vec<ClothHandle>,
-    /// Every cloth's triangles (and UVs) in the world's particle numbering, for drawing.
+/// A world, its cloths and the surface that draws them.
+pub(crate) struct Sim {
+    /// Stepped, reset and given its parameters directly by the demo.
+    pub(crate) world: World,
+    /// Every cloth's triangles (and UVs) in the world's particle numbering, for drawing only:
+    /// it has no constraints, so its masses and pins mean nothing (ask `world.cloth`).
     surface: Cloth,
+    /// Whether the particles each cloth was built with pinned are held (the pin toggle).
+    pins_held: bool,
 }
 
-impl WorldSim {
-    /// A GPU world of `cloths`, and its drawing surface.
-    pub(crate) fn new(
-        ctx: &GpuContext,
-        cloths: &[(Cloth, ClothOptions)],
-        params: SolverParams,
-    ) -> Result<Self> {
-        let capacity = WorldCapacity {
-            cloths: cloths.len() as u32,
-            particles: cloths.iter().map(|c| c.0.particle_count() as u32).sum(),
-            constraints: cloths.iter().map(|c| c.0.constraint_count() as u32).sum(),
-        };
-        let config = WorldConfig {
-            capacity,
-            ..WorldConfig::default()
-        };
-        let mut world = World::new(crate::Backend::Gpu(ctx), params, config)?;
-        let handles = cloths
-            .iter()
-            .map(|(c, o)| world.add(c, *o))
-            .collect::<Result<Vec<_>>>()?;
-        let n = world.particle_count();
-        let mut desc = ClothDesc {
-            positions: vec![Vec3::ZERO; n],
-            inverse_mass: vec![0.0; n],
-            velocity: Vec3::ZERO,
-            constraints: Vec::new(),
-            triangles: Vec::new(),
-            uvs: Some(UvLayer::default()),
-            groups: Vec::new(),
-        };
-        for &h in &handles {
-            let range = world.particle_range(h)?;
-            let (start, end) = (range.start as usize, range.end as usize);
-            let cloth = world.cloth(h)?;
-            desc.positions[start..end].copy_from_slice(cloth.positions());
-            desc.inverse_mass[start..end].copy_from_slice(cloth.inverse_masses());
-            let shift = |t: &[u32; 3], by: u32| t.map(|v| v + by);
-            desc.triangles
-                .extend(cloth.triangles().iter().map(|t| shift(t, range.start)));
-            let uvs = desc.uvs.as_mut().expect("made with a layer");
-            let base = uvs.uvs.len() as u32;
-            match cloth.uvs() {
-                Some(layer) => {
-                    uvs.uvs.extend_from_slice(&layer.uvs);
-                    uvs.triangles
-                        .extend(layer.triangles.iter().map(|t| shift(t, base)));
-                }
-                // A cloth without UVs: one UV per corner at the origin (a plain colour).
-                None => {
-                    uvs.uvs.push(glam::Vec2::ZERO);
-                    uvs.triangles
-                        .extend(cloth.triangles().iter().map(|_| [base; 3]));
-                }
-            }
-        }
-        Ok(Self {
-            surface: Cloth::new(desc)?,
-            world,
-            handles,
-        })
-    }
+/// A particle under the cursor: its cloth, its index in that cloth, and where it is (m).
+pub(crate) struct Picked {
+    pub(crate) cloth: ClothHandle,
+    pub(crate) index: usize,
+    pub(crate) position: Vec3,
 }
 
 impl Sim {
-    /// The surface drawn: the cloth, or every cloth of the world in its buffer's numbering.
-    pub(crate) fn cloth(&self) -> &Cloth {
-        match self {
-            Sim::Cloth(s) => s.cloth(),
-            Sim::World(w) => &w.surface,
+    /// A world of `cloths` on `backend` (the demo's is a GPU; the tests use the CPU), with
+    /// room for exactly these cloths, coarse levels included.
+    pub(crate) fn new(
+        backend: Backend<'_>,
+        cloths: &[(Cloth, ClothOptions)],
+        params: crate::SolverParams,
+        paths: crate::world::PathChoice,
+    ) -> Result<Self> {
+        let capacity = cloths
+            .iter()
+            .map(|(c, _)| WorldCapacity::for_cloths(1, c))
+            .fold(
+                WorldCapacity {
+                    cloths: 0,
+                    particles: 0,
+                    constraints: 0,
+                },
+                |a, c| WorldCapacity {
+                    cloths: a.cloths + c.cloths,
+                    particles: a.particles + c.particles,
+                    constraints: a.constraints + c.constraints,
+                },
+            );
+        let config = WorldConfig {
+            capacity,
+            paths,
+            ..WorldConfig::default()
+        };
+        let mut world = World::new(backend, params, config)?;
+        for (cloth, options) in cloths {
+            world.add(cloth, *options)?;
         }
+        let surface = surface(&mut world)?;
+        Ok(Self {
+            world,
+            surface,
+            pins_held: true,
+        })
+    }
+
+    /// The surface drawn: every cloth of the world, in its position buffer's numbering.
+    pub(crate) fn surface(&self) -> &Cloth {
+        &self.surface
     }
 
     /// The buffer the renderer reads positions from.
-    pub(crate) fn position_buffer(&self) -> &wgpu::Buffer {
-        match self {
-            Sim::Cloth(s) => s
-                .position_buffer()
-                .expect("a GPU solver has a position buffer"),
-            Sim::World(w) => w
-                .world
-                .position_buffer()
-                .expect("a GPU world has a position buffer"),
-        }
+    pub(crate) fn position_buffer(&self) -> Result<&wgpu::Buffer> {
+        self.world
+            .position_buffer()
+            .context("the demo draws from a GPU world; this one is on the CPU")
     }
 
-    /// The lone cloth's solver (grab and pins), `None` for a world.
-    pub(crate) fn solver(&mut self) -> Option<&mut Solver> {
-        match self {
-            Sim::Cloth(s) => Some(s),
-            Sim::World(_) => None,
-        }
-    }
-
-    /// Advances one frame, timing its stages with `timer` when given.
-    pub(crate) fn step_timed(&mut self, dt: f64, timer: Option<&mut StageTimer>) -> Result<()> {
-        match self {
-            Sim::Cloth(s) => s.step_timed(dt, timer),
-            Sim::World(w) => w.world.step_timed(dt, timer),
-        }
-    }
-
-    pub(crate) fn set_params(&mut self, params: SolverParams) -> Result<()> {
-        match self {
-            Sim::Cloth(s) => s.set_params(params),
-            Sim::World(w) => w.world.set_params(params),
-        }
-    }
-
+    /// Returns every cloth to its start, its pins held again.
     pub(crate) fn reset(&mut self) -> Result<()> {
-        match self {
-            Sim::Cloth(s) => s.reset(),
-            Sim::World(w) => w.world.reset(),
+        self.world.reset()?;
+        self.pins_held = true;
+        Ok(())
+    }
+
+    /// Whether the cloths' own pins are held (false after [`Sim::toggle_pins`] released them).
+    pub(crate) fn pins_held(&self) -> bool {
+        self.pins_held
+    }
+
+    /// Releases the particles every cloth was built with pinned (the grid's corners, a mesh's
+    /// pins, the flags' poles), or holds them again where they are now.
+    pub(crate) fn toggle_pins(&mut self) -> Result<()> {
+        self.pins_held = !self.pins_held;
+        for h in self.world.handles() {
+            let cloth = self.world.cloth(h)?;
+            let free = cloth.free_inverse_masses();
+            let edits: Vec<(usize, f32)> = (0..cloth.particle_count())
+                .filter(|&i| cloth.is_pinned(i))
+                .map(|i| (i, if self.pins_held { 0.0 } else { free[i] }))
+                .collect();
+            for (i, w) in edits {
+                self.world.set_inverse_mass(h, i, w)?;
+            }
         }
+        Ok(())
+    }
+
+    /// The particle nearest the camera within a few edge lengths of `ray`, over every cloth
+    /// (one readback: on a click only).
+    pub(crate) fn pick(&mut self, ray: &Ray) -> Result<Option<Picked>> {
+        let mut best: Option<(Picked, f32)> = None;
+        for (h, positions) in self.world.all_positions()? {
+            let radius = 2.5 * self.world.cloth(h)?.mean_edge_length().max(0.004);
+            if let Some((index, t)) = pick(ray, &positions, radius)
+                && best.as_ref().is_none_or(|(_, bt)| t < *bt)
+            {
+                let position = positions[index];
+                let picked = Picked {
+                    cloth: h,
+                    index,
+                    position,
+                };
+                best = Some((picked, t));
+            }
+        }
+        Ok(best.map(|(p, _)| p))
     }
 
     /// Stretch over every cloth: the largest max and p99, the mean of the means.
     pub(crate) fn stretch(&mut self) -> Result<Stretch> {
-        match self {
-            Sim::Cloth(s) => {
-                let positions = s.positions()?;
-                Ok(crate::quality::stretch(s.cloth(), &positions))
+        let all = self.world.all_positions()?;
+        let mut total = Stretch {
+            mean: 0.0,
+            p99: 0.0,
+            max: 0.0,
+        };
+        for (h, positions) in &all {
+            let one = crate::quality::stretch(self.world.cloth(*h)?, positions);
+            total.mean += one.mean / all.len() as f64;
+            total.p99 = total.p99.max(one.p99);
+            total.max = total.max.max(one.max);
+        }
+        Ok(total)
+    }
+
+    /// For the HUD: particles and constraints of all cloths, the most colors of one, and how
+    /// many cloths.
+    pub(crate) fn counts(&self) -> Counts {
+        let cloths = self.world.handles();
+        let (constraints, colors) = cloths
+            .iter()
+            .filter_map(|&h| self.world.cloth(h).ok())
+            .fold((0, 0), |(m, c), cloth| {
+                (m + cloth.constraint_count(), c.max(cloth.colors().len()))
+            });
+        Counts {
+            particles: self.surface.particle_count(),
+            constraints,
+            colors,
+            cloths: cloths.len(),
+        }
+    }
+}
+
+/// What the HUD says about the world's size.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Counts {
+    pub(crate) particles: usize,
+    pub(crate) constraints: usize,
+    pub(crate) colors: usize,
+    pub(crate) cloths: usize,
+}
+
+/// One cloth of every cloth in `world`, in its particle numbering, to draw: their triangles,
+/// and their UVs (a planar projection for a cloth without, as the renderer gives a lone one).
+fn surface(world: &mut World) -> Result<Cloth> {
+    let n = world.particle_count();
+    let mut desc = ClothDesc {
+        positions: vec![Vec3::ZERO; n],
+        inverse_mass: vec![0.0; n],
+        velocity: Vec3::ZERO,
+        constraints: Vec::new(),
+        triangles: Vec::new(),
+        uvs: None,
+        groups: Vec::new(),
+    };
+    let mut uvs = UvLayer::default();
+    for h in world.handles() {
+        let range = world.particle_range(h)?;
+        let (start, end) = (range.start as usize, range.end as usize);
+        let cloth = world.cloth(h)?;
+        desc.positions[start..end].copy_from_slice(cloth.positions());
+        desc.inverse_mass[start..end].copy_from_slice(cloth.inverse_masses());
+        let shift = |t: &[u32; 3], by: u32| t.map(|v| v + by);
+        desc.triangles
+            .extend(cloth.triangles().iter().map(|t| shift(t, range.start)));
+        let planar;
+        let layer = match cloth.uvs() {
+            Some(layer) => layer,
+            None => {
+                planar = planar_uvs(cloth.positions(), cloth.triangles());
+                &planar
             }
-            Sim::World(w) => {
-                let all = w.world.all_positions()?;
-                let mut total = Stretch {
-                    mean: 0.0,
-                    p99: 0.0,
-                    max: 0.0,
-                };
-                for (h, positions) in &all {
-                    let one = crate::quality::stretch(w.world.cloth(*h)?, positions);
-                    total.mean += one.mean / all.len() as f64;
-                    total.p99 = total.p99.max(one.p99);
-                    total.max = total.max.max(one.max);
-                }
-                Ok(total)
-            }
+        };
+        let base = uvs.uvs.len() as u32;
+        uvs.uvs.extend_from_slice(&layer.uvs);
+        uvs.triangles
+            .extend(layer.triangles.iter().map(|t| shift(t, base)));
+    }
+    desc.uvs = Some(uvs);
+    Ok(Cloth::new(desc)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::scene;
+    use super::super::settings::Settings;
+    use super::*;
+    use crate::tools::scenes::DemoScene;
+
+    /// A CPU world of the scene `settings` show.
+    fn cpu_sim(settings: &Settings) -> Sim {
+        scene::build(Backend::Cpu, settings).unwrap()
+    }
+
+    /// The inverse masses of `sim`'s first cloth, as the kernels see them.
+    fn inverse_masses(sim: &mut Sim) -> Vec<f32> {
+        let h = sim.world.handles()[0];
+        let p = sim.world.raw_positions(h).unwrap();
+        p.iter().map(|p| p.w).collect()
+    }
+
+    /// Regression: the panel's Pin/Unpin corners button flipped the state twice, so it did
+    /// nothing (the P key worked). Both now send one `Action::TogglePins`, and only the `Sim`
+    /// holds the state.
+    #[test]
+    fn pin_button_toggles_the_corners_once() {
+        let settings = Settings::new(DemoScene::Cloth, 8, 1, None);
+        let mut sim = cpu_sim(&settings);
+        let h = sim.world.handles()[0];
+        let free = [0, 7].map(|i| sim.world.cloth(h).unwrap().free_inverse_masses()[i]);
+        assert!(free.iter().all(|&w| w > 0.0));
+        let corners = |sim: &mut Sim| {
+            let w = inverse_masses(sim);
+            [w[0], w[7]]
+        };
+        assert_eq!(corners(&mut sim), [0.0, 0.0], "the corners start pinned");
+        sim.toggle_pins().unwrap();
+        assert!(!sim.pins_held());
+        assert_eq!(corners(&mut sim), free, "one click frees the corners");
+        sim.toggle_pins().unwrap();
+        assert!(sim.pins_held());
+        assert_eq!(corners(&mut sim), [0.0, 0.0], "a second click pins them");
+        sim.toggle_pins().unwrap();
+        sim.reset().unwrap();
+        assert!(sim.pins_held(), "a reset holds the pins again");
+        assert_eq!(corners(&mut sim), [0.0, 0.0]);
+    }
+
+    #[test]
+    fn the_pin_button_releases_a_meshs_group_pins() {
+        let flag =
+            crate::ClothBuilder::obj(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/flag.obj"))
+                .unwrap()
+                .pinning(crate::Pinning::Group("pole".into()));
+        let settings = Settings::new(DemoScene::Cloth, 8, 1, Some(flag));
+        let mut sim = cpu_sim(&settings);
+        let cloth = sim.world.cloth(sim.world.handles()[0]).unwrap().clone();
+        let pinned: Vec<usize> = (0..cloth.particle_count())
+            .filter(|&i| cloth.is_pinned(i))
+            .collect();
+        assert!(pinned.len() >= 2);
+        sim.toggle_pins().unwrap();
+        let w = inverse_masses(&mut sim);
+        for &i in &pinned {
+            assert_eq!(w[i], cloth.free_inverse_masses()[i]);
         }
     }
 
-    /// Particles, constraints and colors (of one cloth) for the HUD, and how many cloths.
-    pub(crate) fn counts(&self) -> (usize, usize, usize, usize) {
-        match self {
-            Sim::Cloth(s) => {
-                let c = s.cloth();
-                (
-                    c.particle_count(),
-                    c.constraint_count(),
-                    c.colors().len(),
-                    1,
-                )
-            }
-            Sim::World(w) => {
-                let cloths = w.handles.iter().filter_map(|&h| w.world.cloth(h).ok());
-                let (constraints, colors) = cloths.fold((0, 0), |(m, c), cloth| {
-                    (m + cloth.constraint_count(), c.max(cloth.colors().len()))
-                });
-                (
-                    w.surface.particle_count(),
-                    constraints,
-                    colors,
-                    w.handles.len(),
-                )
-            }
-        }
+    /// The cloth scene is a world of one cloth, drawn as that cloth: same particles, same
+    /// triangles, and the same UVs where it has them.
+    #[test]
+    fn the_cloth_scene_draws_its_one_cloth_as_built() {
+        let settings = Settings::new(DemoScene::Cloth, 8, 1, None);
+        let sim = cpu_sim(&settings);
+        let cloth = crate::tools::scenes::demo_cloth(8, true).unwrap();
+        let surface = sim.surface();
+        assert_eq!(surface.positions(), cloth.positions());
+        assert_eq!(surface.triangles(), cloth.triangles());
+        assert_eq!(surface.uvs(), cloth.uvs());
+        assert_eq!(sim.counts().cloths, 1);
+        assert_eq!(sim.counts().constraints, cloth.constraint_count());
     }
 
-    pub(crate) fn backend_name(&self) -> String {
-        match self {
-            Sim::Cloth(s) => s.backend_name(),
-            Sim::World(w) => w.world.backend_name(),
-        }
+    /// Grab works on any cloth of the world: a click on one flag of the field picks that flag,
+    /// at the particle clicked.
+    #[test]
+    fn a_click_on_any_flag_picks_it() {
+        let settings = Settings::new(DemoScene::Flags, 8, 2, None);
+        let mut sim = cpu_sim(&settings);
+        let all = sim.world.all_positions().unwrap();
+        // The last flag, in the front row; looked at square on from in front of the field.
+        let (h, p) = &all[3];
+        let columns = crate::tools::scenes::FLAG_PARTICLES.0 as usize;
+        let normal = (p[1] - p[0]).cross(p[columns] - p[0]).normalize();
+        let normal = if normal.z < 0.0 { -normal } else { normal };
+        let target = p[3 * columns + 4];
+        let ray = Ray {
+            origin: target + 0.5 * normal,
+            dir: -normal,
+        };
+        let picked = sim.pick(&ray).unwrap().expect("the ray meets the flag");
+        assert_eq!(picked.cloth, *h);
+        // Within the pick radius (2.5 edge lengths) of the click: seen square on, the flat flag's
+        // particles there are all equally near the camera.
+        let edge = sim.world.cloth(*h).unwrap().mean_edge_length();
+        assert!((picked.position - target).length() <= 2.5 * edge);
+        assert_eq!(picked.position, p[picked.index]);
     }
 }
