@@ -65,6 +65,7 @@ pub struct TriangleMesh {
     /// What reading the mesh found (records skipped, polygons that are not simple, material
     /// libraries missing); building adds what welding finds and the cloth reports it all in
     /// [`crate::Cloth::mesh_stats`]. Zeros for a mesh made in code.
+    #[cfg_attr(feature = "serde", serde(default))]
     pub stats: MeshStats,
 }
 
@@ -84,6 +85,7 @@ impl TriangleMesh {
 /// ([`MeshStats::notes`] words the ones worth a note).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default))]
 pub struct MeshStats {
     /// Vertices merged into another one by welding.
     pub welded_vertices: usize,
