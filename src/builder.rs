@@ -78,7 +78,7 @@ enum Source {
         rows: u32,
         spacing: Option<f32>,
     },
-    Mesh(TriangleMesh),
+    Mesh(Box<TriangleMesh>),
     Rope(Vec<Vec3>),
 }
 
@@ -161,13 +161,14 @@ impl ClothBuilder {
     /// rest where the mesh is.
     pub fn mesh(mesh: TriangleMesh) -> Self {
         Self::from_source(
-            Source::Mesh(mesh),
+            Source::Mesh(Box::new(mesh)),
             Mass::Density(DEFAULT_DENSITY),
             vec![Pinning::None],
         )
     }
 
-    /// A cloth from the OBJ file at `path` ([`geometry::obj`] says what is read).
+    /// A cloth from the OBJ file at `path` ([`geometry::obj`] says what is read; what was
+    /// skipped is counted in the cloth's [`Cloth::mesh_stats`]).
     pub fn obj(path: impl AsRef<Path>) -> Result<Self> {
         Ok(Self::mesh(geometry::obj::load(path.as_ref())?))
     }
@@ -227,8 +228,9 @@ impl ClothBuilder {
         self
     }
 
-    /// Welding distance for meshes (m); default [`DEFAULT_WELD_TOLERANCE`] × the mesh's
-    /// bounding-box diagonal; 0 welds exact duplicates only.
+    /// Welding distance for meshes (m): vertices this close become one particle. Default
+    /// [`DEFAULT_WELD_TOLERANCE`] × the mesh's bounding-box diagonal; 0 welds only vertices at
+    /// exactly the same position.
     pub fn weld_tolerance(mut self, metres: f32) -> Self {
         self.weld_tolerance = Some(metres);
         self
@@ -385,8 +387,10 @@ impl ClothBuilder {
         let tolerance = match self.weld_tolerance {
             Some(t) => t,
             None => {
+                // In f64: the diagonal of a finite box can overflow f32.
                 let (lo, hi) = geometry::bounds(&placed.positions);
-                DEFAULT_WELD_TOLERANCE * (hi - lo).length().max(0.0)
+                let diagonal = (hi.as_dvec3() - lo.as_dvec3()).length().max(0.0);
+                (DEFAULT_WELD_TOLERANCE as f64 * diagonal).min(f32::MAX as f64) as f32
             }
         };
         let welded = geometry::weld(&placed, tolerance)?;

@@ -7,6 +7,7 @@
 //! coloring).
 
 pub mod obj;
+mod triangulate;
 mod weld;
 
 use std::collections::HashMap;
@@ -61,6 +62,11 @@ pub struct TriangleMesh {
     /// Edges that split a polygon into triangles (a quad's diagonal). They get the shear kind,
     /// and bending across them joins the quad's other two corners (also shear), as on a grid.
     pub diagonals: Vec<[u32; 2]>,
+    /// What reading the mesh found (records skipped, polygons that are not simple, material
+    /// libraries missing); building adds what welding finds and the cloth reports it all in
+    /// [`crate::Cloth::mesh_stats`]. Zeros for a mesh made in code.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub stats: MeshStats,
 }
 
 impl TriangleMesh {
@@ -75,20 +81,87 @@ impl TriangleMesh {
     }
 }
 
-/// What building a cloth from a mesh found, for the caller to report.
+/// What reading a mesh and building a cloth from it found, for the caller to report
+/// ([`MeshStats::notes`] words the ones worth a note).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default))]
 pub struct MeshStats {
     /// Vertices merged into another one by welding.
     pub welded_vertices: usize,
     /// Triangles dropped for having (after welding) a repeated vertex or no area.
     pub degenerate_triangles: usize,
+    /// Triangles dropped for having (after welding) the same three vertices as an earlier
+    /// one, in either winding: kept once, so that surface is not weighed twice.
+    pub duplicate_triangles: usize,
     /// Vertices dropped because no remaining triangle uses them.
     pub unused_vertices: usize,
     /// Edges shared by more than two triangles: simulated, with no bending across them.
     pub non_manifold_edges: usize,
     /// Edges with one triangle (the cloth's border).
     pub boundary_edges: usize,
+    /// OBJ `l` (polyline) records skipped: a line is not cloth.
+    pub skipped_lines: usize,
+    /// OBJ `p` (point) records skipped.
+    pub skipped_points: usize,
+    /// OBJ free-form records (`curv`, `curv2`, `surf`) skipped: chiffon does not tessellate
+    /// curves and surfaces.
+    pub skipped_free_form: usize,
+    /// Polygons that are not simple (they cross themselves, or have no area along any
+    /// normal), split into triangles without regard to their shape where no ear could be
+    /// found: their triangles may overlap.
+    pub irregular_polygons: usize,
+    /// Material libraries (`mtllib`) the OBJ file names that are not beside it. A cloth needs
+    /// no material, so the file is read all the same.
+    pub missing_material_libraries: usize,
+}
+
+impl MeshStats {
+    /// One sentence for each finding a user should hear about (geometry that was dropped,
+    /// skipped or reinterpreted, a missing material library); empty when there is none.
+    /// Welded vertices and boundary edges are expected and left out.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        let mut note = |count: usize, text: &str| {
+            if count > 0 {
+                notes.push(format!("{count} {text}"));
+            }
+        };
+        note(
+            self.degenerate_triangles,
+            "degenerate triangles (a repeated vertex or no area) dropped",
+        );
+        note(
+            self.duplicate_triangles,
+            "duplicate triangles (the same three vertices as another, either way round) \
+             dropped, so their cloth is not weighed twice",
+        );
+        note(self.unused_vertices, "vertices used by no triangle dropped");
+        note(
+            self.non_manifold_edges,
+            "non-manifold edges (more than two triangles): simulated, with no bending across \
+             them",
+        );
+        note(
+            self.skipped_lines,
+            "OBJ line records (l) skipped: lines are not cloth",
+        );
+        note(self.skipped_points, "OBJ point records (p) skipped");
+        note(
+            self.skipped_free_form,
+            "OBJ free-form records (curv, curv2, surf) skipped: chiffon reads only polygons",
+        );
+        note(
+            self.irregular_polygons,
+            "polygons cross themselves or have no area: split without regard to their shape, \
+             their triangles may overlap",
+        );
+        note(
+            self.missing_material_libraries,
+            "material libraries (mtllib) not found: ignored, a cloth needs no material",
+        );
+        notes
+    }
 }
 
 /// The distance constraints of a triangle mesh: one per edge (structural, or shear for the

@@ -90,60 +90,42 @@ pub(crate) fn weld(mesh: &TriangleMesh, tolerance: f32) -> Result<Welded> {
         });
     }
 
-    // 1. Each vertex maps to the first earlier vertex within the tolerance (a hash grid with
-    //    cells of the tolerance's size, so only the 27 cells around a vertex are searched).
-    let mut rep: Vec<u32> = (0..n as u32).collect();
-    let mut welded_vertices = 0;
-    {
-        let cell = tolerance.max(f32::MIN_POSITIVE);
-        let key = |p: Vec3| {
-            let c = (p / cell).floor();
-            (c.x as i64, c.y as i64, c.z as i64)
-        };
-        let mut cells: HashMap<(i64, i64, i64), Vec<u32>> = HashMap::with_capacity(n);
-        for (v, &p) in mesh.positions.iter().enumerate() {
-            let (x, y, z) = key(p);
-            let mut found = None;
-            'search: for dx in -1..=1 {
-                for dy in -1..=1 {
-                    for dz in -1..=1 {
-                        if let Some(list) = cells.get(&(x + dx, y + dy, z + dz))
-                            && let Some(&u) = list
-                                .iter()
-                                .find(|&&u| mesh.positions[u as usize].distance(p) <= tolerance)
-                        {
-                            found = Some(u);
-                            break 'search;
-                        }
-                    }
-                }
-            }
-            match found {
-                Some(u) => {
-                    rep[v] = u;
-                    welded_vertices += 1;
-                }
-                None => cells.entry((x, y, z)).or_default().push(v as u32),
-            }
-        }
-    }
+    // 1. Each vertex maps to the first earlier vertex within the tolerance.
+    let (rep, welded_vertices) = representatives(&mesh.positions, tolerance);
 
-    // 2. Triangles on representatives; drop those with a repeated vertex or (almost) no area.
+    // 2. Triangles on representatives; drop those with a repeated vertex or (almost) no area,
+    //    and those with the same three vertices as an earlier one (either winding: a file that
+    //    lists a face twice, or once each way round, describes one piece of cloth).
     let (lo, hi) = super::bounds(&mesh.positions);
-    let diagonal = (hi - lo).length();
-    let min_area = 1.0e-12 * diagonal * diagonal;
+    let diagonal = (hi.as_dvec3() - lo.as_dvec3()).length();
+    let min_area = (1.0e-12 * diagonal * diagonal).min(f32::MAX as f64) as f32;
     let mut kept = Vec::with_capacity(mesh.triangles.len());
+    // For each input triangle, the kept triangle that stands for it (a duplicate's first).
+    let mut stands_for = vec![u32::MAX; mesh.triangles.len()];
+    let mut seen: HashMap<[u32; 3], u32> = HashMap::with_capacity(mesh.triangles.len());
+    let mut degenerate_triangles = 0;
+    let mut duplicate_triangles = 0;
     for (k, t) in mesh.triangles.iter().enumerate() {
         let r = t.map(|v| rep[v as usize]);
-        if r[0] != r[1]
-            && r[1] != r[2]
-            && r[0] != r[2]
-            && triangle_area(&mesh.positions, r) > min_area
-        {
-            kept.push((k, r));
+        let area = triangle_area(&mesh.positions, r);
+        if r[0] == r[1] || r[1] == r[2] || r[0] == r[2] || area.is_nan() || area <= min_area {
+            degenerate_triangles += 1;
+            continue;
+        }
+        let mut key = r;
+        key.sort_unstable();
+        match seen.entry(key) {
+            std::collections::hash_map::Entry::Occupied(first) => {
+                stands_for[k] = *first.get();
+                duplicate_triangles += 1;
+            }
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(kept.len() as u32);
+                stands_for[k] = kept.len() as u32;
+                kept.push((k, r));
+            }
         }
     }
-    let degenerate_triangles = mesh.triangles.len() - kept.len();
     if kept.is_empty() {
         return Err(bad(format!(
             "all {} of its triangles are degenerate (no area once coincident vertices are \
@@ -174,11 +156,8 @@ pub(crate) fn weld(mesh: &TriangleMesh, tolerance: f32) -> Result<Welded> {
         triangles: kept.iter().map(|&(k, _)| uv.triangles[k]).collect(),
     });
 
-    // 4. Groups as particle sets; kept-triangle lookup by input triangle index.
-    let mut new_index = vec![u32::MAX; mesh.triangles.len()];
-    for (slot, &(k, _)) in kept.iter().enumerate() {
-        new_index[k] = slot as u32;
-    }
+    // 4. Groups as particle sets (a duplicate's group gets the triangle kept for it).
+    let new_index = stands_for;
     let mut groups: Vec<(String, Vec<u32>)> = Vec::new();
     for g in &mesh.groups {
         let members = g
@@ -211,10 +190,70 @@ pub(crate) fn weld(mesh: &TriangleMesh, tolerance: f32) -> Result<Welded> {
         stats: MeshStats {
             welded_vertices,
             degenerate_triangles,
+            duplicate_triangles,
             unused_vertices,
-            ..MeshStats::default()
+            ..mesh.stats
         },
     })
+}
+
+/// For each vertex, the first vertex within `tolerance` (m) of it (itself if none), and how
+/// many vertices were merged into an earlier one.
+///
+/// A hash grid: cells at least the tolerance wide, so only the 27 cells around a vertex can
+/// hold one within reach. The cells are also at least 2⁻⁴⁰ of the largest coordinate wide, so
+/// a cell number stays far inside `i64` however small the tolerance (a wider cell only costs
+/// time, and at that width only points that are equal to f32 precision share one). A tolerance
+/// of 0 welds exactly equal positions, by their bits (−0 = +0), in one hash look-up each.
+fn representatives(positions: &[Vec3], tolerance: f32) -> (Vec<u32>, usize) {
+    let n = positions.len();
+    let mut rep: Vec<u32> = (0..n as u32).collect();
+    let mut welded = 0;
+    if tolerance == 0.0 {
+        let mut first: HashMap<[u32; 3], u32> = HashMap::with_capacity(n);
+        for (v, p) in positions.iter().enumerate() {
+            // Adding +0 turns −0 into +0.
+            let key = (*p + Vec3::ZERO).to_array().map(f32::to_bits);
+            let u = *first.entry(key).or_insert(v as u32);
+            if u != v as u32 {
+                rep[v] = u;
+                welded += 1;
+            }
+        }
+        return (rep, welded);
+    }
+    let largest = positions
+        .iter()
+        .fold(0.0f64, |m, p| m.max(p.abs().max_element() as f64));
+    let cell = (tolerance as f64).max(largest * 2f64.powi(-40));
+    let key = |p: Vec3| (p.as_dvec3() / cell).floor().as_i64vec3().to_array();
+    let mut cells: HashMap<[i64; 3], Vec<u32>> = HashMap::with_capacity(n);
+    for (v, &p) in positions.iter().enumerate() {
+        let [x, y, z] = key(p);
+        let mut found = None;
+        'search: for dx in -1..=1 {
+            for dy in -1..=1 {
+                for dz in -1..=1 {
+                    if let Some(list) = cells.get(&[x + dx, y + dy, z + dz])
+                        && let Some(&u) = list
+                            .iter()
+                            .find(|&&u| positions[u as usize].distance(p) <= tolerance)
+                    {
+                        found = Some(u);
+                        break 'search;
+                    }
+                }
+            }
+        }
+        match found {
+            Some(u) => {
+                rep[v] = u;
+                welded += 1;
+            }
+            None => cells.entry([x, y, z]).or_default().push(v as u32),
+        }
+    }
+    (rep, welded)
 }
 
 #[cfg(test)]
