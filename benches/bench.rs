@@ -1,5 +1,7 @@
 //! `cargo bench` runs the same benchmark as `chiffon bench`; flags go after `--`
-//! (e.g. `cargo bench -- --sizes 128,256 --json out.json`).
+//! (e.g. `cargo bench -- --quick`, CI's; `cargo bench -- --sizes 128,256 --json out.json`).
+//! It is the only benchmark target (`bench = false` on the lib and the bin in Cargo.toml), so
+//! the flags reach no libtest harness.
 
 use clap::Parser;
 
@@ -10,9 +12,15 @@ struct Cli {
     args: chiffon::tools::cli::BenchArgs,
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() -> std::process::ExitCode {
     // cargo passes `--bench` to harness-less benches; it is not one of ours.
     let cli = Cli::parse_from(std::env::args().filter(|a| a != "--bench"));
-    cli.args.run()?;
-    Ok(())
+    match cli.args.run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            // One line naming the problem, as `chiffon bench` says it.
+            eprintln!("bench: error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
 }

@@ -1,12 +1,17 @@
-//! The benchmark keeps working: quick mode runs both backends and writes complete records.
+//! The benchmark keeps working: quick mode runs both backends and writes complete records;
+//! every scene's records carry the shared fields and their own; bad flags and output paths
+//! are refused before anything runs.
 
 mod common;
 
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use chiffon::params::SolverParams;
+use chiffon::tools::bench;
 
 const FIELDS: &[&str] = &[
+    "scene",
     "backend",
     "adapter",
     "n",
@@ -81,6 +86,8 @@ fn quick_bench_writes_complete_json_and_plot() {
         for f in FIELDS {
             assert!(r.get(f).is_some(), "record lacks {f}: {r}");
         }
+        assert_eq!(r["scene"], "standard", "{r}");
+        assert_eq!(r["frames"], 5, "--quick times 5 frames: {r}");
         let ms = r["ms_per_frame_median"].as_f64().unwrap();
         assert!(ms > 0.0 && ms.is_finite(), "{r}");
         assert!(r["constraint_solves_per_s"].as_f64().unwrap() > 0.0, "{r}");
@@ -107,6 +114,19 @@ fn quick_bench_writes_complete_json_and_plot() {
             "{r}"
         );
         assert_eq!(r["substeps"], substeps, "{r}");
+        // The design notes' bytes model: per substep, one SHAKE solve per constraint, and
+        // integrate and tethers per particle.
+        let (m, p) = (
+            r["constraints"].as_u64().unwrap(),
+            r["particles"].as_u64().unwrap(),
+        );
+        assert_eq!(
+            r["bytes_per_frame"].as_u64().unwrap(),
+            substeps
+                * (m * (bench::BYTES_PER_SOLVE + bench::BYTES_PER_SHAKE_SOLVE)
+                    + p * (bench::BYTES_PER_INTEGRATE_STEP + bench::BYTES_PER_TETHER_STEP)),
+            "{r}"
+        );
         let p99 = r["stretch_p99"].as_f64().unwrap();
         assert!(
             p99 >= 0.9 && p99 <= r["stretch_max"].as_f64().unwrap(),
@@ -169,8 +189,11 @@ fn bad_bench_flags_are_rejected() {
         &["bench", "--backend", "cpu", "--tether-scale", "0.5"][..],
     ] {
         let stderr = refused(args);
+        // Ours, or clap's for a value its parser refused; either names the flag.
         assert!(
-            stderr.contains("chiffon: error:") && !stderr.contains("panicked"),
+            (stderr.contains("chiffon: error:") || stderr.contains("error: invalid value"))
+                && stderr.contains("--")
+                && !stderr.contains("panicked"),
             "{stderr}"
         );
     }
@@ -199,15 +222,29 @@ fn unknown_solver_flag_values_are_refused_by_name() {
 /// The fields scripts rely on in `--scene capes` records.
 const CAPES_FIELDS: &[&str] = &[
     "scene",
+    "backend",
+    "adapter",
     "cloths",
     "path",
+    "cloth_size",
     "particles",
+    "constraints",
+    "cloth_paths",
     "dispatches_per_frame",
+    "substeps",
+    "iterations",
+    "frames",
     "ms_per_frame_median",
     "ms_per_frame_p90",
     "gpu_ms_per_frame",
-    "stretch_max",
     "cloths_per_ms",
+    "bytes_per_frame",
+    "gbps",
+    "peak_percent",
+    "stretch_max",
+    "stretch_mean",
+    "speedup_vs_separate",
+    "skipped",
 ];
 
 #[test]
@@ -255,6 +292,42 @@ fn capes_bench_writes_every_path_and_the_fields_scripts_read() {
             "global" => assert_eq!(d, substeps * (12 + 2) + 1, "{r}"),
             "separate" => assert_eq!(d, cloths * (substeps * 14 + 1), "{r}"),
             p => panic!("unknown path {p}"),
+        }
+        // The shared fields come from the same place as the standard scene's.
+        for f in [
+            "gpu_stage_ms",
+            "stretch_p99",
+            "constraint_solves_per_s",
+            "mean_y",
+        ] {
+            assert!(r.get(f).is_some(), "record lacks {f}: {r}");
+        }
+        assert_eq!(r["frames"], 3, "{r}");
+        assert!(r["bytes_per_frame"].as_u64().unwrap() > 0, "{r}");
+        // A world reports the path each cape took; lone solvers none.
+        let taken: u64 = r["cloth_paths"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .sum();
+        let expected = if r["path"] == "separate" { 0 } else { cloths };
+        assert_eq!(taken, expected, "{r}");
+        // A cape in workgroup memory moves only its records, multipliers and previous
+        // positions from storage, and its positions once a frame.
+        if r["cloth_paths"].get("fused (workgroup memory)").is_some() {
+            let (m, p) = (
+                r["constraints"].as_u64().unwrap(),
+                r["particles"].as_u64().unwrap(),
+            );
+            assert_eq!(
+                r["bytes_per_frame"].as_u64().unwrap(),
+                substeps
+                    * (m * (bench::BYTES_PER_WORKGROUP_SOLVE + bench::BYTES_PER_SHAKE_SOLVE)
+                        + p * bench::BYTES_PER_WORKGROUP_INTEGRATE_STEP)
+                    + p * bench::BYTES_PER_WORKGROUP_FRAME,
+                "{r}"
+            );
         }
     }
     // Every path solves the same capes: the same final shape on the CPU, bit for bit.
@@ -337,4 +410,176 @@ fn bad_capes_flags_are_rejected() {
             "{args:?}: {stderr}"
         );
     }
+}
+
+/// Runs `chiffon bench ARGS`, expects it to fail within a minute without having run a case (no
+/// header, no table on stdout), and returns its stderr. The arguments ask for hours of work,
+/// so a refusal that came after the run would be killed here and fail.
+fn refused_before_running(args: &[&str]) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chiffon"))
+        .arg("bench")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("{args:?} ran instead of being refused");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    assert!(!out.status.success(), "{args:?} succeeded");
+    assert!(
+        !stdout.contains("chiffon bench:") && !stdout.contains("ms med"),
+        "{args:?} started running before refusing:\n{stdout}"
+    );
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    stderr
+}
+
+/// Hours of benchmarking, if it ever ran.
+const LONG: &[&str] = &["--backend", "cpu", "--sizes", "1024", "--frames", "10000"];
+
+#[test]
+fn bench_plot_and_json_paths_are_refused_before_the_run() {
+    let dir = std::env::temp_dir().join(format!("chiffon-bench-paths-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = |name: &str| dir.join(name).display().to_string();
+    let missing = dir.join("no-such-folder");
+    let cases: Vec<(String, String, &str)> = vec![
+        ("--plot".into(), file("out.pdf"), ".svg or .png"),
+        ("--plot".into(), file("out"), ".svg or .png"),
+        (
+            "--plot".into(),
+            missing.join("out.svg").display().to_string(),
+            "no folder",
+        ),
+        ("--json".into(), file("out.txt"), ".json"),
+        (
+            "--json".into(),
+            missing.join("out.json").display().to_string(),
+            "no folder",
+        ),
+        // /proc refuses new files, even to root.
+        (
+            "--json".into(),
+            "/proc/chiffon-bench.json".into(),
+            "cannot be written",
+        ),
+        (
+            "--plot".into(),
+            "/proc/chiffon-bench.png".into(),
+            "cannot be written",
+        ),
+    ];
+    for (flag, path, says) in &cases {
+        let mut args = LONG.to_vec();
+        args.extend([flag.as_str(), path.as_str()]);
+        let stderr = refused_before_running(&args);
+        assert!(
+            stderr.contains(flag.as_str()) && stderr.contains(says),
+            "{flag} {path}: {stderr}"
+        );
+    }
+    // A folder named like a plot is not a file to write.
+    let folder = dir.join("plot.svg");
+    std::fs::create_dir_all(&folder).unwrap();
+    let mut args = LONG.to_vec();
+    let folder = folder.display().to_string();
+    args.extend(["--plot", folder.as_str()]);
+    assert!(refused_before_running(&args).contains("is a folder"));
+    // Both outputs in one file.
+    let same = file("out.json");
+    let mut args = LONG.to_vec();
+    args.extend(["--json", same.as_str(), "--plot", same.as_str()]);
+    refused_before_running(&args);
+    // The checks leave nothing behind.
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n != "plot.svg")
+        .collect();
+    assert!(left.is_empty(), "the path checks left {left:?}");
+}
+
+#[test]
+fn frames_4294967295_and_negative_counts_get_a_clear_error_naming_the_flag() {
+    for (args, flag) in [
+        (&["--frames", "4294967295"][..], "--frames"),
+        (&["--warmup", "4294967295"][..], "--warmup"),
+        (&["--frames", "-5"][..], "--frames"),
+        (&["--warmup", "-1"][..], "--warmup"),
+        (&["--frames", "0"][..], "--frames"),
+        (&["--sizes", "-64"][..], "--sizes"),
+        (&["--sizes", "64,-64"][..], "--sizes"),
+        (&["--scene", "capes", "--cloths", "-3"][..], "--cloths"),
+    ] {
+        let mut all = vec!["--backend", "cpu"];
+        all.extend(args);
+        let stderr = refused_before_running(&all);
+        let first = stderr.lines().next().unwrap_or_default();
+        assert!(
+            first.contains(flag) && !stderr.contains("unexpected argument"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn flags_of_another_scene_are_refused_not_ignored() {
+    for (args, flag) in [
+        (&["--scene", "capes", "--sizes", "64"][..], "--sizes"),
+        (&["--scene", "capes", "--no-bend"][..], "--no-bend"),
+        (&["--cloths", "3"][..], "--cloths"),
+        (&["--path", "fused"][..], "--path"),
+        (&["--cloth-size", "8x8"][..], "--cloth-size"),
+    ] {
+        let mut all = vec!["--backend", "cpu"];
+        all.extend(args);
+        let stderr = refused_before_running(&all);
+        assert!(
+            stderr.contains(flag) && stderr.contains("--scene"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn quick_presets_sizes_but_explicit_flags_win() {
+    let dir = std::env::temp_dir().join(format!("chiffon-bench-quick-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("out.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_chiffon"))
+        .args([
+            "bench",
+            "--quick",
+            "--backend",
+            "cpu",
+            "--sizes",
+            "8",
+            "--frames",
+            "2",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let records: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert_eq!(records[0]["n"], 8);
+    assert_eq!(records[0]["frames"], 2);
 }

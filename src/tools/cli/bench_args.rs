@@ -2,90 +2,128 @@
 
 use std::path::PathBuf;
 
+use anyhow::bail;
 use clap::Args;
 
 use super::SolverArgs;
+use super::parse;
 use crate::config::DEFAULT_WORKGROUP_SIZE;
 use crate::tools::BackendKind as Backend;
-use crate::tools::bench::capes::{BenchPath, CapesConfig};
-use crate::tools::bench::{BenchConfig, BenchOutputs};
+use crate::tools::bench::{
+    BenchConfig, BenchOutputs, BenchPath, MAX_FRAMES, Preset, Scene, SceneConfig,
+};
 use crate::tools::scenes::standard_params;
+
+/// The presets (from [`BenchConfig::preset`], the one place they are decided) and the commands
+/// a newcomer and the docs run, shown under `chiffon bench --help`.
+fn after_help() -> String {
+    let mut s = String::from("Presets (flags given explicitly win):\n");
+    for (preset, flag) in [
+        (Preset::Default, "(no flag)"),
+        (Preset::Quick, "--quick"),
+        (Preset::Full, "--full"),
+    ] {
+        for scene in Scene::ALL {
+            let cfg = BenchConfig::preset(scene, preset);
+            let what = match &cfg.scene {
+                SceneConfig::Standard(c) => format!("sizes {:?}", c.sizes),
+                SceneConfig::Capes(c) => format!(
+                    "{:?} capes of {}x{}",
+                    c.cloths, c.cloth_size.0, c.cloth_size.1
+                ),
+            };
+            s.push_str(&format!(
+                "  {flag:<10} --scene {:<9} {what}, {} frames after {} warm-up\n",
+                scene.name(),
+                cfg.frames,
+                cfg.warmup
+            ));
+        }
+    }
+    s.push_str(
+        "\n\
+         A first run (under a minute on 2 CPU cores), its results in a scratch folder:\n  \
+         chiffon bench --json target/bench.json --plot target/bench.png\n\
+         CI: cargo bench -- --quick\n\
+         Regenerating the committed figures (minutes):\n  \
+         chiffon bench --full --json docs/bench-lavapipe.json --plot docs/bench-lavapipe.png\n  \
+         chiffon bench --full --scene capes --json docs/bench-capes-lavapipe.json \\\n    \
+         --plot docs/bench-capes-lavapipe.png",
+    );
+    s
+}
 
 /// Benchmark flags.
 #[derive(Args, Debug, Clone)]
+#[command(after_help = after_help())]
 pub struct BenchArgs {
-    /// Which scene: `standard` (one N×N sheet per size) or `capes` (many small cloths).
-    #[arg(long, default_value = "standard", value_parser = ["standard", "capes"])]
-    pub scene: String,
-    /// Capes scene: numbers of capes, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "1,10,100")]
-    pub cloths: Vec<u32>,
-    /// Capes scene: particles of one cape, COLUMNSxROWS.
-    #[arg(long, default_value = "32x32", value_parser = parse_cloth_size)]
-    pub cloth_size: (u32, u32),
+    /// Which scene: standard (one N×N sheet per size) or capes (many small cloths).
+    #[arg(long, default_value = "standard")]
+    pub scene: Scene,
+    /// The smallest sizes and few frames: seconds in all (CI runs this).
+    #[arg(long, conflicts_with = "full")]
+    pub quick: bool,
+    /// The sweep behind the committed figures in docs/: minutes.
+    #[arg(long)]
+    pub full: bool,
+    /// Standard scene: grid sizes N (N×N particles), comma-separated [default: the preset's].
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, value_parser = parse_grid_side)]
+    pub sizes: Option<Vec<u32>>,
+    /// Standard scene: turn off structural constraints.
+    #[arg(long)]
+    pub no_structural: bool,
+    /// Standard scene: turn off shear constraints.
+    #[arg(long)]
+    pub no_shear: bool,
+    /// Standard scene: turn off bend constraints.
+    #[arg(long)]
+    pub no_bend: bool,
+    /// Capes scene: numbers of capes, comma-separated [default: the preset's].
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, value_parser = parse_cloth_count)]
+    pub cloths: Option<Vec<u32>>,
+    /// Capes scene: particles of one cape, COLUMNSxROWS [default: the preset's].
+    #[arg(long, value_parser = parse::grid)]
+    pub cloth_size: Option<(u32, u32)>,
     /// Capes scene: how to solve them, comma-separated: fused (a world, one workgroup per
     /// cape), global (a world, color c of every cape in one dispatch), separate (one solver
-    /// per cape).
-    #[arg(long, value_delimiter = ',', default_value = "fused,global,separate")]
-    pub path: Vec<BenchPath>,
+    /// per cape) [default: fused,global,separate].
+    #[arg(long, value_delimiter = ',')]
+    pub path: Option<Vec<BenchPath>>,
     /// Capes scene: threads per workgroup of the fused kernel (default: 16 on a CPU adapter,
     /// 128 on a GPU).
     #[arg(long)]
     pub fused_workgroup_size: Option<u32>,
-    /// Grid sizes N (N×N particles), comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "64,128,256")]
-    pub sizes: Vec<u32>,
     /// Solver flags (the library's defaults where not given).
     #[command(flatten)]
     pub solver: SolverArgs,
-    /// Timed frames per case.
-    #[arg(long, default_value_t = 60)]
-    pub frames: usize,
-    /// Untimed frames before timing.
-    #[arg(long, default_value_t = 10)]
-    pub warmup: usize,
+    /// Timed frames per case, 1 to 10000 [default: the preset's].
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_frames)]
+    pub frames: Option<usize>,
+    /// Untimed frames before timing, 0 to 10000 [default: the preset's].
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_warmup)]
+    pub warmup: Option<usize>,
     /// Which solvers to run: gpu, cpu or both.
     #[arg(long, default_value = "both", value_parser = parse_backends)]
     pub backend: Backends,
-    /// Turn off structural constraints.
-    #[arg(long)]
-    pub no_structural: bool,
-    /// Turn off shear constraints.
-    #[arg(long)]
-    pub no_shear: bool,
-    /// Turn off bend constraints.
-    #[arg(long)]
-    pub no_bend: bool,
     /// The device's peak memory bandwidth (GB/s), to report achieved bandwidth as a percentage.
     #[arg(long, allow_negative_numbers = true)]
     pub peak_gbps: Option<f64>,
     /// Threads per workgroup of the solver kernels.
     #[arg(long, default_value_t = DEFAULT_WORKGROUP_SIZE)]
     pub workgroup_size: u32,
-    /// Write one JSON record per case to this file.
+    /// Write one JSON record per case to this .json file (its folder must exist; checked
+    /// before the run).
     #[arg(long)]
     pub json: Option<PathBuf>,
-    /// Plot ms/frame and constraint solves/s against particles (log-log) to .svg or .png.
+    /// Plot the scene's timings (log-log) to this .svg or .png file (its folder must exist;
+    /// checked before the run).
     #[arg(long)]
     pub plot: Option<PathBuf>,
-    /// Smallest sizes and few frames: seconds in all (CI runs this).
-    #[arg(long)]
-    pub quick: bool,
 }
 
 /// The backends `--backend` names (a newtype, because clap reads a `Vec` field as a list).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Backends(pub Vec<Backend>);
-
-/// `COLUMNSxROWS`.
-fn parse_cloth_size(s: &str) -> Result<(u32, u32), String> {
-    let bad = || format!("{s:?} is not COLUMNSxROWS (e.g. 32x32)");
-    let (c, r) = s.split_once(['x', 'X']).ok_or_else(bad)?;
-    Ok((
-        c.trim().parse().map_err(|_| bad())?,
-        r.trim().parse().map_err(|_| bad())?,
-    ))
-}
 
 /// `gpu`, `cpu` or `both`.
 fn parse_backends(s: &str) -> Result<Backends, String> {
@@ -98,58 +136,113 @@ fn parse_backends(s: &str) -> Result<Backends, String> {
     }
 }
 
+/// A whole number from `min` to `max`, `what` naming the unit in the error.
+fn bounded(s: &str, min: u64, max: u64, what: &str) -> Result<u64, String> {
+    let n = parse::count(s, min)?;
+    if n > max {
+        return Err(format!("{s:?} is more than the {max} {what}"));
+    }
+    Ok(n)
+}
+
+fn parse_grid_side(s: &str) -> Result<u32, String> {
+    bounded(s, 2, u32::MAX.into(), "particles a grid side can have").map(|n| n as u32)
+}
+
+fn parse_cloth_count(s: &str) -> Result<u32, String> {
+    bounded(s, 1, u32::MAX.into(), "cloths a count can have").map(|n| n as u32)
+}
+
+fn parse_frames(s: &str) -> Result<usize, String> {
+    bounded(s, 1, MAX_FRAMES as u64, "frames a case may time").map(|n| n as usize)
+}
+
+fn parse_warmup(s: &str) -> Result<usize, String> {
+    bounded(s, 0, MAX_FRAMES as u64, "frames a case may warm up").map(|n| n as usize)
+}
+
 impl BenchArgs {
-    /// The benchmark configuration and where its results go.
+    /// Which preset `--quick` and `--full` ask for.
+    pub fn preset(&self) -> Preset {
+        match (self.quick, self.full) {
+            (true, _) => Preset::Quick,
+            (_, true) => Preset::Full,
+            _ => Preset::Default,
+        }
+    }
+
+    /// The benchmark configuration (the preset, with every flag given applied) and where its
+    /// results go. A flag of another scene is refused, not ignored.
     pub fn config(&self) -> anyhow::Result<(BenchConfig, BenchOutputs)> {
-        Ok((
-            BenchConfig {
-                sizes: self.sizes.clone(),
-                params: self.solver.apply(standard_params())?,
-                frames: self.frames,
-                warmup: self.warmup,
-                backends: self.backend.0.clone(),
-                kinds: [!self.no_structural, !self.no_shear, !self.no_bend],
-                peak_gbps: self.peak_gbps,
-                workgroup_size: self.workgroup_size,
-                quick: self.quick,
-            },
-            BenchOutputs {
-                json: self.json.clone(),
-                plot: self.plot.clone(),
-            },
-        ))
+        let mut cfg = BenchConfig::preset(self.scene, self.preset());
+        cfg.params = self.solver.apply(standard_params())?;
+        if let Some(frames) = self.frames {
+            cfg.frames = frames;
+        }
+        if let Some(warmup) = self.warmup {
+            cfg.warmup = warmup;
+        }
+        cfg.backends = self.backend.0.clone();
+        cfg.peak_gbps = self.peak_gbps;
+        cfg.workgroup_size = self.workgroup_size;
+        let standard = [
+            ("--sizes", self.sizes.is_some()),
+            ("--no-structural", self.no_structural),
+            ("--no-shear", self.no_shear),
+            ("--no-bend", self.no_bend),
+        ];
+        let capes = [
+            ("--cloths", self.cloths.is_some()),
+            ("--cloth-size", self.cloth_size.is_some()),
+            ("--path", self.path.is_some()),
+            (
+                "--fused-workgroup-size",
+                self.fused_workgroup_size.is_some(),
+            ),
+        ];
+        for (scene, flags) in [(Scene::Standard, &standard), (Scene::Capes, &capes)] {
+            if scene == self.scene {
+                continue;
+            }
+            if let Some((flag, _)) = flags.iter().find(|f| f.1) {
+                bail!(
+                    "{flag} is a flag of --scene {scene}, not of --scene {}",
+                    self.scene
+                );
+            }
+        }
+        match &mut cfg.scene {
+            SceneConfig::Standard(s) => {
+                if let Some(sizes) = &self.sizes {
+                    s.sizes = sizes.clone();
+                }
+                s.kinds = [!self.no_structural, !self.no_shear, !self.no_bend];
+            }
+            SceneConfig::Capes(c) => {
+                if let Some(cloths) = &self.cloths {
+                    c.cloths = cloths.clone();
+                }
+                if let Some(size) = self.cloth_size {
+                    c.cloth_size = size;
+                }
+                if let Some(paths) = &self.path {
+                    c.paths = paths.clone();
+                }
+                c.fused_workgroup_size = self.fused_workgroup_size;
+            }
+        }
+        let outputs = BenchOutputs {
+            json: self.json.clone(),
+            plot: self.plot.clone(),
+        };
+        Ok((cfg, outputs))
     }
 
-    /// The capes scene's configuration (the solver, frame and output flags are shared).
-    pub fn capes_config(&self) -> anyhow::Result<CapesConfig> {
-        let (c, _) = self.config()?;
-        let quick = self.quick;
-        Ok(CapesConfig {
-            cloths: if quick {
-                vec![1, 4]
-            } else {
-                self.cloths.clone()
-            },
-            cloth_size: if quick { (16, 16) } else { self.cloth_size },
-            paths: self.path.clone(),
-            backends: c.backends,
-            params: c.params,
-            frames: if quick { c.frames.min(5) } else { c.frames },
-            warmup: if quick { c.warmup.min(1) } else { c.warmup },
-            workgroup_size: c.workgroup_size,
-            fused_workgroup_size: self.fused_workgroup_size,
-            peak_gbps: c.peak_gbps,
-        })
-    }
-
-    /// Runs the benchmark of `--scene` and prints the report.
+    /// Runs the benchmark of `--scene` and prints the report; the configuration and the
+    /// output paths are checked before anything runs.
     pub fn run(&self) -> anyhow::Result<()> {
         let (config, outputs) = self.config()?;
-        if self.scene == "capes" {
-            crate::tools::bench::capes::run_and_report(&self.capes_config()?, &outputs)?;
-        } else {
-            crate::tools::bench::run_and_report(&config, &outputs)?;
-        }
+        crate::tools::bench::run_and_report(&config, &outputs)?;
         Ok(())
     }
 }
