@@ -29,7 +29,10 @@
 //! Adding or removing cloths takes effect at the next step or read, which repacks the buffers
 //! (on the GPU this waits for the device once and copies the state through the host).
 
+mod cloths;
+mod contact;
 pub(crate) mod engine;
+mod health;
 pub(crate) mod layout;
 mod options;
 
@@ -38,18 +41,20 @@ use std::ops::Range;
 use glam::{Vec3, Vec4};
 
 use crate::cloth::Cloth;
-use crate::config::{ColliderRecord, FusedFrame, Health};
-use crate::contact::{DistanceGrid, Pose, Shape};
-use crate::error::{ChiffonError, DivergenceCause, Result};
+use crate::config::FusedFrame;
+use crate::contact::{DistanceGrid, Pose};
+use crate::error::{DivergenceCause, Result};
 use crate::gpu::StageTimer;
 use crate::hierarchy::{Hierarchy, MAX_LEVELS};
-use crate::params::{AUTO_SELF_THICKNESS, Compliance, SolverParams};
-use crate::schedule::{FramePlan, FrameSchedule, Scene, StepClock, material_alpha};
+use crate::params::SolverParams;
+use crate::schedule::{FrameSchedule, StepClock, material_alpha};
 use crate::solver::{Backend, FrameCount};
-use crate::tethers::Tethers;
+use cloths::{Anchors, Entry, Live};
 use engine::{Engine, WorldFrame};
-use layout::{Layout, Member, check_capacity};
+use layout::{Layout, check_capacity};
 
+pub(crate) use cloths::initial_positions;
+pub(crate) use contact::hash_cells;
 pub use layout::MAX_COLORS;
 pub use options::{
     ClothOptions, ClothPath, DEFAULT_FUSED_MAX_PARTICLES, DEFAULT_FUSED_WORKGROUP_SIZE, PathChoice,
@@ -69,61 +74,6 @@ impl ClothHandle {
     pub fn index(&self) -> u32 {
         self.index
     }
-}
-
-/// The pinned set of a cloth (its tether anchors) and its tethers. A particle held with inverse
-/// mass 0 by [`World::set_particle`] (the demo's grab) is not an anchor; one pinned by
-/// [`World::set_inverse_mass`]`(…, 0)` or by the cloth is. Every anchor has inverse mass 0,
-/// which is what lets the tether kernel read anchors while it moves the other particles.
-struct Anchors {
-    pinned: Vec<bool>,
-    tethers: Tethers,
-    /// The pinned set changed since the tethers were built: rebuild them (once) before the
-    /// next step.
-    stale: bool,
-}
-
-impl Anchors {
-    fn new(cloth: &Cloth) -> Self {
-        let pinned: Vec<bool> = (0..cloth.particle_count())
-            .map(|i| cloth.is_pinned(i))
-            .collect();
-        Self {
-            tethers: Tethers::build(cloth, &pinned),
-            pinned,
-            stale: false,
-        }
-    }
-
-    /// Pins or frees particle `i` as an anchor.
-    fn pin(&mut self, i: usize, pinned: bool) {
-        if self.pinned[i] != pinned {
-            self.pinned[i] = pinned;
-            self.stale = true;
-        }
-    }
-}
-
-/// A cloth in the world.
-struct Live {
-    /// As placed in the world (transformed).
-    cloth: Cloth,
-    compliance: Option<Compliance>,
-    anchors: Anchors,
-    /// Its constraints with its coarse levels (solved on the global path).
-    hierarchy: Hierarchy,
-    /// Bounding box of its rest positions (the scene's extent, for the divergence limit).
-    bounds: (Vec3, Vec3),
-    /// True once the engine holds its state (after the first layout that placed it).
-    placed: bool,
-    /// Until its Verlet history starts (the step after it joins or a reset): its positions
-    /// (inverse mass in w), edits included, so starting needs no readback.
-    unstarted: Option<Vec<Vec4>>,
-}
-
-struct Entry {
-    generation: u32,
-    live: Option<Live>,
 }
 
 /// Many cloths stepped together; see the module documentation.
@@ -328,83 +278,6 @@ impl World {
             .collect()
     }
 
-    /// Moves particle `index` of a cloth to `position` (m) at rest, with `inverse_mass` (0
-    /// holds it there; a held particle is not a tether anchor).
-    pub fn set_particle(
-        &mut self,
-        handle: ClothHandle,
-        index: usize,
-        position: Vec3,
-        inverse_mass: f32,
-    ) -> Result<()> {
-        self.check_particle(handle, index)?;
-        crate::error::check_finite3("particle position", position)?;
-        crate::error::check_at_least("inverse mass", inverse_mass as f64, 0.0)?;
-        let at = self.place(handle)?.particles.start + index as u32;
-        let p = position.extend(inverse_mass);
-        self.engine.write_positions(at, &[p]);
-        self.engine.write_previous(at, &[position.extend(0.0)]);
-        let live = self.live_mut(handle)?;
-        if let Some(mirror) = &mut live.unstarted {
-            mirror[index] = p;
-        }
-        if inverse_mass > 0.0 {
-            live.anchors.pin(index, false);
-        }
-        Ok(())
-    }
-
-    /// Changes only the inverse mass of particle `index` of a cloth. 0 pins it where it is and
-    /// makes it a tether anchor; a positive value frees it. The tethers are rebuilt once,
-    /// before the next step.
-    pub fn set_inverse_mass(
-        &mut self,
-        handle: ClothHandle,
-        index: usize,
-        inverse_mass: f32,
-    ) -> Result<()> {
-        self.check_particle(handle, index)?;
-        crate::error::check_at_least("inverse mass", inverse_mass as f64, 0.0)?;
-        let at = self.place(handle)?.particles.start + index as u32;
-        self.engine.write_inverse_mass(at, inverse_mass);
-        let live = self.live_mut(handle)?;
-        if let Some(mirror) = &mut live.unstarted {
-            mirror[index].w = inverse_mass;
-        }
-        live.anchors.pin(index, inverse_mass == 0.0);
-        Ok(())
-    }
-
-    /// The cloth's tethers in force (rebuilt first if its pinned set changed).
-    pub fn tethers(&mut self, handle: ClothHandle) -> Result<&Tethers> {
-        self.entry(handle)?;
-        self.refresh_tethers()?;
-        Ok(&self.entry(handle)?.anchors.tethers)
-    }
-
-    /// The self-collision hash as the last frame left it (table, buckets), for the tests that
-    /// hold the GPU's to the CPU twin's bit for bit; `None` before self-collision has run.
-    #[cfg(feature = "internals")]
-    pub fn self_collision_tables(&mut self) -> Result<Option<(Vec<u32>, Vec<u32>)>> {
-        self.engine.hash_tables()
-    }
-
-    /// Moves collider `index` (of [`SolverParams::colliders`]) to `pose` for the next step:
-    /// that step carries it from where it was over the frame's substeps.
-    pub fn set_collider_pose(&mut self, index: usize, pose: Pose) -> Result<()> {
-        let n = self.params.colliders.len();
-        let Some(c) = self.params.colliders.get(index) else {
-            return Err(ChiffonError::InvalidParameter {
-                name: "collider index",
-                reason: format!("{index} is out of range (there are {n} colliders)"),
-            });
-        };
-        let moved = c.clone().at(pose);
-        moved.validate(index)?;
-        self.params.colliders[index] = moved;
-        Ok(())
-    }
-
     /// The shared parameters.
     pub fn params(&self) -> &SolverParams {
         &self.params
@@ -530,71 +403,6 @@ impl World {
         self.sync()
     }
 
-    fn live(&self) -> Vec<&Live> {
-        self.entries
-            .iter()
-            .filter_map(|e| e.live.as_ref())
-            .collect()
-    }
-
-    fn entry(&self, handle: ClothHandle) -> Result<&Live> {
-        self.entries
-            .get(handle.index as usize)
-            .filter(|e| e.generation == handle.generation)
-            .and_then(|e| e.live.as_ref())
-            .ok_or(ChiffonError::StaleHandle {
-                index: handle.index,
-                generation: handle.generation,
-            })
-    }
-
-    fn live_mut(&mut self, handle: ClothHandle) -> Result<&mut Live> {
-        self.entries
-            .get_mut(handle.index as usize)
-            .filter(|e| e.generation == handle.generation)
-            .and_then(|e| e.live.as_mut())
-            .ok_or(ChiffonError::StaleHandle {
-                index: handle.index,
-                generation: handle.generation,
-            })
-    }
-
-    /// The live cloth of a slot the layout placed.
-    fn placed_live(&self, slot: u32) -> &Live {
-        self.entries[slot as usize]
-            .live
-            .as_ref()
-            .expect("placed cloths are live")
-    }
-
-    fn check_particle(&self, handle: ClothHandle, index: usize) -> Result<()> {
-        let n = self.entry(handle)?.cloth.particle_count();
-        if index >= n {
-            return Err(ChiffonError::InvalidParameter {
-                name: "particle index",
-                reason: format!("{index} is out of range (the cloth has {n})"),
-            });
-        }
-        Ok(())
-    }
-
-    /// The cloth's place in the buffers, laying them out first if cloths changed.
-    fn place(&mut self, handle: ClothHandle) -> Result<&layout::Placed> {
-        self.entry(handle)?;
-        self.sync()?;
-        self.place_synced(handle)
-    }
-
-    fn place_synced(&self, handle: ClothHandle) -> Result<&layout::Placed> {
-        self.layout
-            .find(handle.index)
-            .map(|(_, p)| p)
-            .ok_or(ChiffonError::StaleHandle {
-                index: handle.index,
-                generation: handle.generation,
-            })
-    }
-
     /// The schedule of a frame of `substeps` substeps over the current layout.
     fn frame_schedule(&self, substeps: u32) -> FrameSchedule {
         let l = &self.layout;
@@ -623,279 +431,4 @@ impl World {
             },
         }
     }
-
-    /// What the health check measures distances from: the centre of the cloths' and the
-    /// colliders' bounding box at rest, and its half-diagonal.
-    fn scene(&self) -> Scene {
-        let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
-        for l in self.live() {
-            lo = lo.min(l.bounds.0);
-            hi = hi.max(l.bounds.1);
-        }
-        if lo.x > hi.x {
-            (lo, hi) = (Vec3::ZERO, Vec3::ZERO);
-        }
-        let (lo, hi) = self.params.extend_bounds(lo, hi);
-        Scene {
-            center: (lo + hi) * 0.5,
-            radius: (hi - lo).length() * 0.5,
-        }
-    }
-
-    /// Rebuilds, once, the tethers of every cloth whose pinned set changed, and uploads them.
-    fn refresh_tethers(&mut self) -> Result<()> {
-        self.sync()?;
-        for slot in 0..self.entries.len() {
-            let Some(live) = self.entries[slot].live.as_mut() else {
-                continue;
-            };
-            if !live.anchors.stale {
-                continue;
-            }
-            live.anchors.tethers = Tethers::build(&live.cloth, &live.anchors.pinned);
-            live.anchors.stale = false;
-            let (_, place) = self
-                .layout
-                .find(slot as u32)
-                .expect("synced cloths are placed");
-            let start = place.particles.start;
-            let slots = live.anchors.tethers.shifted_slots(start);
-            self.layout.tethers.write_slots(start, &slots);
-            self.engine.write_tethers(start, &slots);
-        }
-        Ok(())
-    }
-
-    /// Repacks the buffers after cloths were added or removed, keeping every remaining
-    /// cloth's state.
-    fn sync(&mut self) -> Result<()> {
-        if !self.dirty {
-            return Ok(());
-        }
-        let keep = self.live().iter().any(|l| l.placed);
-        let (old_positions, old_previous) = if keep {
-            self.engine.state()?
-        } else {
-            (Vec::new(), Vec::new())
-        };
-        let members: Vec<Member> = self
-            .entries
-            .iter()
-            .enumerate()
-            .filter_map(|(i, e)| {
-                e.live.as_ref().map(|l| Member {
-                    slot: i as u32,
-                    cloth: &l.cloth,
-                    hierarchy: &l.hierarchy,
-                    tethers: &l.anchors.tethers,
-                })
-            })
-            .collect();
-        let capacity = if self.config.fused_workgroup_memory {
-            self.engine.workgroup_capacity()
-        } else {
-            0
-        };
-        // Self-collision runs in the per-pass stages: every cloth takes the global path.
-        let paths = if self.params.self_collision.is_some() {
-            PathChoice::Global
-        } else {
-            self.config.paths
-        };
-        let layout = Layout::build(&members, paths, self.config.fused_max_particles, capacity)?;
-        self.laid_out_for_self_collision = self.params.self_collision.is_some();
-        let n = layout.particle_count as usize;
-        let (mut positions, mut previous) = (Vec::with_capacity(n), Vec::with_capacity(n));
-        for p in &layout.placed {
-            let live = self.placed_live(p.slot);
-            match self.layout.find(p.slot).filter(|_| live.placed) {
-                Some((_, old)) => {
-                    let r = old.particles.start as usize..old.particles.end as usize;
-                    positions.extend_from_slice(&old_positions[r.clone()]);
-                    previous.extend_from_slice(&old_previous[r]);
-                }
-                None => {
-                    let now = live
-                        .unstarted
-                        .clone()
-                        .unwrap_or_else(|| initial_positions(&live.cloth));
-                    previous.extend(now.iter().map(|p| p.truncate().extend(0.0)));
-                    positions.extend(now);
-                }
-            }
-        }
-        self.engine.load(&layout, &positions, &previous)?;
-        for p in &layout.placed {
-            if let Some(live) = self.entries[p.slot as usize].live.as_mut() {
-                live.placed = true;
-            }
-        }
-        self.layout = layout;
-        self.dirty = false;
-        Ok(())
-    }
-
-    /// Starts the Verlet history of cloths that joined since the last step: `x₋₁ = x₀ − v₀h +
-    /// ½ah²` with the h the frame's first dt ratio divides by, from where the cloth is now.
-    fn start_new_cloths(&mut self, plan: &FramePlan) {
-        let accel = self.params.acceleration();
-        for p in &self.layout.placed {
-            let Some(live) = self.entries[p.slot as usize].live.as_mut() else {
-                continue;
-            };
-            let Some(now) = live.unstarted.take() else {
-                continue;
-            };
-            let velocity = live.cloth.velocity();
-            let previous: Vec<Vec4> = now
-                .iter()
-                .map(|x| {
-                    crate::integrator::start_particle(*x, velocity, accel, plan.h_previous as f32)
-                })
-                .collect();
-            self.engine.write_previous(p.particles.start, &previous);
-        }
-    }
-
-    /// Notes a health flag; the first divergence it reports becomes the world's error, which
-    /// every later step returns until [`World::reset`].
-    fn note_health(&mut self, health: Health) {
-        if health.first_bad == Health::OK || self.diverged.is_some() {
-            return;
-        }
-        let Some(place) = self
-            .layout
-            .placed
-            .iter()
-            .find(|p| p.particles.contains(&health.first_bad))
-        else {
-            return;
-        };
-        let frame = self.frames.frame_of(health.frame);
-        // Tell the two causes apart from where the particle is now (once, on the error path).
-        let scene = self.scene();
-        let limit = self.params.divergence_limit(&scene);
-        let at = self
-            .engine
-            .positions()
-            .ok()
-            .and_then(|p| p.get(health.first_bad as usize).copied())
-            .map_or(Vec3::NAN, |p| p.truncate());
-        let cause = if at.is_finite() {
-            DivergenceCause::TooFar {
-                distance: at.distance(scene.center),
-                limit,
-            }
-        } else {
-            DivergenceCause::NonFinite
-        };
-        let particle = (health.first_bad - place.particles.start) as usize;
-        self.diverged = Some((place.slot, particle, frame, cause));
-    }
-
-    fn check_diverged(&self) -> Result<()> {
-        match self.diverged {
-            Some((cloth, particle, frame, cause)) => Err(ChiffonError::Diverged {
-                cloth: Some(cloth),
-                particle,
-                frame,
-                cause,
-            }),
-            None => Ok(()),
-        }
-    }
-}
-
-impl World {
-    /// This frame's collider table: each collider from its pose at the last frame's end (or
-    /// its own, the first time) to its pose now. Uploads the mesh grids first if the set of
-    /// meshes changed.
-    fn collider_records(&mut self) -> Result<Vec<ColliderRecord>> {
-        let meshes: Vec<&std::sync::Arc<DistanceGrid>> = self
-            .params
-            .colliders
-            .iter()
-            .filter_map(|c| match &c.shape {
-                Shape::Mesh(g) => Some(g),
-                _ => None,
-            })
-            .collect();
-        let held = meshes.len() == self.grids.len()
-            && meshes
-                .iter()
-                .zip(&self.grids)
-                .all(|(a, (b, _))| std::sync::Arc::ptr_eq(a, b));
-        if !held {
-            let mut samples = Vec::new();
-            self.grids = meshes
-                .into_iter()
-                .map(|g| {
-                    let offset = samples.len() as u32;
-                    samples.extend_from_slice(g.values());
-                    (g.clone(), offset)
-                })
-                .collect();
-            self.engine.load_grids(&samples)?;
-        }
-        let moving = self.collider_poses.len() == self.params.colliders.len();
-        Ok(self
-            .params
-            .colliders
-            .iter()
-            .enumerate()
-            .map(|(k, c)| {
-                let from = if moving {
-                    self.collider_poses[k]
-                } else {
-                    c.pose
-                };
-                let offset = match &c.shape {
-                    Shape::Mesh(g) => self
-                        .grids
-                        .iter()
-                        .find(|(h, _)| std::sync::Arc::ptr_eq(g, h))
-                        .map_or(0, |(_, o)| *o),
-                    _ => 0,
-                };
-                c.record(from, offset)
-            })
-            .collect())
-    }
-}
-
-impl World {
-    /// The self-collision distance when none is given: [`AUTO_SELF_THICKNESS`] times the
-    /// longest mean edge of the cloths.
-    fn auto_self_thickness(&self) -> f32 {
-        let edge = self
-            .live()
-            .iter()
-            .map(|l| l.cloth.mean_edge_length())
-            .fold(0.0f32, f32::max);
-        (AUTO_SELF_THICKNESS * edge).max(crate::params::MIN_SELF_THICKNESS)
-    }
-}
-
-/// Buckets of the self-collision hash for `particles` particles: a power of two, at least twice
-/// the particles (few collisions) and at least one scan block.
-pub(crate) fn hash_cells(particles: u32) -> u32 {
-    (2 * particles)
-        .max(crate::config::MAX_WORKGROUP_SIZE)
-        .next_power_of_two()
-}
-
-impl Live {
-    fn tethers_empty(&self) -> bool {
-        self.anchors.tethers.is_empty()
-    }
-}
-
-/// Packs positions with inverse masses into the kernels' vec4 layout.
-pub(crate) fn initial_positions(cloth: &Cloth) -> Vec<Vec4> {
-    cloth
-        .positions()
-        .iter()
-        .zip(cloth.inverse_masses())
-        .map(|(x, &w)| x.extend(w))
-        .collect()
 }

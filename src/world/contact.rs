@@ -1,0 +1,111 @@
+//! What a world's cloths touch: the collider table of each frame (poses from the last frame's
+//! end to now, mesh grids uploaded when the meshes change) and self-collision's settings.
+
+use super::World;
+use crate::config::ColliderRecord;
+use crate::contact::{DistanceGrid, Pose, Shape};
+use crate::error::{ChiffonError, Result};
+use crate::params::AUTO_SELF_THICKNESS;
+
+impl World {
+    /// The self-collision hash as the last frame left it (table, buckets), for the tests that
+    /// hold the GPU's to the CPU twin's bit for bit; `None` before self-collision has run.
+    #[cfg(feature = "internals")]
+    pub fn self_collision_tables(&mut self) -> Result<Option<(Vec<u32>, Vec<u32>)>> {
+        self.engine.hash_tables()
+    }
+
+    /// Moves collider `index` (of [`SolverParams::colliders`]) to `pose` for the next step:
+    /// that step carries it from where it was over the frame's substeps.
+    pub fn set_collider_pose(&mut self, index: usize, pose: Pose) -> Result<()> {
+        let n = self.params.colliders.len();
+        let Some(c) = self.params.colliders.get(index) else {
+            return Err(ChiffonError::InvalidParameter {
+                name: "collider index",
+                reason: format!("{index} is out of range (there are {n} colliders)"),
+            });
+        };
+        let moved = c.clone().at(pose);
+        moved.validate(index)?;
+        self.params.colliders[index] = moved;
+        Ok(())
+    }
+}
+
+impl World {
+    /// This frame's collider table: each collider from its pose at the last frame's end (or
+    /// its own, the first time) to its pose now. Uploads the mesh grids first if the set of
+    /// meshes changed.
+    pub(super) fn collider_records(&mut self) -> Result<Vec<ColliderRecord>> {
+        let meshes: Vec<&std::sync::Arc<DistanceGrid>> = self
+            .params
+            .colliders
+            .iter()
+            .filter_map(|c| match &c.shape {
+                Shape::Mesh(g) => Some(g),
+                _ => None,
+            })
+            .collect();
+        let held = meshes.len() == self.grids.len()
+            && meshes
+                .iter()
+                .zip(&self.grids)
+                .all(|(a, (b, _))| std::sync::Arc::ptr_eq(a, b));
+        if !held {
+            let mut samples = Vec::new();
+            self.grids = meshes
+                .into_iter()
+                .map(|g| {
+                    let offset = samples.len() as u32;
+                    samples.extend_from_slice(g.values());
+                    (g.clone(), offset)
+                })
+                .collect();
+            self.engine.load_grids(&samples)?;
+        }
+        let moving = self.collider_poses.len() == self.params.colliders.len();
+        Ok(self
+            .params
+            .colliders
+            .iter()
+            .enumerate()
+            .map(|(k, c)| {
+                let from = if moving {
+                    self.collider_poses[k]
+                } else {
+                    c.pose
+                };
+                let offset = match &c.shape {
+                    Shape::Mesh(g) => self
+                        .grids
+                        .iter()
+                        .find(|(h, _)| std::sync::Arc::ptr_eq(g, h))
+                        .map_or(0, |(_, o)| *o),
+                    _ => 0,
+                };
+                c.record(from, offset)
+            })
+            .collect())
+    }
+}
+
+impl World {
+    /// The self-collision distance when none is given: [`AUTO_SELF_THICKNESS`] times the
+    /// longest mean edge of the cloths.
+    pub(super) fn auto_self_thickness(&self) -> f32 {
+        let edge = self
+            .live()
+            .iter()
+            .map(|l| l.cloth.mean_edge_length())
+            .fold(0.0f32, f32::max);
+        (AUTO_SELF_THICKNESS * edge).max(crate::params::MIN_SELF_THICKNESS)
+    }
+}
+
+/// Buckets of the self-collision hash for `particles` particles: a power of two, at least twice
+/// the particles (few collisions) and at least one scan block.
+pub(crate) fn hash_cells(particles: u32) -> u32 {
+    (2 * particles)
+        .max(crate::config::MAX_WORKGROUP_SIZE)
+        .next_power_of_two()
+}
