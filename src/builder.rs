@@ -266,6 +266,14 @@ impl ClothBuilder {
     pub fn build(self) -> Result<Cloth> {
         check_range("scale", self.scale, MIN_SCALE, MAX_SCALE)?;
         check_finite3("translation", self.translate)?;
+        for v in self.translate.to_array() {
+            check_range(
+                "translation (m)",
+                v,
+                -crate::params::MAX_COORDINATE,
+                crate::params::MAX_COORDINATE,
+            )?;
+        }
         check_finite3("initial velocity", self.velocity)?;
         let (Mass::Total(m) | Mass::Density(m)) = self.mass;
         check_range(

@@ -261,7 +261,9 @@ impl SolverParams {
         check_finite3("gravity", self.gravity)?;
         check_finite3("wind", self.wind)?;
         for (name, v) in [("gravity", self.gravity), ("wind", self.wind)] {
-            check_range(name, v.length(), 0.0, MAX_ACCELERATION)?;
+            // In f64: the f32 length of a huge vector overflows to infinity, and the error
+            // would say "not finite" of a number the user typed.
+            check_range(name, v.as_dvec3().length(), 0.0, MAX_ACCELERATION as f64)?;
         }
         check_range("damping (1/s)", self.damping, 0.0, MAX_DAMPING)?;
         check_range("iterations", self.iterations, 0, MAX_ITERATIONS)?;

@@ -560,11 +560,8 @@ fn describe_cloth(scene: &SceneArgs, cloth: &crate::Cloth) -> String {
             st.welded_vertices, st.degenerate_triangles, st.unused_vertices, st.boundary_edges
         );
     }
-    if st.non_manifold_edges > 0 {
-        text += &format!(
-            "\nchiffon: note: {} non-manifold edges (more than two triangles): simulated, with no bending across them",
-            st.non_manifold_edges
-        );
+    for note in st.notes() {
+        text += &format!("\nchiffon: note: {note}");
     }
     text
 }
