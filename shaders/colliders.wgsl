@@ -25,7 +25,8 @@ struct ColliderRecord {
     material: vec4<f32>,   // thickness (m), friction μ, restitution e, unused
     shape_a: vec4<f32>,    // sphere: (0,0,0,r); capsule: a, r_a; plane: n, d; cuboid: half extents; mesh: grid origin, cell
     shape_b: vec4<f32>,    // capsule: b, r_b
-    bounds: vec4<f32>,     // a sphere holding the shape (centre, radius); radius < 0 for a plane
+    sweep_from: vec4<f32>, // world centre of a sphere holding it at the frame's start, its radius (< 0: a plane)
+    sweep_to: vec4<f32>,   // that centre at the frame's end
     from_position: vec4<f32>,
     from_rotation: vec4<f32>,  // a unit quaternion (x, y, z, w)
     to_position: vec4<f32>,
@@ -73,16 +74,14 @@ fn grid_distance(c: ColliderRecord, q: vec3<f32>) -> f32 {
     let outside = length(g - inside) * cell;
     let base = min(vec3<u32>(floor(inside)), dims - vec3<u32>(2u));
     let f = inside - vec3<f32>(base);
-    var corner: array<f32, 8>;
-    for (var k = 0u; k < 8u; k++) {
-        let o = vec3<u32>(k & 1u, (k >> 1u) & 1u, k >> 2u);
-        let s = base + o;
-        corner[k] = distance_grid[c.grid_offset + (s.z * dims.y + s.y) * dims.x + s.x];
-    }
-    let x00 = mix(corner[0], corner[1], f.x);
-    let x10 = mix(corner[2], corner[3], f.x);
-    let x01 = mix(corner[4], corner[5], f.x);
-    let x11 = mix(corner[6], corner[7], f.x);
+    // The eight corners of the cell, x fastest (no local array: drivers keep those in memory).
+    let row = dims.x;
+    let layer = dims.x * dims.y;
+    let i = c.grid_offset + base.z * layer + base.y * row + base.x;
+    let x00 = mix(distance_grid[i], distance_grid[i + 1u], f.x);
+    let x10 = mix(distance_grid[i + row], distance_grid[i + row + 1u], f.x);
+    let x01 = mix(distance_grid[i + layer], distance_grid[i + layer + 1u], f.x);
+    let x11 = mix(distance_grid[i + layer + row], distance_grid[i + layer + row + 1u], f.x);
     return mix(mix(x00, x10, f.y), mix(x01, x11, f.y), f.z) + outside;
 }
 
@@ -243,17 +242,17 @@ struct Contact {
 // collider is −e times the one it arrived with.
 fn collide_with(c: ColliderRecord, t_from: f32, t_to: f32, x: vec3<f32>, x_prev: vec3<f32>) -> Contact {
     let r = c.material.x;
-    let to = collider_pose(c, t_to);
-    // Culling: the particle's path cannot reach the shape's bounding sphere.
-    if (c.bounds.w >= 0.0) {
-        let start = collider_pose(c, t_from);
-        let center_to = to_world(to, c.bounds.xyz);
-        let center_from = to_world(start, c.bounds.xyz);
-        let reach = c.bounds.w + r + length(x - x_prev) + length(center_to - center_from);
-        if (length(x - center_to) > reach) {
+    // Culling, before any pose is interpolated: the particle's path over the substep cannot
+    // reach the sphere that holds the collider over it.
+    if (c.sweep_from.w >= 0.0) {
+        let center = mix(c.sweep_from.xyz, c.sweep_to.xyz, t_to);
+        let sweep = length(c.sweep_to.xyz - c.sweep_from.xyz) * (t_to - t_from);
+        let reach = c.sweep_from.w + r + length(x - x_prev) + sweep;
+        if (length(x - center) > reach) {
             return Contact(x, x_prev, false);
         }
     }
+    let to = collider_pose(c, t_to);
     let start = collider_pose(c, t_from);
     let q1 = to_local(to, x);
     let q0 = to_local(start, x_prev);

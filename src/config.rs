@@ -185,8 +185,11 @@ pub struct ColliderRecord {
     pub shape_a: [f32; 4],
     /// Capsule: second end, its radius.
     pub shape_b: [f32; 4],
-    /// A sphere holding the shape in its frame (centre, radius); radius −1 for a plane.
-    pub bounds: [f32; 4],
+    /// The world centre of a sphere holding the collider at the frame's start (xyz), and its
+    /// radius with room for the frame's rotation (w); radius −1 for a plane (never culled).
+    pub sweep_from: [f32; 4],
+    /// The same sphere's world centre at the frame's end (xyz); w unused.
+    pub sweep_to: [f32; 4],
     /// Its position at the start of the frame (m).
     pub from_position: [f32; 4],
     /// Its rotation at the start of the frame (unit quaternion x, y, z, w).
@@ -301,7 +304,8 @@ pub const GPU_STRUCTS: &[GpuStructLayout] = &[
         material,
         shape_a,
         shape_b,
-        bounds,
+        sweep_from,
+        sweep_to,
         from_position,
         from_rotation,
         to_position,

@@ -345,9 +345,19 @@ impl Collider {
                 (v4(grid.origin(), grid.cell_size()), [0.0; 4], [x, y, z, 0])
             }
         };
-        let bounds = shape
-            .bounds()
-            .map_or([0.0, 0.0, 0.0, -1.0], |(c, r)| v4(c, r));
+        // The bounding sphere's centre moves on an arc as the collider turns; the kernels take
+        // the chord between its ends, so the radius gets the arc's room (its offset from the
+        // rotation's centre times the angle turned).
+        let (sweep_from, sweep_to) = match shape.bounds() {
+            None => ([0.0, 0.0, 0.0, -1.0], [0.0; 4]),
+            Some((c, r)) => {
+                let turn = from.rotation.angle_between(self.pose.rotation);
+                (
+                    v4(from.transform_point(c), r + c.length() * turn),
+                    v4(self.pose.transform_point(c), 0.0),
+                )
+            }
+        };
         crate::config::ColliderRecord {
             kind: shape.kind(),
             grid_offset,
@@ -357,7 +367,8 @@ impl Collider {
             material: [self.thickness, self.friction, self.restitution, 0.0],
             shape_a,
             shape_b,
-            bounds,
+            sweep_from,
+            sweep_to,
             from_position: v4(from.translation, 0.0),
             from_rotation: from.rotation.to_array(),
             to_position: v4(self.pose.translation, 0.0),

@@ -97,17 +97,14 @@ pub(crate) fn grid_distance(origin: Vec3, cell: f32, dims: UVec3, values: &[f32]
     let outside = (g - inside).length() * cell;
     let base = inside.floor().as_uvec3().min(dims - UVec3::splat(2));
     let f = inside - base.as_vec3();
-    let mut corner = [0.0f32; 8];
-    for (k, v) in corner.iter_mut().enumerate() {
-        let k = k as u32;
-        let s = base + UVec3::new(k & 1, (k >> 1) & 1, k >> 2);
-        *v = values[((s.z * dims.y + s.y) * dims.x + s.x) as usize];
-    }
+    let (row, layer) = (dims.x as usize, (dims.x * dims.y) as usize);
+    let i = base.z as usize * layer + base.y as usize * row + base.x as usize;
+    let v = |k: usize| values[k];
     let mix = |a: f32, b: f32, t: f32| a * (1.0 - t) + b * t;
-    let x00 = mix(corner[0], corner[1], f.x);
-    let x10 = mix(corner[2], corner[3], f.x);
-    let x01 = mix(corner[4], corner[5], f.x);
-    let x11 = mix(corner[6], corner[7], f.x);
+    let x00 = mix(v(i), v(i + 1), f.x);
+    let x10 = mix(v(i + row), v(i + row + 1), f.x);
+    let x01 = mix(v(i + layer), v(i + layer + 1), f.x);
+    let x11 = mix(v(i + layer + row), v(i + layer + row + 1), f.x);
     mix(mix(x00, x10, f.y), mix(x01, x11, f.y), f.z) + outside
 }
 
@@ -271,18 +268,16 @@ fn collide_with(
     };
     let material = Vec4::from_array(c.material);
     let r = material.x;
-    let to = collider_pose(c, t_to);
-    let bounds = Vec4::from_array(c.bounds);
-    if bounds.w >= 0.0 {
-        let from = collider_pose(c, t_from);
-        let center_to = to_world(to, bounds.xyz());
-        let center_from = to_world(from, bounds.xyz());
-        let reach =
-            bounds.w + r + (x - x_prev).length() + (center_to - center_from).length();
-        if (x - center_to).length() > reach {
+    let (sweep_from, sweep_to) = (Vec4::from_array(c.sweep_from), Vec4::from_array(c.sweep_to));
+    if sweep_from.w >= 0.0 {
+        let center = sweep_from.xyz() * (1.0 - t_to) + sweep_to.xyz() * t_to;
+        let sweep = (sweep_to.xyz() - sweep_from.xyz()).length() * (t_to - t_from);
+        let reach = sweep_from.w + r + (x - x_prev).length() + sweep;
+        if (x - center).length() > reach {
             return none;
         }
     }
+    let to = collider_pose(c, t_to);
     let from = collider_pose(c, t_from);
     let q1 = to_local(to, x);
     let q0 = to_local(from, x_prev);
