@@ -18,7 +18,7 @@ pub struct Constraint {
     /// Rest length (m).
     pub rest: f32,
     /// Two numbers in one word, so the record stays 16 bytes: bits 0–1 are the kind number
-    /// ([`ConstraintKind`] as `u32`, or [`crate::hierarchy::LIMIT_KIND`] for a coarse level's
+    /// ([`ConstraintKind`] as `u32`, or `LIMIT_KIND` (3) for a coarse level's
     /// limit), bits 2 and up are the kind's datum: a cloth constraint's material (the row of the
     /// kernels' `materials` table; 0 in a [`Cloth`], one per cloth in a world) or a limit's
     /// mass share. Read it with [`Constraint::kind_number`], [`Constraint::material`] and
@@ -45,7 +45,7 @@ impl Constraint {
         self.packed & ((1 << Self::DATUM_SHIFT) - 1)
     }
 
-    /// True for a coarse level's limit ([`crate::hierarchy`]).
+    /// True for a coarse level's limit (hierarchical PBD, `src/hierarchy.rs`).
     pub fn is_limit(&self) -> bool {
         self.kind_number() == crate::hierarchy::LIMIT_KIND
     }
@@ -336,7 +336,7 @@ impl Cloth {
         self.velocity
     }
 
-    /// The grid's shape, for a cloth made by [`ClothBuilder::grid`].
+    /// The grid's shape, for a cloth made by [`ClothBuilder::grid`](crate::ClothBuilder::grid).
     pub fn grid(&self) -> Option<GridShape> {
         self.grid
     }

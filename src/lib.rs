@@ -80,6 +80,10 @@ internal_mod!(
     hierarchy
 );
 
+/// README.md's and `docs/*.md`'s Rust code blocks, compiled and run as doc tests.
+#[cfg(doctest)]
+mod doctests;
+
 /// The command line, the benchmark, the study and the demo (features `tools`, `demo`).
 #[cfg(feature = "tools")]
 #[doc(hidden)]

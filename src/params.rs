@@ -157,9 +157,9 @@ pub struct SolverParams {
     pub over_relaxation: f32,
     /// Long-range attachments to the pinned particles, or `None`. Default on.
     pub tethers: Option<TetherParams>,
-    /// Solve the cloth's coarse levels ([`crate::hierarchy`]) before its own constraints each
-    /// substep, so a pull crosses a large cloth in one substep instead of a few particles per
-    /// sweep. Only grid cloths of at least [`crate::hierarchy::MIN_LEVEL_PARTICLES`] particles
+    /// Solve the cloth's coarse levels (hierarchical PBD, `src/hierarchy.rs`) before its own
+    /// constraints each substep, so a pull crosses a large cloth in one substep instead of a few
+    /// particles per sweep. Only grid cloths of at least 64 particles (`MIN_LEVEL_PARTICLES`)
     /// have levels, and a [`crate::World`]'s cloths have none. Default on.
     pub coarse_levels: bool,
     /// Distance (m) from the scene's centre (the centre of the cloths' and colliders'

@@ -42,7 +42,7 @@ use crate::params::{SolverParams, validate_dt};
 pub enum Stage {
     /// Verlet step of every particle.
     Integrate,
-    /// The coarse levels ([`crate::hierarchy`]): snapshot, then each level's colors and
+    /// The coarse levels (hierarchical PBD, `src/hierarchy.rs`): snapshot, then each level's colors and
     /// prolongation, coarsest first.
     Coarse,
     /// Constraint relaxation, iterations × colors.
@@ -80,7 +80,7 @@ pub enum Pass {
     /// levels' particles are before the levels are solved.
     Snapshot,
     /// `prolong` (`shaders/prolong.wgsl`, `cpu::prolong`): the particles one level finer than
-    /// `level` (an index into [`crate::hierarchy::Hierarchy::levels`], coarsest first)
+    /// `level` (an index into the hierarchy's levels, `Hierarchy::levels`, coarsest first)
     /// follow its correction.
     Prolong {
         /// The level just solved.

@@ -1,6 +1,6 @@
 //! Long-range attachments ("tethers", Kim, Chentanez & Müller 2012; NvCloth's tether cooker).
 //!
-//! Every free particle is tied to its [`TETHER_SLOTS`] nearest pinned particles by geodesic
+//! Every free particle is tied to its two (`TETHER_SLOTS`) nearest pinned particles by geodesic
 //! distance through the constraint graph (shortest path, edge weight = rest length), refined
 //! across the cloth's triangles: a path along edges overestimates the distance over the surface
 //! (by up to 8 % on a grid, whose paths follow the grid's directions), and that overestimate is
@@ -20,7 +20,7 @@ use glam::DVec3;
 use crate::cloth::Cloth;
 use crate::config::{TETHER_SLOTS, TetherSlot};
 
-/// The tethers of a cloth for one set of anchors, [`TETHER_SLOTS`] slots per particle.
+/// The tethers of a cloth for one set of anchors, two slots (`TETHER_SLOTS`) per particle.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tethers {
     slots: Vec<TetherSlot>,
@@ -38,7 +38,7 @@ impl Tethers {
 
     /// Tethers from every particle that is not an anchor to its nearest anchors (`pinned[i]`
     /// true), by a multi-source Dijkstra from all anchors at once that keeps the
-    /// [`TETHER_SLOTS`] nearest distinct anchors per particle. Particles the anchors cannot
+    /// two (`TETHER_SLOTS`) nearest distinct anchors per particle. Particles the anchors cannot
     /// reach get no tether.
     pub fn build(cloth: &Cloth, pinned: &[bool]) -> Self {
         let n = cloth.particle_count();
@@ -127,7 +127,7 @@ impl Tethers {
         Self { slots, anchors }
     }
 
-    /// [`TETHER_SLOTS`] slots per particle, in particle order.
+    /// Two slots (`TETHER_SLOTS`) per particle, in particle order.
     pub fn slots(&self) -> &[TetherSlot] {
         &self.slots
     }

@@ -1,6 +1,6 @@
 //! Compute pipelines and their dispatch grids, built one way for every kernel: explicit bind
 //! group layouts (uniform at binding 0, storage buffers after it, in the WGSL's order), the
-//! `WORKGROUP_SIZE` override, and grids from [`crate::config::workgroups`].
+//! `WORKGROUP_SIZE` override, and grids from `config::workgroups`.
 
 use super::shaders::ShaderFile;
 use crate::config::workgroups;

@@ -139,7 +139,7 @@ pub struct WorldConfig {
     /// limit (faster on GPUs); `false` keeps every fused cloth in the storage buffer (for
     /// measuring the two). Default `true`.
     pub fused_workgroup_memory: bool,
-    /// Threads per workgroup of the per-pass kernels. Default [`DEFAULT_WORKGROUP_SIZE`].
+    /// Threads per workgroup of the per-pass kernels. Default 128 (`DEFAULT_WORKGROUP_SIZE`).
     pub workgroup_size: u32,
     /// Threads per workgroup of the fused kernel (one workgroup per cloth). Default `None`:
     /// 16 on a CPU adapter such as lavapipe, [`DEFAULT_FUSED_WORKGROUP_SIZE`] on a GPU.
