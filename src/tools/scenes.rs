@@ -1,13 +1,19 @@
-//! The scenes chiffon's tools share, each defined once: the benchmark's standard scene, the
-//! demo's scene and the integrator study's cloth scene.
+//! The scenes chiffon's tools share, each defined once: the benchmark's standard, capes, heap
+//! and colliders scenes, the demo's scenes (cloth, flags, heap, character, table) and the
+//! integrator study's cloth scene. Where the benchmark and the demo show the same scene (the
+//! heap), both build it here.
 
-use glam::Vec3;
+use std::f32::consts::{PI, TAU};
+
+use glam::{Affine3A, Quat, Vec2, Vec3};
 
 use crate::Collider;
 use crate::cloth::{Cloth, ConstraintKind};
+use crate::contact::Pose;
 use crate::error::Result;
+use crate::geometry::{TriangleMesh, UvLayer};
 use crate::integrator::Integrator;
-use crate::params::{Compliance, Projection, SolverParams, Substeps};
+use crate::params::{Compliance, Projection, SelfCollision, SolverParams, Substeps};
 use crate::{ClothBuilder, Layout, Pinning};
 
 /// Frame time of the standard scene (s): 60 fps.
@@ -58,11 +64,21 @@ pub enum DemoScene {
     Cloth,
     /// A field of flags in the wind, one [`crate::World`] ([`flag_field`]).
     Flags,
+    /// A towel held by a corner, then dropped on the floor, where it folds onto itself
+    /// ([`heap_sheet`], self-collision on).
+    Heap,
+    /// A cape on a walking figure of capsules ([`walker_colliders`], [`walker_cape`]).
+    Character,
+    /// A tablecloth dropped on a table ([`table_colliders`], [`tablecloth`]).
+    Table,
 }
 
 crate::names::named_enum!(DemoScene "scene" {
     Cloth => "cloth",
     Flags => "flags",
+    Heap => "heap",
+    Character => "character",
+    Table => "table",
 });
 
 /// Particles of one flag of [`flag_field`]: columns along the fly, rows down the pole.
@@ -157,6 +173,408 @@ pub fn demo_params() -> SolverParams {
         colliders: demo_colliders(Some(0.0), Some(DEMO_SPHERE)),
         ..SolverParams::default()
     }
+}
+
+/// Friction coefficient of the colliders of the contact scenes (the heap's floor, the figure,
+/// the table), as the demo's sphere and ground have.
+pub const CONTACT_FRICTION: f32 = DEMO_FRICTION;
+
+/// The heap's towel: an `n`×`n` sheet 0.8 m wide, 0.2 kg, flat at 1.2 m, pinned by one corner
+/// ([`HEAP_CORNER`]). Held for [`HEAP_HOLD_FRAMES`], it swings down and hangs from the corner;
+/// released, it falls bottom corner first and folds onto itself on the floor
+/// ([`heap_params`]). The benchmark's heap scene and the demo's both drop this sheet.
+pub fn heap_sheet(n: u32) -> Result<Cloth> {
+    ClothBuilder::grid(n, n)
+        .spacing(0.8 / n.saturating_sub(1).max(1) as f32)
+        .total_mass(0.2)
+        .layout(Layout::Flat { height: 1.2 })
+        .pinning(Pinning::List(vec![HEAP_CORNER]))
+        .build()
+}
+
+/// The corner the heap's towel is held by (the first particle of the grid).
+pub const HEAP_CORNER: u32 = 0;
+
+/// Frames the heap's towel hangs from its corner before it is released: 1 s at 60 fps (the
+/// demo's hold, and the benchmark's warm-up outside `--quick`).
+pub const HEAP_HOLD_FRAMES: usize = 60;
+
+/// The heap's parameters: the library's defaults with the floor at y = 0 (friction
+/// [`CONTACT_FRICTION`]) and self-collision on (automatic thickness) or off.
+pub fn heap_params(self_collision: bool) -> SolverParams {
+    SolverParams {
+        colliders: demo_colliders(Some(0.0), None),
+        self_collision: self_collision.then(SelfCollision::default),
+        ..SolverParams::default()
+    }
+}
+
+/// The colliders benchmark's sheet: `n`×`n` over 1 m × 1 m, 0.2 kg, flat at 0.9 m and free,
+/// falling onto the bodies below it ([`collider_sphere`], [`capsule_field`],
+/// [`bumpy_sphere`]), whose tops are at 0.8 m.
+pub fn collider_sheet(n: u32) -> Result<Cloth> {
+    ClothBuilder::grid(n, n)
+        .spacing(1.0 / n.saturating_sub(1).max(1) as f32)
+        .total_mass(0.2)
+        .layout(Layout::Flat { height: 0.9 })
+        .pinning(Pinning::None)
+        .build()
+}
+
+/// Centre of the colliders benchmark's round body (m): the sphere's, and the mesh's.
+pub const BODY_CENTER: Vec3 = Vec3::new(0.0, 0.45, 0.0);
+/// Radius of the colliders benchmark's round body (m): its top is at 0.8 m.
+pub const BODY_RADIUS: f32 = 0.35;
+
+/// One sphere under the colliders benchmark's sheet.
+pub fn collider_sphere() -> Collider {
+    Collider::sphere(BODY_CENTER, BODY_RADIUS).friction(CONTACT_FRICTION)
+}
+
+/// `side`×`side` upright tapered capsules (posts, 4 cm across at the foot, 3 cm at the top)
+/// from the floor to 0.8 m, spread evenly under the colliders benchmark's 1 m sheet: a bed of
+/// posts it drapes over. The 64 capsules are `side = 8`.
+pub fn capsule_field(side: u32) -> Vec<Collider> {
+    let step = 0.9 / side.max(1) as f32;
+    let centre = (side as f32 - 1.0) / 2.0;
+    let (top, r_foot, r_top) = (0.8, 0.04, 0.03);
+    (0..side * side)
+        .map(|k| {
+            let (i, j) = ((k % side) as f32, (k / side) as f32);
+            let at = Vec3::new((i - centre) * step, 0.0, (j - centre) * step);
+            Collider::capsule(at, at + Vec3::Y * (top - r_top), r_foot, r_top)
+                .friction(CONTACT_FRICTION)
+        })
+        .collect()
+}
+
+/// A closed, bumpy UV sphere of radius [`BODY_RADIUS`] about [`BODY_CENTER`]: `stacks` rings
+/// from pole to pole of `slices` vertices each, one vertex at each pole (welded: no slivers
+/// meet there), `2 · slices · (stacks − 1)` triangles. Its radius varies by ±6 % in a pattern
+/// of 8 × 12 bumps, so the surface is not a sphere a grid could get right by luck.
+/// `bumpy_sphere(160, 320)` has 101 760 triangles.
+pub fn bumpy_sphere(stacks: u32, slices: u32) -> TriangleMesh {
+    let (stacks, slices) = (stacks.max(2), slices.max(3));
+    let radius = |theta: f32, phi: f32| {
+        BODY_RADIUS * (1.0 + 0.06 * (8.0 * theta).sin() * (12.0 * phi).sin() * theta.sin())
+    };
+    let point = |theta: f32, phi: f32| {
+        let r = radius(theta, phi);
+        BODY_CENTER + r * Vec3::new(theta.sin() * phi.cos(), theta.cos(), theta.sin() * phi.sin())
+    };
+    let mut positions = vec![point(0.0, 0.0)];
+    for i in 1..stacks {
+        let theta = PI * i as f32 / stacks as f32;
+        for j in 0..slices {
+            positions.push(point(theta, TAU * j as f32 / slices as f32));
+        }
+    }
+    let south = positions.len() as u32;
+    positions.push(point(PI, 0.0));
+    // Vertex j of ring i (1 ..= stacks − 1), around the ring.
+    let ring = |i: u32, j: u32| 1 + (i - 1) * slices + j % slices;
+    let mut triangles = Vec::with_capacity((2 * slices * (stacks - 1)) as usize);
+    for j in 0..slices {
+        // Counter-clockwise seen from outside.
+        triangles.push([0, ring(1, j + 1), ring(1, j)]);
+        triangles.push([south, ring(stacks - 1, j), ring(stacks - 1, j + 1)]);
+    }
+    for i in 1..stacks - 1 {
+        for j in 0..slices {
+            let (a, b) = (ring(i, j), ring(i, j + 1));
+            let (c, d) = (ring(i + 1, j), ring(i + 1, j + 1));
+            triangles.push([a, b, c]);
+            triangles.push([b, d, c]);
+        }
+    }
+    TriangleMesh::new("bumpy sphere", positions, triangles)
+}
+
+/// Rings and slices of the colliders benchmark's mesh body at full size: 101 760 triangles.
+pub const BUMPY_SPHERE_FULL: (u32, u32) = (160, 320);
+
+/// The table: a top 1.1 m × 0.7 m × 5 cm ([`Collider::cuboid`]) whose upper face is at
+/// 0.775 m, on four capsule legs, all with friction [`CONTACT_FRICTION`]. The demo adds the
+/// floor.
+pub fn table_colliders() -> Vec<Collider> {
+    let top = Collider::cuboid(
+        Vec3::new(0.0, 0.75, 0.0),
+        Vec3::new(0.55, 0.025, 0.35),
+        Quat::IDENTITY,
+    );
+    let legs = [(-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)].map(|(sx, sz)| {
+        let foot = Vec3::new(sx * 0.49, 0.03, sz * 0.29);
+        Collider::capsule(foot, foot + Vec3::Y * 0.69, 0.03, 0.03)
+    });
+    std::iter::once(top)
+        .chain(legs)
+        .map(|c| c.friction(CONTACT_FRICTION))
+        .collect()
+}
+
+/// The tablecloth: `columns` × (¾ `columns`) particles over 1.6 m × 1.2 m (0.25 m over each
+/// side of the table's top), 0.3 kg, flat at 0.95 m and free, so it falls onto the table and
+/// settles over its edges.
+pub fn tablecloth(columns: u32) -> Result<Cloth> {
+    let columns = columns.max(4);
+    let rows = (columns * 3).div_ceil(4).max(3);
+    ClothBuilder::grid(columns, rows)
+        .spacing(1.6 / (columns - 1) as f32)
+        .total_mass(0.3)
+        .layout(Layout::Flat { height: 0.95 })
+        .pinning(Pinning::None)
+        .build()
+}
+
+/// One capsule of the walking figure: a bone from its joint, in the frame it hangs from.
+#[derive(Clone, Copy, Debug)]
+struct Bone {
+    /// The bone this one hangs from ([`WALKER_BONES`] index), or `None` for the body (the hips,
+    /// the upper body, or the root).
+    parent: Option<usize>,
+    /// The frame it moves with when it has no parent.
+    body: Body,
+    /// The joint, in its parent's frame (m).
+    joint: Vec3,
+    /// The capsule, from the joint: its far end in the bone's frame, radii at both ends (m).
+    end: Vec3,
+    radii: (f32, f32),
+    /// How it swings in the walk cycle.
+    swing: Swing,
+}
+
+/// The frame a parentless bone moves with.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Body {
+    /// The hips: the root, bobbing.
+    Hips,
+    /// The upper body: the hips leaned forward by [`WALKER_LEAN`] about the waist.
+    Upper,
+}
+
+/// A bone's rotation in the walk cycle.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Swing {
+    /// None.
+    Fixed,
+    /// A leg's thigh: forward and back (left: +1, right: −1).
+    Thigh(f32),
+    /// A leg's shin: the knee bends (left: +1, right: −1).
+    Knee(f32),
+    /// An upper arm, against the leg of its side (left: +1, right: −1).
+    Arm(f32),
+    /// A forearm: the elbow bends a little more as the arm swings forward.
+    Elbow(f32),
+}
+
+/// The walking figure's height at the waist, about which its upper body leans (m).
+const WAIST: f32 = 0.95;
+/// The upper body's forward lean (rad): the cape hangs from the shoulders onto the back.
+const WALKER_LEAN: f32 = 0.14;
+/// Steps per second of one leg (Hz).
+const WALK_CADENCE: f32 = 0.9;
+/// Walking speed (m/s) around a circle of [`WALK_RADIUS`].
+const WALK_SPEED: f32 = 0.5;
+/// Radius of the walking figure's circle (m); it starts at the origin facing +z and turns
+/// left, about (−[`WALK_RADIUS`], 0, 0).
+pub const WALK_RADIUS: f32 = 0.9;
+
+/// The figure's capsules, in [`walker_colliders`]' order: 1.75 m tall, facing +z, standing at
+/// the origin.
+const WALKER_BONES: [Bone; 13] = {
+    const fn bone(body: Body, joint: Vec3, end: Vec3, radii: (f32, f32)) -> Bone {
+        Bone {
+            parent: None,
+            body,
+            joint,
+            end,
+            radii,
+            swing: Swing::Fixed,
+        }
+    }
+    const fn limb(parent: Option<usize>, joint: Vec3, len: f32, radii: (f32, f32), swing: Swing) -> Bone {
+        Bone {
+            parent,
+            body: Body::Hips,
+            joint,
+            end: Vec3::new(0.0, -len, 0.0),
+            radii,
+            swing,
+        }
+    }
+    [
+        // Pelvis, across the hips.
+        bone(Body::Hips, Vec3::new(-0.09, 0.93, 0.0), Vec3::new(0.18, 0.0, 0.0), (0.12, 0.12)),
+        // Torso, waist to chest.
+        bone(Body::Upper, Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.0, 0.3, 0.0), (0.13, 0.16)),
+        // Shoulders.
+        bone(Body::Upper, Vec3::new(-0.17, 1.4, 0.0), Vec3::new(0.34, 0.0, 0.0), (0.07, 0.07)),
+        // Neck.
+        bone(Body::Upper, Vec3::new(0.0, 1.42, 0.0), Vec3::new(0.0, 0.12, 0.0), (0.05, 0.05)),
+        // Head (a sphere: a capsule of one point).
+        bone(Body::Upper, Vec3::new(0.0, 1.65, 0.01), Vec3::ZERO, (0.11, 0.11)),
+        // Upper arms (body: the shoulders of the upper body; see `walker_poses`).
+        Bone { body: Body::Upper, ..limb(None, Vec3::new(0.23, 1.4, 0.0), 0.28, (0.05, 0.042), Swing::Arm(1.0)) },
+        Bone { body: Body::Upper, ..limb(None, Vec3::new(-0.23, 1.4, 0.0), 0.28, (0.05, 0.042), Swing::Arm(-1.0)) },
+        // Forearms.
+        limb(Some(5), Vec3::new(0.0, -0.28, 0.0), 0.26, (0.042, 0.035), Swing::Elbow(1.0)),
+        limb(Some(6), Vec3::new(0.0, -0.28, 0.0), 0.26, (0.042, 0.035), Swing::Elbow(-1.0)),
+        // Thighs.
+        limb(None, Vec3::new(0.1, 0.92, 0.0), 0.42, (0.075, 0.055), Swing::Thigh(1.0)),
+        limb(None, Vec3::new(-0.1, 0.92, 0.0), 0.42, (0.075, 0.055), Swing::Thigh(-1.0)),
+        // Shins.
+        limb(Some(9), Vec3::new(0.0, -0.42, 0.0), 0.42, (0.052, 0.04), Swing::Knee(1.0)),
+        limb(Some(10), Vec3::new(0.0, -0.42, 0.0), 0.42, (0.052, 0.04), Swing::Knee(-1.0)),
+    ]
+};
+
+/// The walking figure's colliders at time 0: 13 tapered capsules (pelvis, torso, shoulders,
+/// neck, head, upper arms, forearms, thighs, shins), friction [`CONTACT_FRICTION`]. Move them
+/// with [`walker_poses`]: collider `k` takes pose `k`.
+pub fn walker_colliders() -> Vec<Collider> {
+    WALKER_BONES
+        .iter()
+        .zip(walker_poses(0.0).bones)
+        .map(|(b, pose)| {
+            Collider::capsule(Vec3::ZERO, b.end, b.radii.0, b.radii.1)
+                .friction(CONTACT_FRICTION)
+                .at(pose)
+        })
+        .collect()
+}
+
+/// Where the walking figure is at one time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WalkerPose {
+    /// Its upper body (the frame the cape's collar is given in, [`walker_cape`]): the root,
+    /// leaned forward about the waist.
+    pub upper: Affine3A,
+    /// Each collider's pose, in [`walker_colliders`]' order.
+    pub bones: Vec<Pose>,
+}
+
+/// The walking figure at `t` seconds: it walks at 0.5 m/s around a circle of
+/// [`WALK_RADIUS`] (turning left, a turn every 11 s), its legs swinging ±23° at
+/// 0.9 steps per second, knees bending, arms swinging against the legs, the body bobbing 2 cm.
+pub fn walker_poses(t: f32) -> WalkerPose {
+    let omega = WALK_SPEED / WALK_RADIUS;
+    let heading = -omega * t;
+    // Starts at the origin facing +z, the circle's centre on its left (−x).
+    let centre = Vec3::new(-WALK_RADIUS, 0.0, 0.0);
+    let at = centre + WALK_RADIUS * Vec3::new((omega * t).cos(), 0.0, (omega * t).sin());
+    let phase = TAU * WALK_CADENCE * t;
+    // Lowest twice a step, at each heel strike.
+    let bob = 0.02 * ((2.0 * phase).cos() - 1.0) * 0.5;
+    let root = Affine3A::from_rotation_translation(
+        Quat::from_rotation_y(heading),
+        at + Vec3::new(0.0, bob, 0.0),
+    );
+    let waist = Vec3::new(0.0, WAIST, 0.0);
+    let upper = root
+        * Affine3A::from_translation(waist)
+        * Affine3A::from_rotation_x(WALKER_LEAN)
+        * Affine3A::from_translation(-waist);
+    let thigh = 0.4 * phase.sin();
+    let mut frames: Vec<Affine3A> = Vec::with_capacity(WALKER_BONES.len());
+    for b in &WALKER_BONES {
+        let base = match (b.parent, b.body) {
+            (Some(p), _) => frames[p],
+            (None, Body::Hips) => root,
+            (None, Body::Upper) => upper,
+        };
+        // Rotations about x: a positive angle swings the bone's far end (−y) backwards.
+        let rotation = match b.swing {
+            Swing::Fixed => Quat::IDENTITY,
+            Swing::Thigh(side) => Quat::from_rotation_x(-side * thigh),
+            // The knee bends most while its leg swings forward.
+            Swing::Knee(side) => {
+                Quat::from_rotation_x(0.08 + 0.55 * (side * phase.cos()).max(0.0))
+            }
+            // Clear of the hips, swinging against the leg of its side.
+            Swing::Arm(side) => {
+                Quat::from_rotation_z(side * 0.12) * Quat::from_rotation_x(side * 0.6 * thigh)
+            }
+            // The elbow bends more as its arm swings forward.
+            Swing::Elbow(side) => Quat::from_rotation_x(-0.35 - 0.4 * (-side * thigh).max(0.0)),
+        };
+        frames.push(base * Affine3A::from_rotation_translation(rotation, b.joint));
+    }
+    let bones = frames
+        .iter()
+        .map(|f| {
+            let (_, rotation, translation) = f.to_scale_rotation_translation();
+            Pose::new(translation, rotation)
+        })
+        .collect();
+    WalkerPose { upper, bones }
+}
+
+/// The character's cape: a sector of a cone hung from a collar around the back of the
+/// figure's neck, over the shoulders and down the back to the knees; `columns` around ×
+/// `rows` down, 0.3 kg, its first row (the collar) pinned. Returned with the collar's
+/// particles and their places in the figure's upper body ([`WalkerPose::upper`]), where the
+/// demo holds them each frame. Built at time 0 ([`walker_poses`]`(0.0)`); its UVs run across
+/// and down, so the checker shows how it drapes.
+pub fn walker_cape(columns: u32, rows: u32) -> Result<(Cloth, Vec<(u32, Vec3)>)> {
+    let (columns, rows) = (columns.max(3), rows.max(3));
+    // Around the neck axis: ±75° from straight behind, the collar 0.11 m out at 1.5 m, flaring
+    // to 0.24 m by 1.42 m, then straight down; 1.0 m long in all.
+    let half_angle = 75f32.to_radians();
+    let (collar, flare) = (Vec2::new(0.11, 1.5), Vec2::new(0.24, 1.42));
+    let length = 1.0;
+    let flare_len = (flare - collar).length();
+    let profile = |s: f32| {
+        if s <= flare_len {
+            collar + (flare - collar) * (s / flare_len)
+        } else {
+            flare - Vec2::Y * (s - flare_len)
+        }
+    };
+    let upper = walker_poses(0.0).upper;
+    let mut local = Vec::with_capacity((columns * rows) as usize);
+    let mut uvs = Vec::with_capacity(local.capacity());
+    for r in 0..rows {
+        let v = r as f32 / (rows - 1) as f32;
+        let p = profile(v * length);
+        for c in 0..columns {
+            let u = c as f32 / (columns - 1) as f32;
+            let angle = half_angle * (2.0 * u - 1.0);
+            local.push(Vec3::new(p.x * angle.sin(), p.y, -p.x * angle.cos()));
+            uvs.push(Vec2::new(u, v));
+        }
+    }
+    let mut triangles = Vec::new();
+    let mut diagonals = Vec::new();
+    for r in 0..rows - 1 {
+        for c in 0..columns - 1 {
+            let a = r * columns + c;
+            let (b, d, e) = (a + 1, a + columns, a + columns + 1);
+            triangles.extend([[a, d, b], [b, d, e]]);
+            diagonals.push([b, d]);
+        }
+    }
+    let mesh = TriangleMesh {
+        uvs: Some(UvLayer {
+            uvs,
+            triangles: triangles.clone(),
+        }),
+        diagonals,
+        ..TriangleMesh::new(
+            "cape",
+            local.iter().map(|&p| upper.transform_point3(p)).collect(),
+            triangles,
+        )
+    };
+    let collar_particles: Vec<u32> = (0..columns).collect();
+    let cloth = ClothBuilder::mesh(mesh)
+        .total_mass(0.3)
+        .pinning(Pinning::List(collar_particles.clone()))
+        .build()?;
+    let collar = collar_particles
+        .into_iter()
+        .map(|i| (i, local[i as usize]))
+        .collect();
+    Ok((cloth, collar))
 }
 
 /// chiffon's settings before XPBD, kept for comparisons (the integrator study's cloth, the

@@ -137,7 +137,8 @@ impl SceneBench for CapesConfig {
                         label: format!("{} x{count}", path.name()),
                         params: cfg.params.clone(),
                         build,
-                        fields: SceneFields::Capes(Fields {
+                        release: false,
+                    fields: SceneFields::Capes(Fields {
                             cloths: count,
                             path,
                             cloth_size: format!("{c}x{r}"),

@@ -75,6 +75,10 @@ pub struct Case {
     pub params: SolverParams,
     /// What runs, or why it cannot be built (the case is reported as skipped).
     pub build: std::result::Result<Build, String>,
+    /// Let the cloths' pinned particles go at the first timed frame: the warm-up holds them
+    /// (the heap's towel hangs from its corner through the warm-up, and the timed frames are
+    /// its fall and fold).
+    pub release: bool,
     /// The scene's own fields of its record, as known before it runs.
     pub fields: SceneFields,
 }
@@ -149,6 +153,24 @@ impl Runner {
                 all => all.iter_mut().try_for_each(|s| s.step(STANDARD_DT)),
             },
         }
+    }
+
+    /// Frees every particle the cloths were built with pinned (inverse mass 0), giving each
+    /// its free inverse mass.
+    fn release(&mut self, build: &Build) -> crate::Result<()> {
+        for (k, placed) in build.cloths().iter().enumerate() {
+            let cloth = &placed.cloth;
+            let free = cloth.free_inverse_masses();
+            for i in (0..cloth.particle_count()).filter(|&i| cloth.is_pinned(i)) {
+                match self {
+                    Runner::World { world, handles } => {
+                        world.set_inverse_mass(handles[k], i, free[i])?
+                    }
+                    Runner::Solvers(solvers) => solvers[k].set_inverse_mass(i, free[i])?,
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Blocks until the device has finished every submitted frame (one wait for all the lone
@@ -342,11 +364,12 @@ impl Case {
     /// Runs the case and fills `record`'s measured fields; `None` (and `record.skipped`) when
     /// it could not be built: the cloth could not be made or exceeds the device's limits.
     ///
-    /// The protocol: `warmup` untimed frames; `frames` frames timed on the wall clock, each
-    /// from its step to a completed fence, without GPU timestamps (on lavapipe they cost as
-    /// much as the work of a many-pass frame); the final state read (the state every backend
-    /// and path reaches after the same frames); then up to [`GPU_TIMED_FRAMES`] more frames
-    /// with timestamps around every stage, where the adapter has them.
+    /// The protocol: `warmup` untimed frames; the pins let go where the case says
+    /// ([`Case::release`]); `frames` frames timed on the wall clock, each from its step to a
+    /// completed fence, without GPU timestamps (on lavapipe they cost as much as the work of a
+    /// many-pass frame); the final state read (the state every backend and path reaches after
+    /// the same frames); then up to [`GPU_TIMED_FRAMES`] more frames with timestamps around
+    /// every stage, where the adapter has them.
     pub fn run(
         &self,
         cfg: &BenchConfig,
@@ -376,6 +399,9 @@ impl Case {
             gpu: Vec::new(),
         };
         for k in 0..total {
+            if self.release && k == cfg.warmup {
+                runner.release(build)?;
+            }
             let start = Instant::now();
             runner.step(None)?;
             runner.wait()?;

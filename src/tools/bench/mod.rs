@@ -1,7 +1,8 @@
 //! The headless benchmark, shared by `cargo bench` and `chiffon bench`: one harness, several
 //! scenes.
 //!
-//! A scene ([`SceneConfig`], one module each: [`standard`], [`capes`]) says what its cases are
+//! A scene ([`SceneConfig`], one module each: [`standard`], [`capes`], [`heap`],
+//! [`colliders`]) says what its cases are
 //! (a [`Case`]: a world of cloths or lone solvers, on a backend), which fields of its own its
 //! records carry, and its table columns and plot. Everything else is here and in [`case`],
 //! once: the presets ([`Preset`]: `--quick` is CI's), validation, the timing protocol, the
@@ -13,19 +14,25 @@
 //!   folder;
 //! - `chiffon bench --full --json docs/bench-lavapipe.json --plot docs/bench-lavapipe.png`:
 //!   the sweep behind the committed figures (minutes; `--scene capes` likewise);
+//! - `chiffon bench --scene heap` (self-collision on and off) and `chiffon bench --scene
+//!   colliders` (no collider, a sphere, 64 capsules, a 100 000-triangle mesh): contact's cost,
+//!   as ratios to the same frame without it;
 //! - `cargo bench -- --quick`: CI's, seconds.
 //!
 //! Bytes moved follow the model in the design notes (§6), extended for XPBD: a constraint solve
 //! reads two particles and the 16-byte record, reads and writes its multiplier and writes the
 //! two particles back (88 B), plus the two previous positions with SHAKE (32 B); integrate reads
 //! and writes position and previous position (64 B per particle), collide (when the frame has a
-//! collide stage) reads each position (16 B), tethers read a particle, its slots and anchors and
+//! collide stage) reads each position (16 B; the colliders it tests, a mesh's grid samples and
+//! the self-collision stage are not counted), tethers read a particle, its slots and anchors and
 //! write it back (80 B). A cloth on the fused path with its particles in workgroup memory moves
 //! only a solve's record and multiplier (24 B, +32 B with SHAKE) and the previous position in
 //! integrate (32 B) from storage, and loads and stores each position once a frame (32 B).
 
 pub mod capes;
 pub mod case;
+pub mod colliders;
+pub mod heap;
 pub mod standard;
 
 use std::collections::BTreeMap;
@@ -40,10 +47,13 @@ use crate::params::{SolverParams, Substeps};
 use crate::schedule::Stage;
 use crate::tools::BackendKind as Backend;
 use crate::tools::plot::LogLog;
-use crate::tools::scenes::{STANDARD_DT, standard_params};
+use crate::contact::DEFAULT_RESOLUTION;
+use crate::tools::scenes::{BUMPY_SPHERE_FULL, HEAP_HOLD_FRAMES, STANDARD_DT, standard_params};
 
 pub use capes::{BenchPath, CapesConfig};
 pub use case::{Build, Case, Placed, Ran};
+pub use colliders::{ColliderSet, CollidersConfig};
+pub use heap::HeapConfig;
 pub use standard::StandardConfig;
 
 /// Bytes one constraint solve moves (two vec4 reads + two writes + the record + the multiplier).
@@ -53,7 +63,7 @@ pub const BYTES_PER_SHAKE_SOLVE: u64 = 32;
 /// Bytes integrate moves per particle per substep.
 pub const BYTES_PER_INTEGRATE_STEP: u64 = 64;
 /// Bytes collide moves per particle per substep (only frames with a collide stage: the
-/// standard and capes scenes have no collider).
+/// standard and capes scenes have no collider; the heap and colliders scenes do).
 pub const BYTES_PER_COLLIDE_STEP: u64 = 16;
 /// Bytes the tether pass moves per particle per substep (the particle, two slots, two anchors,
 /// the write).
@@ -78,14 +88,15 @@ pub const GPU_TIMED_FRAMES: usize = 10;
 
 /// The benchmark's scenes (`--scene`).
 ///
-/// To add a scene (e.g. `heap`: a sheet dropped on the floor with self-collision on and off):
+/// To add a scene (as `heap` was: a towel dropped on the floor with self-collision on and off):
 /// 1. a variant here and its name in the `named_enum!` below;
 /// 2. a module with its configuration (`HeapConfig`), a [`SceneConfig`] variant holding it, and
 ///    `impl SceneBench for HeapConfig`: its cases (each a [`Build`]: a world of placed cloths,
-///    with its own [`SolverParams`] per case, e.g. self-collision on and off; or lone solvers),
-///    the fields only its records carry (a [`SceneFields`] variant), its table columns, its
+///    with its own [`SolverParams`] per case, e.g. self-collision on and off; or lone solvers;
+///    pins held through the warm-up and let go after it where [`Case::release`] says), the
+///    fields only its records carry (a [`SceneFields`] variant), its table columns, its
 ///    comparisons between cases (e.g. the frame without self-collision beside each with it)
-///    and its plot;
+///    and its plot; its builders in `tools/scenes.rs`, where the demo finds them too;
 /// 3. its sizes in each [`Preset`] in [`BenchConfig::preset`], the one place `--quick` and
 ///    `--full` are decided;
 /// 4. its flags in `src/tools/cli/bench_args.rs`, refused with other scenes.
@@ -99,11 +110,18 @@ pub enum Scene {
     Standard,
     /// Many small cloths, solved fused, global or separately ([`capes`]).
     Capes,
+    /// A towel dropped by a corner, self-collision on and off ([`heap`]).
+    Heap,
+    /// A sheet falling onto no collider, a sphere, 64 capsules or a large mesh
+    /// ([`colliders`]).
+    Colliders,
 }
 
 crate::names::named_enum!(Scene "scene" {
     Standard => "standard",
     Capes => "capes",
+    Heap => "heap",
+    Colliders => "colliders",
 });
 
 /// How much a run measures: the sizes and frame counts the flags do not give.
@@ -130,6 +148,10 @@ pub enum SceneConfig {
     Standard(StandardConfig),
     /// `--scene capes`.
     Capes(CapesConfig),
+    /// `--scene heap`.
+    Heap(HeapConfig),
+    /// `--scene colliders`.
+    Colliders(CollidersConfig),
 }
 
 impl SceneConfig {
@@ -138,6 +160,8 @@ impl SceneConfig {
         match self {
             SceneConfig::Standard(_) => Scene::Standard,
             SceneConfig::Capes(_) => Scene::Capes,
+            SceneConfig::Heap(_) => Scene::Heap,
+            SceneConfig::Colliders(_) => Scene::Colliders,
         }
     }
 
@@ -145,6 +169,8 @@ impl SceneConfig {
         match self {
             SceneConfig::Standard(s) => s,
             SceneConfig::Capes(c) => c,
+            SceneConfig::Heap(h) => h,
+            SceneConfig::Colliders(c) => c,
         }
     }
 }
@@ -197,6 +223,14 @@ impl BenchConfig {
     /// `scene` at `preset`: every rule of `--quick`, the default run and `--full` is here.
     pub fn preset(scene: Scene, preset: Preset) -> Self {
         let (frames, warmup) = match (scene, preset) {
+            // The heap's warm-up is its hold: the towel swings down from its corner.
+            (Scene::Heap, Preset::Quick) => (5, 10),
+            (Scene::Heap, Preset::Default) => (30, HEAP_HOLD_FRAMES),
+            (Scene::Heap, Preset::Full) => (60, HEAP_HOLD_FRAMES),
+            // The sheet reaches the bodies 0.1 m below it in 6 frames.
+            (Scene::Colliders, Preset::Quick) => (5, 5),
+            (Scene::Colliders, Preset::Default) => (30, 10),
+            (Scene::Colliders, Preset::Full) => (60, 10),
             (_, Preset::Quick) => (5, 1),
             (_, Preset::Default) => (30, 5),
             (Scene::Standard, Preset::Full) => (60, 10),
@@ -224,6 +258,30 @@ impl BenchConfig {
                 },
                 paths: BenchPath::ALL.to_vec(),
                 fused_workgroup_size: None,
+            }),
+            Scene::Heap => SceneConfig::Heap(HeapConfig {
+                sizes: match preset {
+                    Preset::Quick => vec![16],
+                    Preset::Default => vec![128],
+                    Preset::Full => vec![64, 128, 256],
+                },
+            }),
+            Scene::Colliders => SceneConfig::Colliders(CollidersConfig {
+                sizes: match preset {
+                    Preset::Quick => vec![16],
+                    Preset::Default => vec![64],
+                    Preset::Full => vec![64, 128, 256],
+                },
+                sets: ColliderSet::ALL.to_vec(),
+                // A small mesh for CI; at least 100 000 triangles otherwise.
+                mesh: match preset {
+                    Preset::Quick => (16, 32),
+                    _ => BUMPY_SPHERE_FULL,
+                },
+                grid_resolution: match preset {
+                    Preset::Quick => 32,
+                    _ => DEFAULT_RESOLUTION,
+                },
             }),
         };
         Self {
@@ -298,6 +356,10 @@ pub enum SceneFields {
     Standard(standard::Fields),
     /// `--scene capes`.
     Capes(capes::Fields),
+    /// `--scene heap`.
+    Heap(heap::Fields),
+    /// `--scene colliders`.
+    Colliders(colliders::Fields),
 }
 
 /// One measured (or skipped) case of any scene. Scripts read these JSON field names (and the

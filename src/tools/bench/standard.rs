@@ -89,6 +89,7 @@ impl SceneBench for StandardConfig {
                         }),
                         Err(e) => Err(e.to_string()),
                     },
+                    release: false,
                     fields: SceneFields::Standard(fields.clone()),
                 });
             }

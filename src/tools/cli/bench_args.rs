@@ -10,7 +10,7 @@ use super::parse;
 use crate::config::DEFAULT_WORKGROUP_SIZE;
 use crate::tools::BackendKind as Backend;
 use crate::tools::bench::{
-    BenchConfig, BenchOutputs, BenchPath, MAX_FRAMES, Preset, Scene, SceneConfig,
+    BenchConfig, BenchOutputs, BenchPath, ColliderSet, MAX_FRAMES, Preset, Scene, SceneConfig,
 };
 use crate::tools::scenes::standard_params;
 
@@ -31,6 +31,12 @@ fn after_help() -> String {
                     "{:?} capes of {}x{}",
                     c.cloths, c.cloth_size.0, c.cloth_size.1
                 ),
+                SceneConfig::Heap(h) => format!("sizes {:?}, self-collision off and on", h.sizes),
+                SceneConfig::Colliders(c) => format!(
+                    "sizes {:?}, a mesh of {} triangles",
+                    c.sizes,
+                    2 * c.mesh.1 * c.mesh.0.saturating_sub(1)
+                ),
             };
             s.push_str(&format!(
                 "  {flag:<10} --scene {:<9} {what}, {} frames after {} warm-up\n",
@@ -48,7 +54,10 @@ fn after_help() -> String {
          Regenerating the committed figures (minutes):\n  \
          chiffon bench --full --json docs/bench-lavapipe.json --plot docs/bench-lavapipe.png\n  \
          chiffon bench --full --scene capes --json docs/bench-capes-lavapipe.json \\\n    \
-         --plot docs/bench-capes-lavapipe.png",
+         --plot docs/bench-capes-lavapipe.png\n\
+         Contact (ratios to the same frame without it):\n  \
+         chiffon bench --scene heap --json target/heap.json\n  \
+         chiffon bench --scene colliders --json target/colliders.json",
     );
     s
 }
@@ -57,7 +66,9 @@ fn after_help() -> String {
 #[derive(Args, Debug, Clone)]
 #[command(after_help = after_help())]
 pub struct BenchArgs {
-    /// Which scene: standard (one N×N sheet per size) or capes (many small cloths).
+    /// Which scene: standard (one N×N sheet per size), capes (many small cloths), heap (a
+    /// towel dropped by a corner, self-collision on and off) or colliders (a sheet falling onto
+    /// no collider, a sphere, 64 capsules or a 100 000-triangle mesh).
     #[arg(long, default_value = "standard")]
     pub scene: Scene,
     /// The smallest sizes and few frames: seconds in all (CI runs this).
@@ -66,7 +77,8 @@ pub struct BenchArgs {
     /// The sweep behind the committed figures in docs/: minutes.
     #[arg(long)]
     pub full: bool,
-    /// Standard scene: grid sizes N (N×N particles), comma-separated [default: the preset's].
+    /// Standard, heap and colliders scenes: grid sizes N (N×N particles), comma-separated
+    /// [default: the preset's].
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true, value_parser = parse_grid_side)]
     pub sizes: Option<Vec<u32>>,
     /// Standard scene: turn off structural constraints.
@@ -93,6 +105,10 @@ pub struct BenchArgs {
     /// 128 on a GPU).
     #[arg(long)]
     pub fused_workgroup_size: Option<u32>,
+    /// Colliders scene: which collider sets to time, comma-separated: none, sphere, capsules
+    /// (64), mesh (100 000+ triangles) [default: none,sphere,capsules,mesh].
+    #[arg(long, value_delimiter = ',')]
+    pub colliders: Option<Vec<ColliderSet>>,
     /// Solver flags (the library's defaults where not given).
     #[command(flatten)]
     pub solver: SolverArgs,
@@ -185,31 +201,36 @@ impl BenchArgs {
         cfg.backends = self.backend.0.clone();
         cfg.peak_gbps = self.peak_gbps;
         cfg.workgroup_size = self.workgroup_size;
-        let standard = [
-            ("--sizes", self.sizes.is_some()),
-            ("--no-structural", self.no_structural),
-            ("--no-shear", self.no_shear),
-            ("--no-bend", self.no_bend),
-        ];
-        let capes = [
-            ("--cloths", self.cloths.is_some()),
-            ("--cloth-size", self.cloth_size.is_some()),
-            ("--path", self.path.is_some()),
+        // Each scene's own flags, and the scenes that take them: any other refuses them.
+        let flags: [(&str, bool, &[Scene]); 9] = [
+            (
+                "--sizes",
+                self.sizes.is_some(),
+                &[Scene::Standard, Scene::Heap, Scene::Colliders],
+            ),
+            ("--no-structural", self.no_structural, &[Scene::Standard]),
+            ("--no-shear", self.no_shear, &[Scene::Standard]),
+            ("--no-bend", self.no_bend, &[Scene::Standard]),
+            ("--cloths", self.cloths.is_some(), &[Scene::Capes]),
+            ("--cloth-size", self.cloth_size.is_some(), &[Scene::Capes]),
+            ("--path", self.path.is_some(), &[Scene::Capes]),
             (
                 "--fused-workgroup-size",
                 self.fused_workgroup_size.is_some(),
+                &[Scene::Capes],
             ),
+            ("--colliders", self.colliders.is_some(), &[Scene::Colliders]),
         ];
-        for (scene, flags) in [(Scene::Standard, &standard), (Scene::Capes, &capes)] {
-            if scene == self.scene {
-                continue;
-            }
-            if let Some((flag, _)) = flags.iter().find(|f| f.1) {
-                bail!(
-                    "{flag} is a flag of --scene {scene}, not of --scene {}",
-                    self.scene
-                );
-            }
+        if let Some((flag, _, scenes)) = flags
+            .iter()
+            .find(|(_, given, scenes)| *given && !scenes.contains(&self.scene))
+        {
+            let names: Vec<String> = scenes.iter().map(|s| format!("--scene {s}")).collect();
+            bail!(
+                "{flag} is a flag of {}, not of --scene {}",
+                names.join(" and "),
+                self.scene
+            );
         }
         match &mut cfg.scene {
             SceneConfig::Standard(s) => {
@@ -229,6 +250,19 @@ impl BenchArgs {
                     c.paths = paths.clone();
                 }
                 c.fused_workgroup_size = self.fused_workgroup_size;
+            }
+            SceneConfig::Heap(h) => {
+                if let Some(sizes) = &self.sizes {
+                    h.sizes = sizes.clone();
+                }
+            }
+            SceneConfig::Colliders(c) => {
+                if let Some(sizes) = &self.sizes {
+                    c.sizes = sizes.clone();
+                }
+                if let Some(sets) = &self.colliders {
+                    c.sets = sets.clone();
+                }
             }
         }
         let outputs = BenchOutputs {

@@ -64,10 +64,17 @@ enum Command {
         /// Start with the wind on at this strength (m/s², the panel's heading).
         #[arg(long, value_parser = parse::number, allow_hyphen_values = true)]
         wind: Option<f32>,
-        /// The scene: cloth (one cloth: the grid, or --mesh) or flags (a field of flags in
-        /// the wind, one world of many cloths).
+        /// The scene: cloth (one cloth: the grid, or --mesh), flags (a field of flags in the
+        /// wind, one world of many cloths), heap (a towel dropped by a corner folds onto itself
+        /// on the floor, self-collision on), character (a cape on a walking figure of
+        /// capsules) or table (a tablecloth dropped on a table). --grid sets the resolution of
+        /// the towel, the cape and the tablecloth too.
         #[arg(long, default_value = "cloth")]
         scene: crate::tools::scenes::DemoScene,
+        /// Self-collision (and collision between cloths) at the start: on or off (default:
+        /// on for --scene heap, off for the others; the panel toggles it).
+        #[arg(long, value_name = "on|off", value_parser = parse::on_off, allow_hyphen_values = true)]
+        self_collision: Option<bool>,
         /// Flags per side of the flags scene (default 8, or 4 on a CPU adapter).
         #[arg(long, value_parser = |s: &str| parse::count_u32(s, 0), allow_hyphen_values = true)]
         flags: Option<u32>,
@@ -220,6 +227,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             cloth,
             wind,
             scene,
+            self_collision,
             flags,
         } => {
             if let Some(n) = flags.filter(|n| !(1..=32).contains(n)) {
@@ -228,8 +236,10 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             if let Some(w) = wind.filter(|w| !(*w >= 0.0 && *w <= 100.0)) {
                 anyhow::bail!("--wind {w} must be a strength in m/s² between 0 and 100");
             }
-            if scene == crate::tools::scenes::DemoScene::Flags && cloth.mesh.is_some() {
-                anyhow::bail!("--mesh shows one cloth; it does not go with --scene flags");
+            if scene != crate::tools::scenes::DemoScene::Cloth && cloth.mesh.is_some() {
+                anyhow::bail!(
+                    "--mesh shows one cloth in --scene cloth; it does not go with --scene {scene}"
+                );
             }
             if cloth.mesh.is_none() && cloth.any_placement() {
                 anyhow::bail!(
@@ -249,13 +259,24 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 scene,
                 flags,
                 wind,
+                self_collision,
                 screenshot,
                 frames,
                 size,
             })?;
             #[cfg(not(feature = "demo"))]
             {
-                let _ = (grid, screenshot, frames, size, mesh, wind, scene, flags);
+                let _ = (
+                    grid,
+                    screenshot,
+                    frames,
+                    size,
+                    mesh,
+                    wind,
+                    scene,
+                    self_collision,
+                    flags,
+                );
                 anyhow::bail!("this chiffon was built without the `demo` feature");
             }
             #[cfg(feature = "demo")]

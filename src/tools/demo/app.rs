@@ -19,7 +19,7 @@ use winit::window::{Window, WindowId};
 use super::camera::OrbitCamera;
 use super::input::{self, Action, Pointer};
 use super::panel::{Hud, Panel};
-use super::render::{ClothMesh, Renderer, SceneView, Targets};
+use super::render::{ClothMesh, Renderer, SceneView, Solids, Targets};
 use super::scene;
 use super::screenshot;
 use super::settings::Settings;
@@ -43,6 +43,8 @@ pub struct DemoOptions {
     pub flags: Option<u32>,
     /// Start with the wind on at this strength (m/s²).
     pub wind: Option<f32>,
+    /// Start with self-collision on or off (`None`: the scene's choice, on for the heap).
+    pub self_collision: Option<bool>,
     /// Write a PNG of the scene after `frames` frames, then exit.
     pub screenshot: Option<PathBuf>,
     /// Frames to run before the screenshot.
@@ -59,6 +61,7 @@ impl Default for DemoOptions {
             scene: DemoScene::Cloth,
             flags: None,
             wind: None,
+            self_collision: None,
             screenshot: None,
             frames: 120,
             size: (1280, 720),
@@ -177,6 +180,8 @@ struct State {
     renderer: Renderer,
     targets: Targets,
     sim: Sim,
+    /// The scene the world was built for (the panel's menu changes `settings.scene` first).
+    shown: DemoScene,
     /// The world's surface on the GPU, drawn from its position buffer.
     mesh: ClothMesh,
     settings: Settings,
@@ -250,6 +255,9 @@ impl State {
             settings.wind_on = true;
             settings.wind_strength = w;
         }
+        if let Some(on) = options.self_collision {
+            settings.solver.self_collision = on.then(Default::default);
+        }
         let sim = scene::build(crate::Backend::Gpu(&ctx), &settings)?;
         let camera = scene::camera(&settings, sim.surface());
         let mesh = renderer.cloth_mesh(&ctx.device, sim.surface(), sim.position_buffer()?)?;
@@ -266,6 +274,7 @@ impl State {
             renderer,
             targets,
             sim,
+            shown: options.scene,
             mesh,
             settings,
             camera,
@@ -334,10 +343,15 @@ impl State {
         }
     }
 
-    /// Builds the scene the settings name, and frames it anew if it is another scene or size.
+    /// Builds the scene the settings name (another scene starts with its own colliders, wind
+    /// and self-collision), and frames it anew if it is another scene or size.
     fn rebuild(&mut self) -> Result<()> {
         self.pointer.forget_grab();
+        if self.settings.scene != self.shown {
+            self.settings.enter(self.settings.scene);
+        }
         let sim = scene::build(crate::Backend::Gpu(&self.ctx), &self.settings)?;
+        self.shown = self.settings.scene;
         let (old, new) = (self.sim.counts(), sim.counts());
         if (old.particles, old.cloths) != (new.particles, new.cloths) {
             self.camera = scene::camera(&self.settings, sim.surface());
@@ -368,7 +382,7 @@ impl State {
         // Time this frame's stages unless the previous measurement is still being read.
         let timer = self.timer.as_mut().filter(|t| t.is_idle());
         let timed = timer.is_some();
-        self.sim.world.step_timed(dt, timer)?;
+        self.sim.step(dt, timer)?;
         if let Some(t) = self.timer.as_mut().filter(|_| timed) {
             t.request();
         }
@@ -420,6 +434,7 @@ impl State {
         let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
         let scene = self.scene_view(self.viewport());
         self.renderer.draw(
+            &self.ctx.device,
             &self.ctx.queue,
             &mut encoder,
             &self.targets,
@@ -455,14 +470,12 @@ impl State {
         Ok(false)
     }
 
-    /// The camera and the colliders, for the renderer.
+    /// The camera and the colliders where the world has them now, for the renderer.
     fn scene_view(&self, viewport: Vec2) -> SceneView {
-        let (sphere, ground) = self.settings.colliders.drawn();
         SceneView {
             view_proj: self.camera.view_projection(viewport.x / viewport.y),
             eye: self.camera.eye(),
-            sphere,
-            ground,
+            solids: Solids::of(&self.sim.world.params().colliders),
         }
     }
 
@@ -471,7 +484,7 @@ impl State {
         let scene = self.scene_view(Vec2::new(size.0 as f32, size.1 as f32));
         screenshot::save(
             &self.ctx,
-            &self.renderer,
+            &mut self.renderer,
             &self.mesh,
             &scene,
             self.config.format,

@@ -1,13 +1,17 @@
-//! The sphere and the ground, all of their handling in this one file: what the panel holds,
-//! how each scene starts them, their panel rows, the arrow keys that move the sphere, what they
-//! set in the solver's parameters, and what the renderer is told to draw.
+//! The colliders, all of their handling in this one file: the scene's own bodies (the walking
+//! figure, the table), the sphere and the ground; what the panel holds, how each scene starts
+//! them, their panel rows, the arrow keys that move the sphere, and what they set in the
+//! solver's parameters. The renderer draws what the world was given (`render::Solids`), so a
+//! body the scene moves is drawn where the solver has it.
 //!
-//! The solver sees them as [`crate::Collider`]s ([`scenes::demo_colliders`]); nothing else in
-//! the demo names them.
+//! The solver sees them as [`crate::Collider`]s: the scene's bodies first, in their builders'
+//! order (the character's walk moves collider `k` by the figure's pose `k`), then the ground
+//! and the sphere ([`scenes::demo_colliders`]).
 
 use glam::Vec3;
 use winit::keyboard::KeyCode;
 
+use crate::Collider;
 use crate::params::SolverParams;
 use crate::tools::scenes::{self, DemoScene, DemoSphere};
 
@@ -16,6 +20,8 @@ const NUDGE: f32 = 0.05;
 
 /// The colliders as the panel edits them.
 pub(crate) struct Colliders {
+    /// The scene's own bodies, first in the solver's list.
+    bodies: Vec<Collider>,
     sphere_on: bool,
     /// Kept while the sphere is off, so turning it back on restores it.
     sphere: DemoSphere,
@@ -25,16 +31,18 @@ pub(crate) struct Colliders {
 }
 
 impl Colliders {
-    /// How `scene` starts: the demo's sphere and the ground at 0, the sphere only where the
+    /// How `scene` starts: its own bodies, the ground at 0, and the demo's sphere only where the
     /// scene has something to fall on it.
     pub(crate) fn for_scene(scene: DemoScene) -> Self {
-        let sphere_on = match scene {
-            DemoScene::Cloth => true,
-            // The flags fly over the ground only.
-            DemoScene::Flags => false,
+        let bodies = match scene {
+            DemoScene::Cloth | DemoScene::Flags | DemoScene::Heap => Vec::new(),
+            DemoScene::Character => scenes::walker_colliders(),
+            DemoScene::Table => scenes::table_colliders(),
         };
         Self {
-            sphere_on,
+            bodies,
+            // The flags fly over the ground only; the other contact scenes have their bodies.
+            sphere_on: scene == DemoScene::Cloth,
             sphere: scenes::DEMO_SPHERE,
             ground_on: true,
             ground: 0.0,
@@ -44,20 +52,11 @@ impl Colliders {
     /// Writes the colliders into `params` (for [`super::settings::Settings::params`], the
     /// demo's one mapping to solver parameters).
     pub(crate) fn apply(&self, params: &mut SolverParams) {
-        params.colliders = scenes::demo_colliders(
+        params.colliders = self.bodies.clone();
+        params.colliders.extend(scenes::demo_colliders(
             self.ground_on.then_some(self.ground),
             self.sphere_on.then_some(self.sphere),
-        );
-    }
-
-    /// What the renderer draws: the sphere (centre, radius in m) and the ground height, when
-    /// on.
-    pub(crate) fn drawn(&self) -> (Option<(Vec3, f32)>, Option<f32>) {
-        (
-            self.sphere_on
-                .then_some((self.sphere.center, self.sphere.radius)),
-            self.ground_on.then_some(self.ground),
-        )
+        ));
     }
 
     /// The arrow keys move the sphere over the ground; true when `key` was one of them.
@@ -75,6 +74,9 @@ impl Colliders {
 
     /// The panel's collider rows.
     pub(crate) fn rows(&mut self, ui: &mut egui::Ui) {
+        if !self.bodies.is_empty() {
+            ui.label(format!("{} bodies of the scene", self.bodies.len()));
+        }
         let s = &mut self.sphere;
         ui.checkbox(&mut self.sphere_on, "sphere (arrow keys move it)");
         ui.add(egui::Slider::new(&mut s.center.x, -1.0..=1.0).text("sphere x"));

@@ -5,15 +5,18 @@
 //! - `app.rs`: the options and the checks before the run, the winit event loop, and the
 //!   window's state wired together (simulate, draw, present);
 //! - `sim.rs`: what is stepped: one [`crate::World`] for every scene (the cloth scene is a world
-//!   of one cloth) and the one surface that draws all its cloths;
-//! - `scene.rs`: what differs from scene to scene, and how to add one;
+//!   of one cloth), what the scene moves by itself, and the one surface that draws all its
+//!   cloths;
+//! - `scene.rs`: what differs from scene to scene (cloth, flags, heap, character, table), and
+//!   how to add one;
 //! - `settings.rs`: what the panel edits, and its one mapping to [`crate::SolverParams`]; how
 //!   to add a toggle;
-//! - `colliders.rs`: the sphere and the ground, all of their handling;
+//! - `colliders.rs`: the scene's bodies, the sphere and the ground, all of their handling;
 //! - `input.rs`: grab and drag, orbit and zoom, the keys;
 //! - `panel.rs`: the egui panel and its draw pass;
 //! - `screenshot.rs`: `--screenshot`: the path checked before the run, readback, PNG;
-//! - `render.rs`, `camera.rs`: the wgpu renderer and the orbit camera.
+//! - `render.rs`, `solids.rs`, `camera.rs`: the wgpu renderer, the colliders it draws (spheres,
+//!   capsules, boxes, the ground) and the orbit camera.
 
 mod app;
 pub mod camera;
@@ -25,5 +28,6 @@ mod scene;
 mod screenshot;
 mod settings;
 mod sim;
+mod solids;
 
 pub use app::{DemoOptions, run};

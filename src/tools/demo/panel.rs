@@ -216,7 +216,8 @@ fn scene_rows(ui: &mut egui::Ui, s: &mut Settings, actions: &mut Vec<Action>) {
     match s.scene {
         // A mesh has its own resolution.
         DemoScene::Cloth if s.mesh.is_some() => {}
-        DemoScene::Cloth => {
+        // The grid, the towel, the cape and the tablecloth take the resolution.
+        DemoScene::Cloth | DemoScene::Heap | DemoScene::Character | DemoScene::Table => {
             egui::ComboBox::from_label("resolution")
                 .selected_text(format!("{0}x{0}", s.grid))
                 .show_ui(ui, |ui| {
@@ -240,7 +241,7 @@ fn scene_rows(ui: &mut egui::Ui, s: &mut Settings, actions: &mut Vec<Action>) {
 }
 
 /// How the solver solves: integrator, frame time, substeps, iterations, damping, compliance,
-/// projection, over-relaxation, tethers, coarse levels.
+/// projection, over-relaxation, tethers, coarse levels, self-collision.
 fn solver_rows(ui: &mut egui::Ui, s: &mut Settings) {
     egui::ComboBox::from_label("integrator")
         .selected_text(s.solver.integrator.name())
@@ -287,6 +288,15 @@ fn solver_rows(ui: &mut egui::Ui, s: &mut Settings) {
     ui.checkbox(&mut s.tethers_on, "tethers (long-range attachments)");
     ui.checkbox(&mut s.solver.coarse_levels, "coarse levels (grid cloths)");
     ui.add(egui::Slider::new(&mut s.tether_scale, 1.0..=1.5).text("tether scale"));
+    // On: every particle keeps the automatic thickness from the others (every cloth then takes
+    // the global path).
+    let mut self_collision = s.solver.self_collision.is_some();
+    if ui
+        .checkbox(&mut self_collision, "self-collision (and between cloths)")
+        .changed()
+    {
+        s.solver.self_collision = self_collision.then(Default::default);
+    }
 }
 
 /// Gravity and wind.

@@ -1,4 +1,6 @@
-//! Drawing the cloth straight from the solver's buffers, plus the ground and the sphere.
+//! Drawing the cloth straight from the solver's buffers, plus the ground and the colliders
+//! (spheres, tapered capsules and boxes: [`Solids`], drawn by `solids.wgsl` appended to
+//! `shaders/render.wgsl`, so they share its lighting).
 
 use glam::{Mat4, Vec3};
 
@@ -9,6 +11,18 @@ use crate::error::{ChiffonError, Result};
 use crate::geometry::planar_uvs;
 use crate::gpu::kernels::{Binding, Kernel, bind_group, bind_group_layout};
 use crate::gpu::shaders;
+
+pub use super::solids::{SolidVertex, Solids};
+
+/// The colliders' stages, appended to `shaders/render.wgsl` (whose uniform and shading they
+/// use).
+const SOLIDS_WGSL: &str = include_str!("solids.wgsl");
+
+/// The WGSL the renderer builds its pipelines from: `shaders/render.wgsl`, then the colliders'
+/// stages.
+pub fn render_source() -> String {
+    format!("{}\n{SOLIDS_WGSL}", shaders::RENDER.source())
+}
 
 /// Depth buffer format.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
@@ -30,7 +44,8 @@ pub struct SceneUniform {
     pub eye: [f32; 4],
     /// xyz: unit vector towards the light.
     pub light_dir: [f32; 4],
-    /// xyz: centre (m), w: radius (m).
+    /// xyz: centre (m), w: radius (m) of `render.wgsl`'s one sphere; zero, since every
+    /// collider is drawn by `solids.wgsl`.
     pub sphere: [f32; 4],
     /// x: height (m).
     pub ground: [f32; 4],
@@ -86,10 +101,8 @@ pub struct SceneView {
     pub view_proj: Mat4,
     /// Camera position (m).
     pub eye: Vec3,
-    /// Centre and radius of the sphere, if shown.
-    pub sphere: Option<(Vec3, f32)>,
-    /// Ground height, if shown.
-    pub ground: Option<f32>,
+    /// The colliders and the ground ([`Solids::of`] the world's colliders).
+    pub solids: Solids,
 }
 
 /// Color (multisampled where enabled) and depth targets of one size.
@@ -160,10 +173,10 @@ pub struct Renderer {
     scene_bind_group: wgpu::BindGroup,
     cloth: wgpu::RenderPipeline,
     ground: wgpu::RenderPipeline,
-    sphere: wgpu::RenderPipeline,
-    sphere_vertices: wgpu::Buffer,
-    sphere_indices: wgpu::Buffer,
-    sphere_index_count: u32,
+    solid: wgpu::RenderPipeline,
+    /// The colliders' vertices and indices, grown as a frame needs (rewritten each frame).
+    solid_vertices: Option<wgpu::Buffer>,
+    solid_indices: Option<wgpu::Buffer>,
     normals: Kernel,
     normals_layout: wgpu::BindGroupLayout,
     cloth_layout: wgpu::BindGroupLayout,
@@ -201,7 +214,7 @@ impl Renderer {
         });
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(shaders::RENDER.file),
-            source: wgpu::ShaderSource::Wgsl(shaders::RENDER.source().into()),
+            source: wgpu::ShaderSource::Wgsl(render_source().into()),
         });
         // The cloth's particles and normals, read by the vertex shader.
         let storage_entry = |binding| wgpu::BindGroupLayoutEntry {
@@ -241,11 +254,7 @@ impl Renderer {
                 shader_location: 1,
             },
         ];
-        let unit_attr = [wgpu::VertexAttribute {
-            format: wgpu::VertexFormat::Float32x3,
-            offset: 0,
-            shader_location: 0,
-        }];
+        let solid_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3];
         let buffer = |stride, attributes| {
             Some(wgpu::VertexBufferLayout {
                 array_stride: stride,
@@ -299,26 +308,12 @@ impl Renderer {
             &[buffer(size_of::<ClothVertex>() as u64, &vertex_attrs)],
         );
         let ground = pipeline("ground", &layout, "ground_vs", "ground_fs", &[]);
-        let sphere = pipeline(
-            "sphere",
+        let solid = pipeline(
+            "colliders",
             &layout,
-            "sphere_vs",
-            "sphere_fs",
-            &[buffer(12, &unit_attr)],
-        );
-
-        let (vertices, indices) = unit_sphere(32, 48);
-        let sphere_vertices = buffer_init(
-            device,
-            "sphere vertices",
-            bytemuck::cast_slice(&vertices),
-            wgpu::BufferUsages::VERTEX,
-        );
-        let sphere_indices = buffer_init(
-            device,
-            "sphere indices",
-            bytemuck::cast_slice(&indices),
-            wgpu::BufferUsages::INDEX,
+            "solid_vs",
+            "solid_fs",
+            &[buffer(size_of::<SolidVertex>() as u64, &solid_attrs)],
         );
 
         // The normals kernel: mesh uniform, positions, triangles, CSR offsets and incident
@@ -353,10 +348,9 @@ impl Renderer {
             scene_bind_group,
             cloth,
             ground,
-            sphere,
-            sphere_vertices,
-            sphere_indices,
-            sphere_index_count: indices.len() as u32,
+            solid,
+            solid_vertices: None,
+            solid_indices: None,
             normals,
             normals_layout,
             cloth_layout,
@@ -470,9 +464,35 @@ impl Renderer {
         self.normals.dispatch(&mut pass, mesh.particle_count);
     }
 
+    /// Writes `bytes` into `slot`, first replacing it with a buffer of twice the size when it
+    /// is missing or too small.
+    fn upload(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        slot: &mut Option<wgpu::Buffer>,
+        label: &str,
+        usage: wgpu::BufferUsages,
+        bytes: &[u8],
+    ) {
+        let size = bytes.len() as u64;
+        if slot.as_ref().is_none_or(|b| b.size() < size) {
+            *slot = Some(device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: (2 * size).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT),
+                usage: usage | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+        }
+        if let Some(buffer) = slot {
+            queue.write_buffer(buffer, 0, bytes);
+        }
+    }
+
     /// Records normals, then the scene, into `encoder`, drawing onto `target` (resolving MSAA).
+    #[allow(clippy::too_many_arguments)]
     pub fn draw(
-        &self,
+        &mut self,
+        device: &wgpu::Device,
         queue: &wgpu::Queue,
         encoder: &mut wgpu::CommandEncoder,
         targets: &Targets,
@@ -484,16 +504,34 @@ impl Renderer {
             view_proj: view.view_proj.to_cols_array_2d(),
             eye: view.eye.extend(1.0).to_array(),
             light_dir: Vec3::new(0.4, 1.0, 0.6).normalize().extend(0.0).to_array(),
-            sphere: view
-                .sphere
-                .map_or([0.0; 4], |(c, r)| c.extend(r).to_array()),
-            ground: [view.ground.unwrap_or(0.0), 0.0, 0.0, 0.0],
+            sphere: [0.0; 4],
+            ground: [view.solids.ground.unwrap_or(0.0), 0.0, 0.0, 0.0],
         };
         queue.write_buffer(&self.scene_buffer, 0, bytemuck::bytes_of(&uniform));
+        let solids = &view.solids;
+        let drawn_solids = !solids.indices.is_empty();
+        if drawn_solids {
+            Self::upload(
+                device,
+                queue,
+                &mut self.solid_vertices,
+                "collider vertices",
+                wgpu::BufferUsages::VERTEX,
+                bytemuck::cast_slice(&solids.vertices),
+            );
+            Self::upload(
+                device,
+                queue,
+                &mut self.solid_indices,
+                "collider indices",
+                wgpu::BufferUsages::INDEX,
+                bytemuck::cast_slice(&solids.indices),
+            );
+        }
 
         self.compute_normals(encoder, mesh);
 
-        // The scene: cloth, ground, sphere, depth-tested, multisampled where enabled.
+        // The scene: cloth, ground, colliders, depth-tested, multisampled where enabled.
         let (view_target, resolve) = match &targets.msaa {
             Some(msaa) => (msaa, Some(target)),
             None => (target, None),
@@ -527,15 +565,17 @@ impl Renderer {
         pass.set_vertex_buffer(0, mesh.vertex_buffer.slice(..));
         pass.set_index_buffer(mesh.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
         pass.draw_indexed(0..mesh.index_count, 0, 0..1);
-        if view.ground.is_some() {
+        if solids.ground.is_some() {
             pass.set_pipeline(&self.ground);
             pass.draw(0..6, 0..1);
         }
-        if view.sphere.is_some() {
-            pass.set_pipeline(&self.sphere);
-            pass.set_vertex_buffer(0, self.sphere_vertices.slice(..));
-            pass.set_index_buffer(self.sphere_indices.slice(..), wgpu::IndexFormat::Uint32);
-            pass.draw_indexed(0..self.sphere_index_count, 0, 0..1);
+        if let (true, Some(vertices), Some(indices)) =
+            (drawn_solids, &self.solid_vertices, &self.solid_indices)
+        {
+            pass.set_pipeline(&self.solid);
+            pass.set_vertex_buffer(0, vertices.slice(..));
+            pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
+            pass.draw_indexed(0..solids.indices.len() as u32, 0, 0..1);
         }
     }
 }
@@ -554,27 +594,24 @@ fn buffer_init(
     })
 }
 
-/// A unit UV sphere: `stacks` × `slices` quads.
-fn unit_sphere(stacks: u32, slices: u32) -> (Vec<[f32; 3]>, Vec<u32>) {
-    let mut v = Vec::new();
-    for i in 0..=stacks {
-        let theta = std::f32::consts::PI * i as f32 / stacks as f32;
-        for j in 0..=slices {
-            let phi = std::f32::consts::TAU * j as f32 / slices as f32;
-            v.push([
-                theta.sin() * phi.cos(),
-                theta.cos(),
-                theta.sin() * phi.sin(),
-            ]);
+#[cfg(test)]
+mod tests {
+    /// The renderer's WGSL (`shaders/render.wgsl`, then the colliders' stages) parses and
+    /// validates, and has every entry point its pipelines name.
+    #[test]
+    fn the_renderers_wgsl_validates_with_every_entry_point() {
+        let module = naga::front::wgsl::parse_str(&super::render_source()).unwrap();
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::all(),
+        )
+        .validate(&module)
+        .unwrap();
+        for name in ["cloth_vs", "cloth_fs", "ground_vs", "ground_fs", "solid_vs", "solid_fs"] {
+            assert!(
+                module.entry_points.iter().any(|e| e.name == name),
+                "no entry point {name}"
+            );
         }
     }
-    let mut idx = Vec::new();
-    for i in 0..stacks {
-        for j in 0..slices {
-            let a = i * (slices + 1) + j;
-            let b = a + slices + 1;
-            idx.extend_from_slice(&[a, b, a + 1, a + 1, b, b + 1]);
-        }
-    }
-    (v, idx)
 }

@@ -56,7 +56,7 @@ pub(crate) fn check_path(path: &Path) -> Result<()> {
 /// `path` as PNG (RGBA, opaque).
 pub(crate) fn save(
     gpu: &GpuContext,
-    renderer: &Renderer,
+    renderer: &mut Renderer,
     mesh: &ClothMesh,
     scene: &SceneView,
     format: wgpu::TextureFormat,
@@ -90,7 +90,15 @@ pub(crate) fn save(
         mapped_at_creation: false,
     });
     let mut encoder = device.create_command_encoder(&Default::default());
-    renderer.draw(&gpu.queue, &mut encoder, &targets, &view, mesh, scene);
+    renderer.draw(
+        device,
+        &gpu.queue,
+        &mut encoder,
+        &targets,
+        &view,
+        mesh,
+        scene,
+    );
     encoder.copy_texture_to_buffer(
         texture.as_image_copy(),
         wgpu::TexelCopyBufferInfo {

@@ -1,9 +1,10 @@
 //! What the control panel edits, how it starts, and [`Settings::params`]: the demo's one
 //! mapping from its settings to the solver's [`SolverParams`].
 //!
-//! Adding a toggle (say, self-collision):
+//! Adding a toggle:
 //! - if it is a field of [`SolverParams`], nothing here: the panel edits `settings.solver`
-//!   directly, so one checkbox in `panel::solver_rows` is all it takes (as coarse levels are);
+//!   directly, so one checkbox in `panel::solver_rows` is all it takes (as coarse levels and
+//!   self-collision are);
 //! - otherwise a `bool` in [`Settings`], its starting value in [`Settings::new`], what it sets
 //!   in [`Settings::params`], and its checkbox in `panel.rs`;
 //! - a key for it, if any, in `input::key`.
@@ -41,7 +42,7 @@ pub(crate) struct Settings {
     /// Wind (m/s²), blowing along the heading (° about +y, 0 = +z).
     pub(crate) wind_strength: f32,
     pub(crate) wind_heading_deg: f32,
-    /// The sphere and the ground.
+    /// The scene's bodies, the sphere and the ground.
     pub(crate) colliders: Colliders,
     /// A random frame time each frame (30–144 fps), to show what each integrator does with it.
     pub(crate) jitter: bool,
@@ -51,8 +52,10 @@ pub(crate) struct Settings {
 }
 
 impl Settings {
-    /// How the demo starts showing `scene`: [`scenes::demo_params`] with the scene's wind and
-    /// colliders; `grid` and `mesh` for the cloth scene, `flags` per side for the flags.
+    /// How the demo starts showing `scene`: [`scenes::demo_params`] with the scene's wind,
+    /// colliders and self-collision ([`Settings::enter`]); `grid` and `mesh` for the cloth
+    /// scene (`grid` sets the resolution of the heap's towel, the cape and the tablecloth too),
+    /// `flags` per side for the flags.
     pub(crate) fn new(
         scene: DemoScene,
         grid: u32,
@@ -61,7 +64,7 @@ impl Settings {
     ) -> Self {
         let p = scenes::demo_params();
         let (wind_on, wind_strength, wind_heading_deg) = scene::wind(scene);
-        Self {
+        let mut settings = Self {
             scene,
             grid,
             flags,
@@ -83,7 +86,18 @@ impl Settings {
             paused: false,
             step_once: false,
             solver: p,
-        }
+        };
+        settings.enter(scene);
+        settings
+    }
+
+    /// Shows `scene` with its own wind, colliders and self-collision (the heap's is on, the
+    /// others' off); the rest of the panel's settings stay as they are.
+    pub(crate) fn enter(&mut self, scene: DemoScene) {
+        self.scene = scene;
+        (self.wind_on, self.wind_strength, self.wind_heading_deg) = scene::wind(scene);
+        self.colliders = Colliders::for_scene(scene);
+        self.solver.self_collision = scene::self_collision(scene);
     }
 
     /// The solver's parameters these settings ask for (the demo's only mapping to them).

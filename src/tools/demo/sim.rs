@@ -1,11 +1,12 @@
 //! What the demo steps: one [`World`] for every scene (the cloth scene is a world of one cloth,
-//! as a [`crate::Solver`] is), and the one surface that draws all its cloths straight from the
-//! world's position buffer.
+//! as a [`crate::Solver`] is), what the scene moves by itself ([`Motion`]), and the one surface
+//! that draws all its cloths straight from the world's position buffer.
 
 use anyhow::{Context, Result};
 use glam::Vec3;
 
 use super::camera::{Ray, pick};
+use super::scene::Motion;
 use crate::Backend;
 use crate::cloth::{Cloth, ClothDesc};
 use crate::geometry::{UvLayer, planar_uvs};
@@ -21,6 +22,10 @@ pub(crate) struct Sim {
     surface: Cloth,
     /// Whether the particles each cloth was built with pinned are held (the pin toggle).
     pins_held: bool,
+    /// What the scene moves by itself before each step.
+    pub(crate) motion: Motion,
+    /// Simulated time since the start or the last reset (s): the motion's clock.
+    elapsed: f64,
 }
 
 /// A particle under the cursor: its cloth, its index in that cloth, and where it is (m).
@@ -68,7 +73,40 @@ impl Sim {
             world,
             surface,
             pins_held: true,
+            motion: Motion::Still,
+            elapsed: 0.0,
         })
+    }
+
+    /// Advances one frame of `dt` seconds: the scene's motion to the frame's end, then the
+    /// world's step (timed per stage with `timer` where given).
+    pub(crate) fn step(&mut self, dt: f64, timer: Option<&mut crate::gpu::StageTimer>) -> Result<()> {
+        let (from, to) = (self.elapsed, self.elapsed + dt);
+        match &self.motion {
+            Motion::Still => {}
+            Motion::Release { at } => {
+                if (from..to).contains(at) && self.pins_held {
+                    self.toggle_pins()?;
+                }
+            }
+            Motion::Walk { cape, collar } => {
+                // Where the figure is at the end of the frame: the solver moves each capsule
+                // there across the substeps.
+                let pose = crate::tools::scenes::walker_poses(to as f32);
+                for (k, &bone) in pose.bones.iter().enumerate() {
+                    self.world.set_collider_pose(k, bone)?;
+                }
+                if self.pins_held {
+                    for &(i, local) in collar {
+                        let at = pose.upper.transform_point3(local);
+                        self.world.set_particle(*cape, i as usize, at, 0.0)?;
+                    }
+                }
+            }
+        }
+        self.world.step_timed(dt, timer)?;
+        self.elapsed = to;
+        Ok(())
     }
 
     /// The surface drawn: every cloth of the world, in its position buffer's numbering.
@@ -87,6 +125,7 @@ impl Sim {
     pub(crate) fn reset(&mut self) -> Result<()> {
         self.world.reset()?;
         self.pins_held = true;
+        self.elapsed = 0.0;
         Ok(())
     }
 
