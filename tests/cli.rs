@@ -506,7 +506,7 @@ fn bad_flags_scene_input_is_one_clear_line() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(
-        stderr.contains("cloth or flags") && !stderr.contains("panicked"),
+        stderr.contains("cloth, flags, heap, character or table") && !stderr.contains("panicked"),
         "{stderr}"
     );
 }
