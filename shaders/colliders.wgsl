@@ -25,8 +25,10 @@ struct ColliderRecord {
     material: vec4<f32>,   // thickness (m), friction μ, restitution e, unused
     shape_a: vec4<f32>,    // sphere: (0,0,0,r); capsule: a, r_a; plane: n, d; cuboid: half extents; mesh: grid origin, cell
     shape_b: vec4<f32>,    // capsule: b, r_b
-    sweep_from: vec4<f32>, // world centre of a sphere holding it at the frame's start, its radius (< 0: a plane)
-    sweep_to: vec4<f32>,   // that centre at the frame's end
+    bound_from_a: vec4<f32>, // a world capsule holding it at the frame's start: one end, its radius (< 0: a plane)
+    bound_from_b: vec4<f32>, // the capsule's other end at the frame's start
+    bound_to_a: vec4<f32>,   // its ends at the frame's end
+    bound_to_b: vec4<f32>,
     from_position: vec4<f32>,
     from_rotation: vec4<f32>,  // a unit quaternion (x, y, z, w)
     to_position: vec4<f32>,
@@ -242,16 +244,6 @@ struct Contact {
 // collider is −e times the one it arrived with.
 fn collide_with(c: ColliderRecord, t_from: f32, t_to: f32, x: vec3<f32>, x_prev: vec3<f32>) -> Contact {
     let r = c.material.x;
-    // Culling, before any pose is interpolated: the particle's path over the substep cannot
-    // reach the sphere that holds the collider over it.
-    if (c.sweep_from.w >= 0.0) {
-        let center = mix(c.sweep_from.xyz, c.sweep_to.xyz, t_to);
-        let sweep = length(c.sweep_to.xyz - c.sweep_from.xyz) * (t_to - t_from);
-        let reach = c.sweep_from.w + r + length(x - x_prev) + sweep;
-        if (length(x - center) > reach) {
-            return Contact(x, x_prev, false);
-        }
-    }
     let to = collider_pose(c, t_to);
     let start = collider_pose(c, t_from);
     let q1 = to_local(to, x);
@@ -324,10 +316,35 @@ fn collide_with(c: ColliderRecord, t_from: f32, t_to: f32, x: vec3<f32>, x_prev:
     return Contact(x_out, x_prev_out, true);
 }
 
+// Culling, before the collider's record is read whole or any pose interpolated: can the
+// particle's path over the substep [t_from, t_to] reach the capsule that holds collider k over
+// it? Reads five fields only (a whole record is 15 vec4s; most colliders are far from most
+// particles).
+fn collider_reaches(k: u32, t_from: f32, t_to: f32, x: vec3<f32>, x_prev: vec3<f32>) -> bool {
+    let from_a = colliders[k].bound_from_a;
+    if (from_a.w < 0.0) {
+        return true; // a plane reaches everywhere
+    }
+    let from_b = colliders[k].bound_from_b.xyz;
+    let to_a = colliders[k].bound_to_a.xyz;
+    let to_b = colliders[k].bound_to_b.xyz;
+    // The capsule at the substep's end, and how far any point of it moved over the substep.
+    let a = mix(from_a.xyz, to_a, t_to);
+    let b = mix(from_b, to_b, t_to);
+    let sweep = max(length(to_a - from_a.xyz), length(to_b - from_b)) * (t_to - t_from);
+    let reach = from_a.w + colliders[k].material.x + length(x - x_prev) + sweep;
+    let ab = b - a;
+    let s = clamp(dot(x - a, ab) / max(dot(ab, ab), 1e-30), 0.0, 1.0);
+    return length(x - (a + ab * s)) <= reach;
+}
+
 // A free particle against every collider in turn, over the substep [t_from, t_to] of the frame.
 fn collide_all(count: u32, t_from: f32, t_to: f32, x_in: vec3<f32>, x_prev_in: vec3<f32>) -> Contact {
     var result = Contact(x_in, x_prev_in, false);
     for (var k = 0u; k < count; k++) {
+        if (!collider_reaches(k, t_from, t_to, result.x, result.x_prev)) {
+            continue;
+        }
         let c = collide_with(colliders[k], t_from, t_to, result.x, result.x_prev);
         if (c.hit) {
             result = c;

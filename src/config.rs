@@ -185,11 +185,15 @@ pub struct ColliderRecord {
     pub shape_a: [f32; 4],
     /// Capsule: second end, its radius.
     pub shape_b: [f32; 4],
-    /// The world centre of a sphere holding the collider at the frame's start (xyz), and its
-    /// radius with room for the frame's rotation (w); radius −1 for a plane (never culled).
-    pub sweep_from: [f32; 4],
-    /// The same sphere's world centre at the frame's end (xyz); w unused.
-    pub sweep_to: [f32; 4],
+    /// A capsule holding the collider at the frame's start, in the world: one end (xyz) and
+    /// its radius with room for the frame's rotation (w); radius −1 for a plane (never culled).
+    pub bound_from_a: [f32; 4],
+    /// That capsule's other end at the frame's start (xyz); w unused.
+    pub bound_from_b: [f32; 4],
+    /// The capsule's first end at the frame's end (xyz); w unused.
+    pub bound_to_a: [f32; 4],
+    /// Its other end at the frame's end (xyz); w unused.
+    pub bound_to_b: [f32; 4],
     /// Its position at the start of the frame (m).
     pub from_position: [f32; 4],
     /// Its rotation at the start of the frame (unit quaternion x, y, z, w).
@@ -304,8 +308,10 @@ pub const GPU_STRUCTS: &[GpuStructLayout] = &[
         material,
         shape_a,
         shape_b,
-        sweep_from,
-        sweep_to,
+        bound_from_a,
+        bound_from_b,
+        bound_to_a,
+        bound_to_b,
         from_position,
         from_rotation,
         to_position,

@@ -106,6 +106,30 @@ impl Shape {
         }
     }
 
+    /// A capsule (segment ends and radius) in the shape's frame that holds it, as tight as
+    /// one is cheaply: the kernels cull with it, and a sphere round a long post or a flat box
+    /// would hold far more of the space around it. `None` for a plane.
+    pub(crate) fn bounding_capsule(&self) -> Option<(Vec3, Vec3, f32)> {
+        match self {
+            Shape::Capsule {
+                a,
+                b,
+                radius_a,
+                radius_b,
+            } => Some((*a, *b, radius_a.max(*radius_b))),
+            // Along the longest axis, the radius reaching the corners across it.
+            Shape::Cuboid { half_extents: h } => {
+                let long = h.max_position();
+                let mut axis = Vec3::ZERO;
+                axis[long] = h[long];
+                let mut across = *h;
+                across[long] = 0.0;
+                Some((-axis, axis, across.length()))
+            }
+            _ => self.bounds().map(|(c, r)| (c, c, r)),
+        }
+    }
+
     /// A sphere (centre, radius) in the shape's frame that holds it; `None` for a plane.
     pub fn bounds(&self) -> Option<(Vec3, f32)> {
         match self {
@@ -345,16 +369,18 @@ impl Collider {
                 (v4(grid.origin(), grid.cell_size()), [0.0; 4], [x, y, z, 0])
             }
         };
-        // The bounding sphere's centre moves on an arc as the collider turns; the kernels take
-        // the chord between its ends, so the radius gets the arc's room (its offset from the
-        // rotation's centre times the angle turned).
-        let (sweep_from, sweep_to) = match shape.bounds() {
-            None => ([0.0, 0.0, 0.0, -1.0], [0.0; 4]),
-            Some((c, r)) => {
+        // The bounding capsule's ends move on arcs as the collider turns; the kernels take
+        // the chords between their ends, so the radius gets the arcs' room (an end's offset
+        // from the rotation's centre times the angle turned).
+        let (bound_from_a, bound_from_b, bound_to_a, bound_to_b) = match shape.bounding_capsule() {
+            None => ([0.0, 0.0, 0.0, -1.0], [0.0; 4], [0.0; 4], [0.0; 4]),
+            Some((a, b, r)) => {
                 let turn = from.rotation.angle_between(self.pose.rotation);
                 (
-                    v4(from.transform_point(c), r + c.length() * turn),
-                    v4(self.pose.transform_point(c), 0.0),
+                    v4(from.transform_point(a), r + a.length().max(b.length()) * turn),
+                    v4(from.transform_point(b), 0.0),
+                    v4(self.pose.transform_point(a), 0.0),
+                    v4(self.pose.transform_point(b), 0.0),
                 )
             }
         };
@@ -367,8 +393,10 @@ impl Collider {
             material: [self.thickness, self.friction, self.restitution, 0.0],
             shape_a,
             shape_b,
-            sweep_from,
-            sweep_to,
+            bound_from_a,
+            bound_from_b,
+            bound_to_a,
+            bound_to_b,
             from_position: v4(from.translation, 0.0),
             from_rotation: from.rotation.to_array(),
             to_position: v4(self.pose.translation, 0.0),

@@ -268,15 +268,6 @@ fn collide_with(
     };
     let material = Vec4::from_array(c.material);
     let r = material.x;
-    let (sweep_from, sweep_to) = (Vec4::from_array(c.sweep_from), Vec4::from_array(c.sweep_to));
-    if sweep_from.w >= 0.0 {
-        let center = sweep_from.xyz() * (1.0 - t_to) + sweep_to.xyz() * t_to;
-        let sweep = (sweep_to.xyz() - sweep_from.xyz()).length() * (t_to - t_from);
-        let reach = sweep_from.w + r + (x - x_prev).length() + sweep;
-        if (x - center).length() > reach {
-            return none;
-        }
-    }
     let to = collider_pose(c, t_to);
     let from = collider_pose(c, t_from);
     let q1 = to_local(to, x);
@@ -347,6 +338,25 @@ fn collide_with(
     }
 }
 
+/// Whether the particle's path over the substep can reach the capsule that holds the collider
+/// over it (twin of `collider_reaches`).
+fn collider_reaches(c: &ColliderRecord, t_from: f32, t_to: f32, x: Vec3, x_prev: Vec3) -> bool {
+    let from_a = Vec4::from_array(c.bound_from_a);
+    if from_a.w < 0.0 {
+        return true; // a plane reaches everywhere
+    }
+    let from_b = Vec4::from_array(c.bound_from_b).xyz();
+    let to_a = Vec4::from_array(c.bound_to_a).xyz();
+    let to_b = Vec4::from_array(c.bound_to_b).xyz();
+    let a = from_a.xyz() * (1.0 - t_to) + to_a * t_to;
+    let b = from_b * (1.0 - t_to) + to_b * t_to;
+    let sweep = (to_a - from_a.xyz()).length().max((to_b - from_b).length()) * (t_to - t_from);
+    let reach = from_a.w + c.material[0] + (x - x_prev).length() + sweep;
+    let ab = b - a;
+    let s = ((x - a).dot(ab) / ab.dot(ab).max(1e-30)).clamp(0.0, 1.0);
+    (x - (a + ab * s)).length() <= reach
+}
+
 /// A free particle against every collider in turn (twin of `collide_all`).
 pub(crate) fn collide_all(
     colliders: &[ColliderRecord],
@@ -362,6 +372,9 @@ pub(crate) fn collide_all(
         hit: false,
     };
     for c in colliders {
+        if !collider_reaches(c, t_from, t_to, result.x, result.x_prev) {
+            continue;
+        }
         let hit = collide_with(c, grid, t_from, t_to, result.x, result.x_prev);
         if hit.hit {
             result = hit;
