@@ -7,6 +7,7 @@
 @group(0) @binding(2) var<storage, read_write> previous: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read> colliders: array<ColliderRecord>;
 @group(0) @binding(4) var<storage, read> distance_grid: array<f32>;
+@group(0) @binding(5) var<storage, read> collider_cells: array<u32>;  // the broad phase
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn collide(

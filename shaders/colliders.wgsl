@@ -1,8 +1,9 @@
 // Colliders: shapes, their signed distances, and a particle's contact response (CPU twin:
 // src/cpu/collide.rs). Prepended, after common.wgsl, to the kernels that collide (collide.wgsl,
-// solve_cloths.wgsl); those declare the two tables this file reads:
-//   colliders:     array<ColliderRecord>   (Rust: config::ColliderRecord), one per collider
-//   distance_grid: array<f32>        every mesh collider's samples (Rust: contact::DistanceGrid)
+// solve_cloths.wgsl); those declare the three tables this file reads:
+//   colliders:      array<ColliderRecord>  (Rust: config::ColliderRecord), one per collider
+//   distance_grid:  array<f32>             every mesh collider's samples (Rust: contact::DistanceGrid)
+//   collider_cells: array<u32>             the broad phase (Rust: contact::broadphase)
 
 // Shape kinds (Rust: contact::Shape::kind).
 const COLLIDER_SPHERE: u32 = 0u;
@@ -338,10 +339,59 @@ fn collider_reaches(k: u32, t_from: f32, t_to: f32, x: vec3<f32>, x_prev: vec3<f
     return length(x - (a + ab * s)) <= reach;
 }
 
-// A free particle against every collider in turn, over the substep [t_from, t_to] of the frame.
+// The broad phase (Rust: contact::broadphase, where the table's layout is): the entries
+// [start, end) of the cell a particle at x (moved from x_prev over the substep) tests (outside
+// the grid, the planes'), or (1, 0) when it tests every collider: no grid, or it moved more
+// than the margin.
+const BROADPHASE_HEADER: u32 = 8u;
+
+fn collider_cell(x: vec3<f32>, x_prev: vec3<f32>) -> vec2<u32> {
+    let dims = vec3<u32>(collider_cells[4], collider_cells[5], collider_cells[6]);
+    if (dims.x == 0u || length(x - x_prev) > bitcast<f32>(collider_cells[7])) {
+        return vec2<u32>(1u, 0u);
+    }
+    let origin = vec3<f32>(
+        bitcast<f32>(collider_cells[0]),
+        bitcast<f32>(collider_cells[1]),
+        bitcast<f32>(collider_cells[2]),
+    );
+    let g = floor((x - origin) / bitcast<f32>(collider_cells[3]));
+    var i = BROADPHASE_HEADER + dims.x * dims.y * dims.z;
+    if (all(g >= vec3<f32>(0.0)) && all(g < vec3<f32>(dims))) {
+        let c = vec3<u32>(g);
+        i = BROADPHASE_HEADER + (c.z * dims.y + c.y) * dims.x + c.x;
+    }
+    return vec2<u32>(collider_cells[i], collider_cells[i + 1u]);
+}
+
+// A free particle against every collider that can reach it, over the substep [t_from, t_to]
+// of the frame: the colliders of its cell of the broad phase while it stays in that cell,
+// every collider from where it left it otherwise. Either way the result is the one testing
+// every collider in turn gives.
 fn collide_all(count: u32, t_from: f32, t_to: f32, x_in: vec3<f32>, x_prev_in: vec3<f32>) -> Contact {
     var result = Contact(x_in, x_prev_in, false);
-    for (var k = 0u; k < count; k++) {
+    var next = 0u;
+    let cell = collider_cell(x_in, x_prev_in);
+    if (cell.x <= cell.y) {
+        next = count;
+        for (var j = cell.x; j < cell.y; j++) {
+            let k = collider_cells[j];
+            if (!collider_reaches(k, t_from, t_to, result.x, result.x_prev)) {
+                continue;
+            }
+            let c = collide_with(colliders[k], t_from, t_to, result.x, result.x_prev);
+            if (c.hit) {
+                result = c;
+                // Moved out of the cell (or too far): the rest, one by one.
+                let now = collider_cell(result.x, result.x_prev);
+                if (now.x != cell.x || now.y != cell.y) {
+                    next = k + 1u;
+                    break;
+                }
+            }
+        }
+    }
+    for (var k = next; k < count; k++) {
         if (!collider_reaches(k, t_from, t_to, result.x, result.x_prev)) {
             continue;
         }

@@ -24,6 +24,7 @@
 @group(0) @binding(10) var<storage, read_write> health: Health;
 @group(0) @binding(11) var<storage, read> colliders: array<ColliderRecord>;
 @group(0) @binding(12) var<storage, read> distance_grid: array<f32>;
+@group(0) @binding(13) var<storage, read> collider_cells: array<u32>;  // the broad phase
 
 // Particles per workgroup-memory cloth; the host sets it from the adapter's
 // max_compute_workgroup_storage_size (16 bytes each).

@@ -428,6 +428,8 @@ pub struct TopologySizes {
     pub colliders: u64,
     /// Every mesh collider's distance samples (`f32`).
     pub grid: u64,
+    /// The colliders' broad phase (`u32`, [`crate::contact::broadphase`]).
+    pub collider_cells: u64,
 }
 
 /// What a layout holds, counted: the input of [`BufferSizes::grown`].
@@ -453,6 +455,8 @@ pub struct TopologyCounts {
     pub colliders: u64,
     /// Distance-grid samples of the mesh colliders.
     pub grid_samples: u64,
+    /// Words of the colliders' broad phase.
+    pub collider_cells: u64,
 }
 
 impl BufferSizes {
@@ -480,6 +484,7 @@ impl BufferSizes {
                 fused_colors: 0,
                 colliders: 0,
                 grid: 0,
+                collider_cells: 0,
             },
         };
         sizes.topology = sizes.topology_for(&TopologyCounts::default());
@@ -503,6 +508,10 @@ impl BufferSizes {
             fused_colors: c.fused_colors.max(1) * size_of::<ColorRange>() as u64,
             colliders: c.colliders.max(1) * size_of::<ColliderRecord>() as u64,
             grid: c.grid_samples.max(4) * 4,
+            collider_cells: c
+                .collider_cells
+                .max(crate::contact::broadphase::HEADER_WORDS as u64)
+                * 4,
         }
     }
 
@@ -525,6 +534,7 @@ impl BufferSizes {
             + t.fused_colors
             + t.colliders
             + t.grid
+            + t.collider_cells
     }
 }
 
@@ -536,8 +546,8 @@ impl TopologySizes {
 
     /// Each buffer at the larger of the two sizes.
     pub fn max(&self, other: &TopologySizes) -> TopologySizes {
-        let [a, b, c, d, e, f, g, h, i, j, k, l] = self.fields();
-        let [a2, b2, c2, d2, e2, f2, g2, h2, i2, j2, k2, l2] = other.fields();
+        let [a, b, c, d, e, f, g, h, i, j, k, l, m] = self.fields();
+        let [a2, b2, c2, d2, e2, f2, g2, h2, i2, j2, k2, l2, m2] = other.fields();
         TopologySizes {
             constraints: a.max(a2),
             multipliers: b.max(b2),
@@ -551,10 +561,11 @@ impl TopologySizes {
             fused_colors: j.max(j2),
             colliders: k.max(k2),
             grid: l.max(l2),
+            collider_cells: m.max(m2),
         }
     }
 
-    fn fields(&self) -> [u64; 12] {
+    fn fields(&self) -> [u64; 13] {
         [
             self.constraints,
             self.multipliers,
@@ -568,6 +579,7 @@ impl TopologySizes {
             self.fused_colors,
             self.colliders,
             self.grid,
+            self.collider_cells,
         ]
     }
 }

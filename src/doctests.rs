@@ -8,8 +8,8 @@
 //! `fn main() -> chiffon::Result<()>` out, or ends with `Ok::<(), chiffon::ChiffonError>(())`.
 //! `rust,no_run` compiles without running (for blocks that open a window or run long).
 //!
-//! Every Markdown file in `docs/` is listed, with Rust blocks or not (CI checks that none is
-//! missing). Compiled only for doc tests (`cfg(doctest)`): nothing here is part of the library.
+//! Every Markdown file in `docs/` is listed, with Rust blocks or not (`tests/docs.rs` checks
+//! that none is missing). Compiled only for doc tests (`cfg(doctest)`): nothing here is part of the library.
 
 /// `README.md`.
 #[doc = include_str!("../README.md")]
@@ -18,3 +18,31 @@ pub struct Readme;
 /// `docs/architecture.md`.
 #[doc = include_str!("../docs/architecture.md")]
 pub struct Architecture;
+
+/// `docs/cli.md`.
+#[doc = include_str!("../docs/cli.md")]
+pub struct Cli;
+
+/// `docs/contact.md`.
+#[doc = include_str!("../docs/contact.md")]
+pub struct Contact;
+
+/// `docs/demo.md`.
+#[doc = include_str!("../docs/demo.md")]
+pub struct Demo;
+
+/// `docs/many-cloths.md`.
+#[doc = include_str!("../docs/many-cloths.md")]
+pub struct ManyCloths;
+
+/// `docs/meshes.md`.
+#[doc = include_str!("../docs/meshes.md")]
+pub struct Meshes;
+
+/// `docs/performance.md`.
+#[doc = include_str!("../docs/performance.md")]
+pub struct Performance;
+
+/// `docs/quality.md`.
+#[doc = include_str!("../docs/quality.md")]
+pub struct Quality;

@@ -6,13 +6,13 @@ use chiffon::{Backend, ClothBuilder, Integrator, Pinning, Solver, SolverParams};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// 10 000 frames: first alternating 1/120 s and 1/30 s (ratios 4 and 1/4), then random dts in
-/// between (every ratio within [1/4, 4]).
-fn swinging_dts() -> Vec<f64> {
+/// `frames` frames: first half alternating 1/120 s and 1/30 s (ratios 4 and 1/4), then random
+/// dts in between (every ratio within [1/4, 4]).
+fn swinging_dts(frames: usize) -> Vec<f64> {
     let mut rng = ChaCha8Rng::seed_from_u64(42);
-    (0..10_000)
+    (0..frames)
         .map(|k| {
-            if k < 5_000 {
+            if k < frames / 2 {
                 if k % 2 == 0 { 1.0 / 120.0 } else { 1.0 / 30.0 }
             } else {
                 rng.random_range(1.0 / 120.0..=1.0 / 30.0)
@@ -61,7 +61,7 @@ fn check(solver: &mut Solver, dts: &[f64], label: &str) {
 
 #[test]
 fn ten_thousand_swinging_frames_stay_finite_on_the_cpu() {
-    let dts = swinging_dts();
+    let dts = swinging_dts(10_000);
     for integrator in Integrator::ALL {
         let (cloth, params) = scene(integrator);
         let mut s = Solver::new(Backend::Cpu, &cloth, params).unwrap();
@@ -69,12 +69,15 @@ fn ten_thousand_swinging_frames_stay_finite_on_the_cpu() {
     }
 }
 
+/// The GPU runs the same kernels as the CPU (the conformance tests hold it to them), so a
+/// fifth of the CPU's run shows its own path stays bounded; on lavapipe 10 000 frames would be
+/// most of CI's test time.
 #[test]
-fn ten_thousand_swinging_frames_stay_finite_on_the_gpu() {
-    let Some(ctx) = common::gpu("ten_thousand_swinging_frames_stay_finite_on_the_gpu") else {
+fn two_thousand_swinging_frames_stay_finite_on_the_gpu() {
+    let Some(ctx) = common::gpu("two_thousand_swinging_frames_stay_finite_on_the_gpu") else {
         return;
     };
-    let dts = swinging_dts();
+    let dts = swinging_dts(2_000);
     let (cloth, params) = scene(Integrator::TimeCorrected);
     let mut s = Solver::new(Backend::Gpu(&ctx), &cloth, params).unwrap();
     check(&mut s, &dts, "gpu TimeCorrected");

@@ -377,7 +377,10 @@ impl Collider {
             Some((a, b, r)) => {
                 let turn = from.rotation.angle_between(self.pose.rotation);
                 (
-                    v4(from.transform_point(a), r + a.length().max(b.length()) * turn),
+                    v4(
+                        from.transform_point(a),
+                        r + a.length().max(b.length()) * turn,
+                    ),
                     v4(from.transform_point(b), 0.0),
                     v4(self.pose.transform_point(a), 0.0),
                     v4(self.pose.transform_point(b), 0.0),

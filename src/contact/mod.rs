@@ -7,6 +7,7 @@
 //! The kernels: `shaders/colliders.wgsl` + `shaders/collide.wgsl` (CPU twin
 //! `src/cpu/collide.rs`) and, inside the fused kernel, the same functions.
 
+pub(crate) mod broadphase;
 mod collider;
 mod grid;
 

@@ -6,6 +6,7 @@ use rayon::prelude::*;
 
 use super::MIN_PER_TASK;
 use crate::config::{ColliderRecord, StepParams};
+use crate::contact::broadphase;
 
 const COLLIDER_SPHERE: u32 = 0;
 const COLLIDER_CAPSULE: u32 = 1;
@@ -20,6 +21,7 @@ pub fn collide(
     previous: &mut [Vec4],
     colliders: &[ColliderRecord],
     distance_grid: &[f32],
+    collider_cells: &[u32],
 ) {
     let n = params.particle_count as usize;
     let colliders = &colliders[..params.collider_count as usize];
@@ -35,6 +37,7 @@ pub fn collide(
             let c = collide_all(
                 colliders,
                 distance_grid,
+                collider_cells,
                 params.t_from,
                 params.t_to,
                 p.xyz(),
@@ -357,10 +360,14 @@ fn collider_reaches(c: &ColliderRecord, t_from: f32, t_to: f32, x: Vec3, x_prev:
     (x - (a + ab * s)).length() <= reach
 }
 
-/// A free particle against every collider in turn (twin of `collide_all`).
+/// A free particle against every collider in turn that can reach it (twin of `collide_all`):
+/// the colliders of its cell of the broad phase ([`crate::contact::broadphase`]) while it stays
+/// in that cell, every collider from where it left it otherwise. Either way the result is the
+/// one testing every collider gives.
 pub(crate) fn collide_all(
     colliders: &[ColliderRecord],
     grid: &[f32],
+    cells: &[u32],
     t_from: f32,
     t_to: f32,
     x: Vec3,
@@ -371,7 +378,26 @@ pub(crate) fn collide_all(
         x_prev,
         hit: false,
     };
-    for c in colliders {
+    let mut next = 0;
+    if let Some(cell) = collider_cell(cells, x, x_prev) {
+        next = colliders.len();
+        for &k in &cells[cell.0 as usize..cell.1 as usize] {
+            let c = &colliders[k as usize];
+            if !collider_reaches(c, t_from, t_to, result.x, result.x_prev) {
+                continue;
+            }
+            let hit = collide_with(c, grid, t_from, t_to, result.x, result.x_prev);
+            if hit.hit {
+                result = hit;
+                // Moved out of the cell (or too far): the rest, one by one.
+                if !still_in_cell(cells, cell, result.x, result.x_prev) {
+                    next = k as usize + 1;
+                    break;
+                }
+            }
+        }
+    }
+    for c in &colliders[next.min(colliders.len())..] {
         if !collider_reaches(c, t_from, t_to, result.x, result.x_prev) {
             continue;
         }
@@ -381,4 +407,35 @@ pub(crate) fn collide_all(
         }
     }
     result
+}
+
+/// The entries `[start, end)` of the cell a particle at `x` (moved from `x_prev` over the
+/// substep) tests (outside the grid, the planes'), or `None` when it tests every collider: no
+/// grid, or it moved more than the margin. Twin of `collider_cell` in
+/// `shaders/colliders.wgsl`.
+pub(crate) fn collider_cell(table: &[u32], x: Vec3, x_prev: Vec3) -> Option<(u32, u32)> {
+    let dims = glam::UVec3::new(table[4], table[5], table[6]);
+    if dims.x == 0 {
+        return None;
+    }
+    let f = |i: usize| f32::from_bits(table[i]);
+    let origin = Vec3::new(f(0), f(1), f(2));
+    if (x - x_prev).length() > f(7) {
+        return None;
+    }
+    let g = ((x - origin) / f(3)).floor();
+    let i = if g.cmplt(Vec3::ZERO).any() || g.cmpge(dims.as_vec3()).any() {
+        broadphase::HEADER_WORDS + (dims.x * dims.y * dims.z) as usize
+    } else {
+        let c = g.as_uvec3();
+        broadphase::HEADER_WORDS + ((c.z * dims.y + c.y) * dims.x + c.x) as usize
+    };
+    Some((table[i], table[i + 1]))
+}
+
+/// Whether a particle that was in the cell `[start, end)` names may go on with that cell's list
+/// after a collider moved it: it is still in the same cell and within the margin of where it
+/// was. Twin of `still_in_cell` in `shaders/colliders.wgsl`.
+pub(crate) fn still_in_cell(table: &[u32], cell: (u32, u32), x: Vec3, x_prev: Vec3) -> bool {
+    collider_cell(table, x, x_prev) == Some(cell)
 }

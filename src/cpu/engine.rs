@@ -256,6 +256,7 @@ impl Executor for CpuFrame<'_> {
                     &mut e.previous,
                     f.colliders,
                     &e.grid,
+                    f.collider_cells,
                 ),
                 Pass::SolveCloths { workgroup_memory } => solve_cloths(
                     &f.fused,
@@ -272,6 +273,7 @@ impl Executor for CpuFrame<'_> {
                     &mut e.health,
                     f.colliders,
                     &e.grid,
+                    f.collider_cells,
                 ),
                 Pass::Health => check_health(&plan.step(0), &e.positions, &mut e.health),
             }

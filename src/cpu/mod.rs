@@ -6,7 +6,7 @@
 
 pub(crate) mod engine;
 
-mod collide;
+pub(crate) mod collide;
 mod health;
 mod integrate;
 mod normals;

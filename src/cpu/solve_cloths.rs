@@ -54,6 +54,7 @@ pub fn solve_cloths(
     health: &mut Health,
     colliders: &[ColliderRecord],
     distance_grid: &[f32],
+    collider_cells: &[u32],
 ) {
     let colliders = &colliders[..first.collider_count as usize];
     let slices = split(
@@ -73,6 +74,7 @@ pub fn solve_cloths(
                 tethers,
                 colliders,
                 distance_grid,
+                collider_cells,
             };
             solve_cloth(frame, first, rest, &shared, &mut c)
         })
@@ -130,6 +132,7 @@ struct Shared<'a> {
     tethers: &'a [TetherSlot],
     colliders: &'a [ColliderRecord],
     distance_grid: &'a [f32],
+    collider_cells: &'a [u32],
 }
 
 /// One workgroup of `solve_cloths`: the whole frame of one cloth. Returns the first bad
@@ -198,6 +201,7 @@ fn solve_cloth(
             let contact = collide_all(
                 shared.colliders,
                 shared.distance_grid,
+                shared.collider_cells,
                 t_from,
                 t_to,
                 x,

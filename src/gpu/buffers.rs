@@ -193,15 +193,24 @@ pub(crate) struct ContactBuffers {
     pub(crate) colliders: wgpu::Buffer,
     /// Every mesh collider's distance samples.
     pub(crate) grid: wgpu::Buffer,
+    /// The colliders' broad phase ([`crate::contact::broadphase`]), written every frame.
+    pub(crate) cells: wgpu::Buffer,
 }
 
 impl ContactBuffers {
     /// Room for `colliders` bytes of records and `grid` bytes of samples.
-    pub(crate) fn new(ctx: &GpuContext, colliders: u64, grid: u64) -> Result<Self> {
+    pub(crate) fn new(ctx: &GpuContext, colliders: u64, grid: u64, cells: u64) -> Result<Self> {
         Ok(Self {
             colliders: Self::table(ctx, colliders)?,
             grid: Self::grid(ctx, grid)?,
+            cells: Self::cells(ctx, cells)?,
         })
+    }
+
+    /// A broad-phase table of `bytes`.
+    pub(crate) fn cells(ctx: &GpuContext, bytes: u64) -> Result<wgpu::Buffer> {
+        check_storage_buffer(&ctx.limits(), "the colliders' broad phase", bytes)?;
+        Ok(buffer(&ctx.device, "collider cells", bytes, STORAGE))
     }
 
     /// A collider table of `bytes`.
@@ -284,6 +293,7 @@ pub(crate) fn counts(layout: &crate::world::layout::Layout) -> TopologyCounts {
         // The contact tables are sized by ContactBuffers.
         colliders: 0,
         grid_samples: 0,
+        collider_cells: 0,
     }
 }
 
@@ -345,6 +355,7 @@ pub(crate) fn bind_groups(
             (&p.previous, None),
             (&c.colliders, None),
             (&c.grid, None),
+            (&c.cells, None),
         ],
     );
     let self_collision = h.map(|h| {
@@ -382,6 +393,7 @@ pub(crate) fn bind_groups(
             whole(&p.health),
             whole(&c.colliders),
             whole(&c.grid),
+            whole(&c.cells),
         ];
         let entries: Vec<wgpu::BindGroupEntry> = resources
             .iter()

@@ -75,7 +75,12 @@ impl GpuEngine {
         )?;
         let particles = ParticleBuffers::new(ctx, &sizes)?;
         let topology = TopologyBuffers::new(ctx, sizes.topology)?;
-        let contact = ContactBuffers::new(ctx, sizes.topology.colliders, sizes.topology.grid)?;
+        let contact = ContactBuffers::new(
+            ctx,
+            sizes.topology.colliders,
+            sizes.topology.grid,
+            sizes.topology.collider_cells,
+        )?;
         // A workgroup holds its cloth as one vec4 per particle, within the adapter's limit.
         let capacity = (limits.max_compute_workgroup_storage_size as u64 / VEC4_BYTES) as u32;
         let fused_workgroup_size = config
@@ -150,12 +155,17 @@ impl GpuEngine {
         }
     }
 
-    /// Grows the collider table to `colliders` bytes and the grid table to `grid`, each on its
-    /// own: a grown table loses its contents (the caller writes it right after), the other
-    /// keeps them.
-    fn ensure_contact(&mut self, colliders: u64, grid: u64) -> Result<()> {
+    /// Grows the collider table to `colliders` bytes, the grid table to `grid` and the broad
+    /// phase to `cells`, each on its own: a grown table loses its contents (the caller writes
+    /// it right after), the others keep theirs.
+    fn ensure_contact(&mut self, colliders: u64, grid: u64, cells: u64) -> Result<()> {
         let t = &mut self.sizes.topology;
         let mut grown = false;
+        if cells > t.collider_cells {
+            t.collider_cells = cells;
+            self.contact.cells = ContactBuffers::cells(&self.ctx, cells)?;
+            grown = true;
+        }
         if colliders > t.colliders {
             t.colliders = colliders;
             self.contact.colliders = ContactBuffers::table(&self.ctx, colliders)?;
@@ -209,6 +219,7 @@ impl Engine for GpuEngine {
         // The contact tables grow on their own (ensure_contact).
         need.colliders = 0;
         need.grid = 0;
+        need.collider_cells = 0;
         let mut rebind = false;
         if !self.topology.sizes.holds(&need) {
             let grown = self.topology.sizes.max(&need);
@@ -216,6 +227,7 @@ impl Engine for GpuEngine {
             self.sizes.topology = TopologySizes {
                 colliders: self.sizes.topology.colliders,
                 grid: self.sizes.topology.grid,
+                collider_cells: self.sizes.topology.collider_cells,
                 ..grown
             };
             rebind = true;
@@ -299,7 +311,7 @@ impl Engine for GpuEngine {
 
     fn load_grids(&mut self, samples: &[f32]) -> Result<()> {
         let bytes = (samples.len() as u64 * 4).max(16);
-        self.ensure_contact(0, bytes)?;
+        self.ensure_contact(0, bytes, 0)?;
         if !samples.is_empty() {
             self.ctx
                 .queue
@@ -314,7 +326,11 @@ impl Engine for GpuEngine {
         mut timer: Option<&mut StageTimer>,
     ) -> Result<Option<Health>> {
         let record = size_of::<crate::config::ColliderRecord>() as u64;
-        self.ensure_contact(frame.colliders.len() as u64 * record, 0)?;
+        self.ensure_contact(
+            frame.colliders.len() as u64 * record,
+            0,
+            frame.collider_cells.len() as u64 * 4,
+        )?;
         if frame.schedule.self_collision {
             self.ensure_self_collision()?;
         }
@@ -327,6 +343,11 @@ impl Engine for GpuEngine {
                 &self.contact.colliders,
                 0,
                 bytemuck::cast_slice(frame.colliders),
+            );
+            q.write_buffer(
+                &self.contact.cells,
+                0,
+                bytemuck::cast_slice(frame.collider_cells),
             );
         }
         q.write_buffer(&t.materials, 0, bytemuck::cast_slice(frame.materials));

@@ -97,7 +97,8 @@ impl Pipelines {
                 Binding::StorageReadWrite,
             ],
         );
-        // collide: step params, positions, previous positions, colliders, distance grids.
+        // collide: step params, positions, previous positions, colliders, distance grids,
+        // the colliders' broad phase.
         let collide_layout = bind_group_layout(
             device,
             "collide",
@@ -105,6 +106,7 @@ impl Pipelines {
                 step_binding,
                 Binding::StorageReadWrite,
                 Binding::StorageReadWrite,
+                Binding::StorageRead,
                 Binding::StorageRead,
                 Binding::StorageRead,
             ],
@@ -176,6 +178,7 @@ impl Pipelines {
                 Binding::StorageReadWrite,
                 Binding::StorageRead,
                 Binding::StorageReadWrite,
+                Binding::StorageRead,
                 Binding::StorageRead,
                 Binding::StorageRead,
             ],

@@ -260,7 +260,12 @@ pub fn bumpy_sphere(stacks: u32, slices: u32) -> TriangleMesh {
     };
     let point = |theta: f32, phi: f32| {
         let r = radius(theta, phi);
-        BODY_CENTER + r * Vec3::new(theta.sin() * phi.cos(), theta.cos(), theta.sin() * phi.sin())
+        BODY_CENTER
+            + r * Vec3::new(
+                theta.sin() * phi.cos(),
+                theta.cos(),
+                theta.sin() * phi.sin(),
+            )
     };
     let mut positions = vec![point(0.0, 0.0)];
     for i in 1..stacks {
@@ -392,7 +397,13 @@ const WALKER_BONES: [Bone; 13] = {
             swing: Swing::Fixed,
         }
     }
-    const fn limb(parent: Option<usize>, joint: Vec3, len: f32, radii: (f32, f32), swing: Swing) -> Bone {
+    const fn limb(
+        parent: Option<usize>,
+        joint: Vec3,
+        len: f32,
+        radii: (f32, f32),
+        swing: Swing,
+    ) -> Bone {
         Bone {
             parent,
             body: Body::Hips,
@@ -404,27 +415,106 @@ const WALKER_BONES: [Bone; 13] = {
     }
     [
         // Pelvis, across the hips.
-        bone(Body::Hips, Vec3::new(-0.09, 0.93, 0.0), Vec3::new(0.18, 0.0, 0.0), (0.12, 0.12)),
+        bone(
+            Body::Hips,
+            Vec3::new(-0.09, 0.93, 0.0),
+            Vec3::new(0.18, 0.0, 0.0),
+            (0.12, 0.12),
+        ),
         // Torso, waist to chest.
-        bone(Body::Upper, Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.0, 0.3, 0.0), (0.13, 0.16)),
+        bone(
+            Body::Upper,
+            Vec3::new(0.0, 1.0, 0.0),
+            Vec3::new(0.0, 0.3, 0.0),
+            (0.13, 0.16),
+        ),
         // Shoulders.
-        bone(Body::Upper, Vec3::new(-0.17, 1.4, 0.0), Vec3::new(0.34, 0.0, 0.0), (0.07, 0.07)),
+        bone(
+            Body::Upper,
+            Vec3::new(-0.17, 1.4, 0.0),
+            Vec3::new(0.34, 0.0, 0.0),
+            (0.07, 0.07),
+        ),
         // Neck.
-        bone(Body::Upper, Vec3::new(0.0, 1.42, 0.0), Vec3::new(0.0, 0.12, 0.0), (0.05, 0.05)),
+        bone(
+            Body::Upper,
+            Vec3::new(0.0, 1.42, 0.0),
+            Vec3::new(0.0, 0.12, 0.0),
+            (0.05, 0.05),
+        ),
         // Head (a sphere: a capsule of one point).
-        bone(Body::Upper, Vec3::new(0.0, 1.65, 0.01), Vec3::ZERO, (0.11, 0.11)),
+        bone(
+            Body::Upper,
+            Vec3::new(0.0, 1.65, 0.01),
+            Vec3::ZERO,
+            (0.11, 0.11),
+        ),
         // Upper arms (body: the shoulders of the upper body; see `walker_poses`).
-        Bone { body: Body::Upper, ..limb(None, Vec3::new(0.23, 1.4, 0.0), 0.28, (0.05, 0.042), Swing::Arm(1.0)) },
-        Bone { body: Body::Upper, ..limb(None, Vec3::new(-0.23, 1.4, 0.0), 0.28, (0.05, 0.042), Swing::Arm(-1.0)) },
+        Bone {
+            body: Body::Upper,
+            ..limb(
+                None,
+                Vec3::new(0.23, 1.4, 0.0),
+                0.28,
+                (0.05, 0.042),
+                Swing::Arm(1.0),
+            )
+        },
+        Bone {
+            body: Body::Upper,
+            ..limb(
+                None,
+                Vec3::new(-0.23, 1.4, 0.0),
+                0.28,
+                (0.05, 0.042),
+                Swing::Arm(-1.0),
+            )
+        },
         // Forearms.
-        limb(Some(5), Vec3::new(0.0, -0.28, 0.0), 0.26, (0.042, 0.035), Swing::Elbow(1.0)),
-        limb(Some(6), Vec3::new(0.0, -0.28, 0.0), 0.26, (0.042, 0.035), Swing::Elbow(-1.0)),
+        limb(
+            Some(5),
+            Vec3::new(0.0, -0.28, 0.0),
+            0.26,
+            (0.042, 0.035),
+            Swing::Elbow(1.0),
+        ),
+        limb(
+            Some(6),
+            Vec3::new(0.0, -0.28, 0.0),
+            0.26,
+            (0.042, 0.035),
+            Swing::Elbow(-1.0),
+        ),
         // Thighs.
-        limb(None, Vec3::new(0.1, 0.92, 0.0), 0.42, (0.075, 0.055), Swing::Thigh(1.0)),
-        limb(None, Vec3::new(-0.1, 0.92, 0.0), 0.42, (0.075, 0.055), Swing::Thigh(-1.0)),
+        limb(
+            None,
+            Vec3::new(0.1, 0.92, 0.0),
+            0.42,
+            (0.075, 0.055),
+            Swing::Thigh(1.0),
+        ),
+        limb(
+            None,
+            Vec3::new(-0.1, 0.92, 0.0),
+            0.42,
+            (0.075, 0.055),
+            Swing::Thigh(-1.0),
+        ),
         // Shins.
-        limb(Some(9), Vec3::new(0.0, -0.42, 0.0), 0.42, (0.052, 0.04), Swing::Knee(1.0)),
-        limb(Some(10), Vec3::new(0.0, -0.42, 0.0), 0.42, (0.052, 0.04), Swing::Knee(-1.0)),
+        limb(
+            Some(9),
+            Vec3::new(0.0, -0.42, 0.0),
+            0.42,
+            (0.052, 0.04),
+            Swing::Knee(1.0),
+        ),
+        limb(
+            Some(10),
+            Vec3::new(0.0, -0.42, 0.0),
+            0.42,
+            (0.052, 0.04),
+            Swing::Knee(-1.0),
+        ),
     ]
 };
 
@@ -487,9 +577,7 @@ pub fn walker_poses(t: f32) -> WalkerPose {
             Swing::Fixed => Quat::IDENTITY,
             Swing::Thigh(side) => Quat::from_rotation_x(-side * thigh),
             // The knee bends most while its leg swings forward.
-            Swing::Knee(side) => {
-                Quat::from_rotation_x(0.08 + 0.55 * (side * phase.cos()).max(0.0))
-            }
+            Swing::Knee(side) => Quat::from_rotation_x(0.08 + 0.55 * (side * phase.cos()).max(0.0)),
             // Clear of the hips, swinging against the leg of its side.
             Swing::Arm(side) => {
                 Quat::from_rotation_z(side * 0.12) * Quat::from_rotation_x(side * 0.6 * thigh)

@@ -24,6 +24,8 @@ pub(crate) struct WorldFrame<'a> {
     pub fused: FusedFrame,
     /// The colliders, moving from their poses at the frame's start to those at its end.
     pub colliders: &'a [ColliderRecord],
+    /// Their broad phase ([`crate::contact::broadphase`]).
+    pub collider_cells: &'a [u32],
 }
 
 /// A world's buffers and the executor of its passes.

@@ -351,6 +351,7 @@ impl World {
             |m| materials[m],
         );
         let colliders = self.collider_records()?;
+        let collider_cells = crate::contact::broadphase::collider_cells(&colliders);
         let frame = WorldFrame {
             plan: &plan,
             schedule: self.frame_schedule(plan.substeps),
@@ -363,6 +364,7 @@ impl World {
                 pad: 0,
             },
             colliders: &colliders,
+            collider_cells: &collider_cells,
         };
         let health = self.engine.frame(&frame, timer)?;
         self.collider_poses = self.params.colliders.iter().map(|c| c.pose).collect();

@@ -138,7 +138,7 @@ impl SceneBench for CapesConfig {
                         params: cfg.params.clone(),
                         build,
                         release: false,
-                    fields: SceneFields::Capes(Fields {
+                        fields: SceneFields::Capes(Fields {
                             cloths: count,
                             path,
                             cloth_size: format!("{c}x{r}"),

@@ -114,7 +114,8 @@ impl CollidersConfig {
         let (rings, slices) = self.mesh;
         let mesh = bumpy_sphere(rings, slices);
         let start = Instant::now();
-        let grid = DistanceGrid::from_mesh(&mesh, self.grid_resolution).map_err(|e| e.to_string())?;
+        let grid =
+            DistanceGrid::from_mesh(&mesh, self.grid_resolution).map_err(|e| e.to_string())?;
         let ms = start.elapsed().as_secs_f64() * 1e3;
         Ok((Arc::new(grid), mesh.triangles.len(), ms))
     }
@@ -262,7 +263,11 @@ impl SceneBench for CollidersConfig {
     }
 
     fn notes(&self, records: &[BenchRecord]) -> String {
-        match records.iter().filter_map(fields).find(|f| f.grid_build_ms.is_some()) {
+        match records
+            .iter()
+            .filter_map(fields)
+            .find(|f| f.grid_build_ms.is_some())
+        {
             Some(f) => format!(
                 "mesh collider: {} triangles, distance grid of {} samples along its longest \
                  side built in {:.0} ms\n",

@@ -42,12 +42,12 @@ use anyhow::{Result, bail};
 use serde::Serialize;
 
 use crate::config::DEFAULT_WORKGROUP_SIZE;
+use crate::contact::DEFAULT_RESOLUTION;
 use crate::gpu::GpuContext;
 use crate::params::{SolverParams, Substeps};
 use crate::schedule::Stage;
 use crate::tools::BackendKind as Backend;
 use crate::tools::plot::LogLog;
-use crate::contact::DEFAULT_RESOLUTION;
 use crate::tools::scenes::{BUMPY_SPHERE_FULL, HEAP_HOLD_FRAMES, STANDARD_DT, standard_params};
 
 pub use capes::{BenchPath, CapesConfig};

@@ -196,8 +196,8 @@ pub struct SceneArgs {
     pub sphere: Maybe<Vec<f32>>,
     /// Coulomb friction of every collider (and of self-collision).
     #[arg(long, value_name = "MU", value_parser = parse::number, allow_hyphen_values = true,
-          help = with_default("Coulomb friction coefficient of every collider and of self-collision: \
-                               cloth on a slope slides when tan θ > MU",
+          help = with_default("Coulomb friction coefficient of every collider and of self-collision \
+                               (whose own default is 0): cloth on a slope slides when tan θ > MU",
                               crate::contact::DEFAULT_FRICTION))]
     pub friction: Option<f32>,
     /// Thickness of every collider (and the self-collision distance).

@@ -607,7 +607,14 @@ mod tests {
         )
         .validate(&module)
         .unwrap();
-        for name in ["cloth_vs", "cloth_fs", "ground_vs", "ground_fs", "solid_vs", "solid_fs"] {
+        for name in [
+            "cloth_vs",
+            "cloth_fs",
+            "ground_vs",
+            "ground_fs",
+            "solid_vs",
+            "solid_fs",
+        ] {
             assert!(
                 module.entry_points.iter().any(|e| e.name == name),
                 "no entry point {name}"

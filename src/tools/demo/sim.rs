@@ -80,7 +80,11 @@ impl Sim {
 
     /// Advances one frame of `dt` seconds: the scene's motion to the frame's end, then the
     /// world's step (timed per stage with `timer` where given).
-    pub(crate) fn step(&mut self, dt: f64, timer: Option<&mut crate::gpu::StageTimer>) -> Result<()> {
+    pub(crate) fn step(
+        &mut self,
+        dt: f64,
+        timer: Option<&mut crate::gpu::StageTimer>,
+    ) -> Result<()> {
         let (from, to) = (self.elapsed, self.elapsed + dt);
         match &self.motion {
             Motion::Still => {}

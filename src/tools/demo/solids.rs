@@ -52,9 +52,14 @@ impl Solids {
         for c in colliders {
             let pose = c.pose;
             match &c.shape {
-                Shape::Sphere { radius } => {
-                    out.round(pose.translation, radius * ROUND_INSET, Vec3::Y, -FRAC_PI_2, FRAC_PI_2, 2 * RINGS)
-                }
+                Shape::Sphere { radius } => out.round(
+                    pose.translation,
+                    radius * ROUND_INSET,
+                    Vec3::Y,
+                    -FRAC_PI_2,
+                    FRAC_PI_2,
+                    2 * RINGS,
+                ),
                 Shape::Capsule {
                     a,
                     b,
@@ -158,8 +163,14 @@ impl Solids {
                         normal: (rotation * n).to_array(),
                     });
                 }
-                self.indices
-                    .extend_from_slice(&[first, first + 1, first + 2, first, first + 2, first + 3]);
+                self.indices.extend_from_slice(&[
+                    first,
+                    first + 1,
+                    first + 2,
+                    first,
+                    first + 2,
+                    first + 3,
+                ]);
             }
         }
     }
@@ -174,7 +185,12 @@ mod tests {
     /// segment, for a capsule turned and moved by its pose.
     #[test]
     fn a_drawn_tapered_capsule_lies_on_its_surface() {
-        let (a, b, ra, rb) = (Vec3::new(0.1, 0.2, 0.3), Vec3::new(0.4, 1.0, -0.2), 0.2, 0.08);
+        let (a, b, ra, rb) = (
+            Vec3::new(0.1, 0.2, 0.3),
+            Vec3::new(0.4, 1.0, -0.2),
+            0.2,
+            0.08,
+        );
         let pose = crate::contact::Pose::new(Vec3::new(1.0, 0.5, -2.0), Quat::from_rotation_y(0.7));
         let solids = Solids::of(&[Collider::capsule(a, b, ra, rb).at(pose)]);
         let (a, b) = (pose.transform_point(a), pose.transform_point(b));
