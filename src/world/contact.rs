@@ -15,7 +15,7 @@ impl World {
         self.engine.hash_tables()
     }
 
-    /// Moves collider `index` (of [`SolverParams::colliders`]) to `pose` for the next step:
+    /// Moves collider `index` (of [`SolverParams::colliders`](crate::SolverParams::colliders)) to `pose` for the next step:
     /// that step carries it from where it was over the frame's substeps.
     pub fn set_collider_pose(&mut self, index: usize, pose: Pose) -> Result<()> {
         let n = self.params.colliders.len();

@@ -62,7 +62,7 @@ pub use options::{
 };
 
 /// Names one cloth of a [`World`]. A handle outlives its cloth harmlessly: once the cloth is
-/// removed, every use of the handle is an error ([`ChiffonError::StaleHandle`]).
+/// removed, every use of the handle is an error ([`ChiffonError::StaleHandle`](crate::ChiffonError::StaleHandle)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ClothHandle {
     index: u32,

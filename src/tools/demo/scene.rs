@@ -68,9 +68,12 @@ pub(crate) fn build(backend: Backend<'_>, s: &Settings) -> Result<Sim> {
     Ok(sim)
 }
 
+/// A scene's cloths, each with its placement and material, and the character's collar.
+type SceneCloths = (Vec<(Cloth, ClothOptions)>, Vec<(u32, Vec3)>);
+
 /// The cloths of the scene the settings show, each with its placement and material, and the
 /// character's collar (empty for the other scenes).
-fn cloths(s: &Settings) -> Result<(Vec<(Cloth, ClothOptions)>, Vec<(u32, Vec3)>)> {
+fn cloths(s: &Settings) -> Result<SceneCloths> {
     let one = |cloth| vec![(cloth, ClothOptions::default())];
     Ok(match s.scene {
         // The mesh, or the demo's grid with its corners pinned.
