@@ -28,6 +28,7 @@ use std::ops::Range;
 use crate::cloth::{Cloth, Constraint};
 use crate::coloring::ColoredConstraints;
 use crate::error::Result;
+use crate::geometry::graph::SurfaceDistances;
 
 /// The kind number of a limit ([`Constraint::kind_number`]): unilateral (only a stretched limit
 /// is corrected) and rigid (it reads no material).
@@ -139,92 +140,24 @@ impl Hierarchy {
         }
     }
 
-    /// Builds the coarse levels of a grid cloth, at most `max_levels` (capped at
-    /// [`MAX_LEVELS`]); a cloth that is not a grid, or is too small, gets none.
+    /// Builds the coarse levels of a cloth, at most `max_levels` (capped at [`MAX_LEVELS`]);
+    /// a cloth too small to need them gets none.
     ///
-    /// The first level keeps every [`FIRST_STRIDE`]th column and row of the cloth, each further
-    /// level every other one of the level below, always with the first and the last (so the
-    /// cloth's edges and corner pins are on every level), until fewer than
-    /// [`MIN_LEVEL_PARTICLES`] would remain. A level's limits join neighbouring columns and
-    /// rows (not diagonals) at their distance over the grid; a dropped particle follows the (up
-    /// to four) particles of the cell around it bilinearly.
+    /// A grid's levels are subgrids ([`grid_levels`]); any other cloth (a mesh, a rope, a grid
+    /// with holes) is coarsened as a graph ([`graph_levels`]). Both give each level its
+    /// particles, its limits and how the particles it drops follow it; the rest is shared.
     pub fn new(cloth: &Cloth, max_levels: usize) -> Result<Self> {
-        let Some(grid) = cloth.grid() else {
-            return Ok(Self::none(cloth));
+        let max_levels = max_levels.min(MAX_LEVELS);
+        let built = match cloth.grid() {
+            Some(grid) => grid_levels(cloth, grid, max_levels),
+            None => graph_levels(cloth, max_levels),
         };
+        Self::from_levels(cloth, built)
+    }
+
+    /// A hierarchy from its levels, finest first.
+    fn from_levels(cloth: &Cloth, built: Vec<Built>) -> Result<Self> {
         let n = cloth.particle_count();
-        let columns = grid.columns as usize;
-        let index = |x: u32, y: u32| y as usize * columns + x as usize;
-        // The mass each particle stands for: its own, then at each level its own plus its
-        // share of the particles it drops (their prolongation weights), as HPBD has it. A
-        // limit splits its correction in that ratio.
-        let mut mass: Vec<f64> = cloth
-            .free_inverse_masses()
-            .iter()
-            .map(|&w| 1.0 / w as f64)
-            .collect();
-        let mut xs: Vec<u32> = (0..grid.columns).collect();
-        let mut ys: Vec<u32> = (0..grid.rows).collect();
-        let grids = level_grids(grid, max_levels);
-        // Per level, finest first: its particles, its limits, and the prolongation (particle,
-        // parents as particles with weights) of the particles it drops.
-        type Follows = Vec<(u32, Vec<(u32, f32)>)>;
-        let mut built: Vec<(Vec<u32>, Vec<Constraint>, Follows)> = Vec::new();
-        for (cx, cy) in grids {
-            // Dropped particles of the finer level: bilinear in the cell around them.
-            let mut follows = Vec::new();
-            for &y in &ys {
-                for &x in &xs {
-                    let (fx, fy) = (bracket(&cx, x), bracket(&cy, y));
-                    if fx.len() == 1 && fy.len() == 1 {
-                        continue;
-                    }
-                    let mut parents = Vec::with_capacity(PARENTS);
-                    for &(px, wx) in &fx {
-                        for &(py, wy) in &fy {
-                            parents.push((index(px, py) as u32, wx * wy));
-                        }
-                    }
-                    let k = index(x, y);
-                    for &(p, w) in &parents {
-                        mass[p as usize] += w as f64 * mass[k];
-                    }
-                    follows.push((k as u32, parents));
-                }
-            }
-            // Limits to the next column and the next row. Not the cells' diagonals: rigid
-            // diagonal limits lock a coarse cell against the shear a hanging cloth folds into,
-            // and measured on the standard scene (600 Hz) they made the stretch worse (256²:
-            // mean 1.0026 → 1.0015, p99 1.029 → 1.012 without them) while doubling the colors.
-            let mut limits = Vec::new();
-            let mut join = |(ax, ay): (u32, u32), (bx, by): (u32, u32)| {
-                let (a, b) = (index(ax, ay), index(bx, by));
-                let (dx, dy) = (bx.abs_diff(ax) as f32, by.abs_diff(ay) as f32);
-                let (ma, mb) = (mass[a], mass[b]);
-                limits.push(limit(
-                    a as u32,
-                    b as u32,
-                    grid.spacing * (dx * dx + dy * dy).sqrt(),
-                    (mb / (ma + mb)) as f32,
-                ));
-            };
-            for (r, &y) in cy.iter().enumerate() {
-                for (c, &x) in cx.iter().enumerate() {
-                    if let Some(&x1) = cx.get(c + 1) {
-                        join((x, y), (x1, y));
-                    }
-                    if let Some(&y1) = cy.get(r + 1) {
-                        join((x, y), (x, y1));
-                    }
-                }
-            }
-            let particles = cy
-                .iter()
-                .flat_map(|&y| cx.iter().map(move |&x| index(x, y) as u32))
-                .collect();
-            built.push((particles, limits, follows));
-            (xs, ys) = (cx, cy);
-        }
         if built.is_empty() {
             return Ok(Self::none(cloth));
         }
@@ -494,6 +427,412 @@ pub struct LevelColors {
     pub counts: [u8; MAX_LEVELS],
 }
 
+/// A coarse level as it is built, finest first: its particles, its limits, and how each particle
+/// it drops from the level below follows it (the particle, and its parents with weights).
+type Built = (Vec<u32>, Vec<Constraint>, Vec<(u32, Vec<(u32, f32)>)>);
+
+/// The coarse levels of a grid cloth, finest first.
+///
+/// The first level keeps every [`FIRST_STRIDE`]th column and row of the cloth, each further
+/// level every other one of the level below, always with the first and the last (so the
+/// cloth's edges and corner pins are on every level), until fewer than
+/// [`MIN_LEVEL_PARTICLES`] would remain. A level's limits join neighbouring columns and
+/// rows (not diagonals) at their distance over the grid; a dropped particle follows the (up
+/// to four) particles of the cell around it bilinearly.
+fn grid_levels(cloth: &Cloth, grid: crate::cloth::GridShape, max_levels: usize) -> Vec<Built> {
+        let columns = grid.columns as usize;
+        let index = |x: u32, y: u32| y as usize * columns + x as usize;
+        // The mass each particle stands for: its own, then at each level its own plus its
+        // share of the particles it drops (their prolongation weights), as HPBD has it. A
+        // limit splits its correction in that ratio.
+        let mut mass: Vec<f64> = cloth
+            .free_inverse_masses()
+            .iter()
+            .map(|&w| 1.0 / w as f64)
+            .collect();
+        let mut xs: Vec<u32> = (0..grid.columns).collect();
+        let mut ys: Vec<u32> = (0..grid.rows).collect();
+        let grids = level_grids(grid, max_levels);
+        // Per level, finest first: its particles, its limits, and the prolongation (particle,
+        // parents as particles with weights) of the particles it drops.
+        let mut built: Vec<Built> = Vec::new();
+        for (cx, cy) in grids {
+            // Dropped particles of the finer level: bilinear in the cell around them.
+            let mut follows = Vec::new();
+            for &y in &ys {
+                for &x in &xs {
+                    let (fx, fy) = (bracket(&cx, x), bracket(&cy, y));
+                    if fx.len() == 1 && fy.len() == 1 {
+                        continue;
+                    }
+                    let mut parents = Vec::with_capacity(PARENTS);
+                    for &(px, wx) in &fx {
+                        for &(py, wy) in &fy {
+                            parents.push((index(px, py) as u32, wx * wy));
+                        }
+                    }
+                    let k = index(x, y);
+                    for &(p, w) in &parents {
+                        mass[p as usize] += w as f64 * mass[k];
+                    }
+                    follows.push((k as u32, parents));
+                }
+            }
+            // Limits to the next column and the next row. Not the cells' diagonals: rigid
+            // diagonal limits lock a coarse cell against the shear a hanging cloth folds into,
+            // and measured on the standard scene (600 Hz) they made the stretch worse (256²:
+            // mean 1.0026 → 1.0015, p99 1.029 → 1.012 without them) while doubling the colors.
+            let mut limits = Vec::new();
+            let mut join = |(ax, ay): (u32, u32), (bx, by): (u32, u32)| {
+                let (a, b) = (index(ax, ay), index(bx, by));
+                let (dx, dy) = (bx.abs_diff(ax) as f32, by.abs_diff(ay) as f32);
+                let (ma, mb) = (mass[a], mass[b]);
+                limits.push(limit(
+                    a as u32,
+                    b as u32,
+                    grid.spacing * (dx * dx + dy * dy).sqrt(),
+                    (mb / (ma + mb)) as f32,
+                ));
+            };
+            for (r, &y) in cy.iter().enumerate() {
+                for (c, &x) in cx.iter().enumerate() {
+                    if let Some(&x1) = cx.get(c + 1) {
+                        join((x, y), (x1, y));
+                    }
+                    if let Some(&y1) = cy.get(r + 1) {
+                        join((x, y), (x, y1));
+                    }
+                }
+            }
+            let particles = cy
+                .iter()
+                .flat_map(|&y| cx.iter().map(move |&x| index(x, y) as u32))
+                .collect();
+            built.push((particles, limits, follows));
+            (xs, ys) = (cx, cy);
+        }
+        built
+}
+
+/// The first coarse level of a graph keeps particles at least this many edges apart (then each
+/// level is a maximal independent set of the one below): the graph's counterpart of
+/// [`FIRST_STRIDE`].
+pub const FIRST_SPACING: usize = 3;
+
+/// A level (of a graph) whose longest shortest path is shorter than this many edges is not
+/// built: one sweep of its limits spans it. Fewer than [`MIN_LEVEL_PARTICLES`] on a square, but
+/// a rope's 150 links coarsen to 38, 19 and 10 particles, and each of those levels still
+/// carries a pull across many links.
+pub const MIN_LEVEL_DIAMETER: u32 = 8;
+
+/// The coarse levels of any cloth as a graph (Müller 2008), finest first.
+///
+/// Each level keeps a maximal set of particles no two of which are closer than
+/// [`FIRST_SPACING`] edges on the first level and 1 edge on the next ones, taking pinned
+/// particles first and then the cloth's border (so pins and edges are on every level they can
+/// be), in index order otherwise. Every dropped particle belongs to its nearest kept one (by
+/// edges), and two kept particles whose regions touch are joined by a limit as long as the
+/// distance between them over the cloth at rest ([`SurfaceDistances`]: exact on a flat sheet,
+/// along the links on a rope, never shorter than the chord, so a limit never pulls a curved
+/// cloth flatter than its rest shape). A dropped particle follows the nearest (at rest) of its
+/// region's particle and that particle's coarse neighbours, weighted by inverse distance:
+/// the two nearest on a chain (linear interpolation between its two coarse neighbours), three
+/// on a surface. Levels stop when one would span fewer than [`MIN_LEVEL_DIAMETER`] edges or
+/// drop nothing.
+fn graph_levels(cloth: &Cloth, max_levels: usize) -> Vec<Built> {
+    let n = cloth.particle_count();
+    let rest = cloth.positions();
+    let mut mass: Vec<f64> = cloth
+        .free_inverse_masses()
+        .iter()
+        .map(|&w| 1.0 / w as f64)
+        .collect();
+    // Pinned first, then the border (a triangle edge with one triangle, or a rope's end).
+    let mut rank = vec![2u8; n];
+    let mut on_edges: std::collections::HashMap<(u32, u32), u32> = Default::default();
+    for t in cloth.triangles() {
+        for k in 0..3 {
+            let (a, b) = (t[k], t[(k + 1) % 3]);
+            *on_edges.entry((a.min(b), a.max(b))).or_default() += 1;
+        }
+    }
+    for (&(a, b), &count) in &on_edges {
+        if count == 1 {
+            rank[a as usize] = 1;
+            rank[b as usize] = 1;
+        }
+    }
+    // The first level's graph: structural edges (all constraints when a cloth has none).
+    let mut edges: Vec<(u32, u32)> = cloth
+        .structural_constraints()
+        .map(|c| (c.i.min(c.j), c.i.max(c.j)))
+        .collect();
+    if edges.is_empty() {
+        edges = cloth
+            .constraints()
+            .iter()
+            .map(|c| (c.i.min(c.j), c.i.max(c.j)))
+            .collect();
+    }
+    let mut degree = vec![0u32; n];
+    for &(a, b) in &edges {
+        degree[a as usize] += 1;
+        degree[b as usize] += 1;
+    }
+    for p in 0..n {
+        if cloth.is_pinned(p) {
+            rank[p] = 0;
+        } else if degree[p] == 1 {
+            rank[p] = rank[p].min(1);
+        }
+    }
+    let mut surface = SurfaceDistances::new(cloth);
+    let mut nodes: Vec<u32> = (0..n as u32).collect();
+    let mut built: Vec<Built> = Vec::new();
+    while built.len() < max_levels {
+        let graph = LevelGraph::new(&nodes, &edges, n);
+        let spacing = if built.is_empty() { FIRST_SPACING } else { 1 };
+        let mut order: Vec<u32> = (0..nodes.len() as u32).collect();
+        order.sort_by_key(|&k| rank[nodes[k as usize] as usize]);
+        let kept = graph.spread_out(&order, spacing);
+        if kept.len() == nodes.len() {
+            break;
+        }
+        let owner = graph.regions(&kept);
+        let coarse_edges = graph.coarse_edges(&owner);
+        let coarse_particles: Vec<u32> = kept.iter().map(|&k| nodes[k as usize]).collect();
+        let coarse = LevelGraph::new(&coarse_particles, &coarse_edges, n);
+        if coarse.diameter() < MIN_LEVEL_DIAMETER {
+            break;
+        }
+        // Dropped particles follow the nearest of their region's particle and its neighbours.
+        let mut is_kept = vec![false; nodes.len()];
+        for &k in &kept {
+            is_kept[k as usize] = true;
+        }
+        let mut follows = Vec::new();
+        for (k, &p) in nodes.iter().enumerate() {
+            if is_kept[k] {
+                continue;
+            }
+            let home = owner[k];
+            let mut candidates: Vec<(f32, u32)> = std::iter::once(home)
+                .chain(coarse.neighbours_of_particle(home).iter().copied())
+                .map(|q| (rest[p as usize].distance(rest[q as usize]), q))
+                .collect();
+            candidates.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let take = if graph.degree(k) <= 2 { 2 } else { 3 };
+            candidates.truncate(take);
+            let inverse: Vec<f64> = candidates
+                .iter()
+                .map(|&(d, _)| 1.0 / (d as f64).max(1e-9))
+                .collect();
+            let total: f64 = inverse.iter().sum();
+            let parents: Vec<(u32, f32)> = candidates
+                .iter()
+                .zip(&inverse)
+                .map(|(&(_, q), &w)| (q, (w / total) as f32))
+                .collect();
+            for &(q, w) in &parents {
+                mass[q as usize] += w as f64 * mass[p as usize];
+            }
+            follows.push((p, parents));
+        }
+        // Limits between kept particles whose regions touch, at their distance over the cloth.
+        let mut limits = Vec::with_capacity(coarse_edges.len());
+        let mut by_source: Vec<(u32, u32)> = coarse_edges.clone();
+        by_source.sort_unstable();
+        for group in by_source.chunk_by(|x, y| x.0 == y.0) {
+            let a = group[0].0;
+            let targets: Vec<u32> = group.iter().map(|e| e.1).collect();
+            let distances = surface.between(a, &targets);
+            for (&b, d) in targets.iter().zip(distances) {
+                let (ma, mb) = (mass[a as usize], mass[b as usize]);
+                limits.push(limit(a, b, d as f32, (mb / (ma + mb)) as f32));
+            }
+        }
+        built.push((coarse_particles.clone(), limits, follows));
+        nodes = coarse_particles;
+        edges = coarse_edges;
+    }
+    built
+}
+
+/// One level's graph over some of the cloth's particles, in compressed rows of local indices.
+struct LevelGraph {
+    /// The particle of each local index.
+    particles: Vec<u32>,
+    /// The local index of each particle of the cloth (`u32::MAX` when not on this level).
+    local: Vec<u32>,
+    start: Vec<u32>,
+    neighbours: Vec<u32>,
+}
+
+impl LevelGraph {
+    /// The graph over `particles` with `edges` (pairs of particles, each once).
+    fn new(particles: &[u32], edges: &[(u32, u32)], particle_count: usize) -> Self {
+        let mut local = vec![u32::MAX; particle_count];
+        for (k, &p) in particles.iter().enumerate() {
+            local[p as usize] = k as u32;
+        }
+        let m = particles.len();
+        let mut start = vec![0u32; m + 1];
+        for &(a, b) in edges {
+            start[local[a as usize] as usize + 1] += 1;
+            start[local[b as usize] as usize + 1] += 1;
+        }
+        for k in 1..=m {
+            start[k] += start[k - 1];
+        }
+        let mut cursor = start.clone();
+        let mut neighbours = vec![0u32; start[m] as usize];
+        for &(a, b) in edges {
+            let (la, lb) = (local[a as usize], local[b as usize]);
+            neighbours[cursor[la as usize] as usize] = lb;
+            cursor[la as usize] += 1;
+            neighbours[cursor[lb as usize] as usize] = la;
+            cursor[lb as usize] += 1;
+        }
+        Self {
+            particles: particles.to_vec(),
+            local,
+            start,
+            neighbours,
+        }
+    }
+
+    fn of(&self, k: usize) -> &[u32] {
+        &self.neighbours[self.start[k] as usize..self.start[k + 1] as usize]
+    }
+
+    fn degree(&self, k: usize) -> usize {
+        self.of(k).len()
+    }
+
+    /// The coarse neighbours of a particle of this level (as particles).
+    fn neighbours_of_particle(&self, p: u32) -> Vec<u32> {
+        self.of(self.local[p as usize] as usize)
+            .iter()
+            .map(|&q| self.particles[q as usize])
+            .collect()
+    }
+
+    /// Hop distances from `sources` (local indices), breadth first, each node labelled with
+    /// the source that reached it first; stops beyond `limit` hops.
+    fn breadth_first(&self, sources: &[u32], limit: u32, mut visit: impl FnMut(u32, u32, u32)) {
+        let mut hops = vec![u32::MAX; self.particles.len()];
+        let mut from = vec![0u32; self.particles.len()];
+        let mut queue = std::collections::VecDeque::new();
+        for &s in sources {
+            if hops[s as usize] == u32::MAX {
+                hops[s as usize] = 0;
+                from[s as usize] = s;
+                queue.push_back(s);
+            }
+        }
+        while let Some(k) = queue.pop_front() {
+            visit(k, hops[k as usize], from[k as usize]);
+            if hops[k as usize] == limit {
+                continue;
+            }
+            for &q in self.of(k as usize) {
+                if hops[q as usize] == u32::MAX {
+                    hops[q as usize] = hops[k as usize] + 1;
+                    from[q as usize] = from[k as usize];
+                    queue.push_back(q);
+                }
+            }
+        }
+    }
+
+    /// A maximal set of nodes no two within `spacing` edges of each other, greedily in
+    /// `order` (local indices, sorted).
+    fn spread_out(&self, order: &[u32], spacing: usize) -> Vec<u32> {
+        let m = self.particles.len();
+        let mut blocked = vec![false; m];
+        // Which kept node's ball last visited each node (its search must pass through nodes
+        // another ball already blocked).
+        let mut visited = vec![u32::MAX; m];
+        let mut ball = Vec::new();
+        let mut kept = Vec::new();
+        for &k in order {
+            if blocked[k as usize] {
+                continue;
+            }
+            kept.push(k);
+            ball.clear();
+            ball.push((k, 0usize));
+            visited[k as usize] = k;
+            let mut at = 0;
+            while at < ball.len() {
+                let (q, h) = ball[at];
+                at += 1;
+                blocked[q as usize] = true;
+                if h == spacing {
+                    continue;
+                }
+                for &r in self.of(q as usize) {
+                    if visited[r as usize] != k {
+                        visited[r as usize] = k;
+                        ball.push((r, h + 1));
+                    }
+                }
+            }
+        }
+        kept.sort_unstable();
+        kept
+    }
+
+    /// The particle of the kept node nearest (in edges) to each node; a node no kept one
+    /// reaches (impossible for a maximal set) is its own.
+    fn regions(&self, kept: &[u32]) -> Vec<u32> {
+        let mut owner: Vec<u32> = self.particles.clone();
+        self.breadth_first(kept, u32::MAX, |k, _, from| {
+            owner[k as usize] = self.particles[from as usize];
+        });
+        owner
+    }
+
+    /// Pairs of kept particles (each once, smaller first) whose regions share an edge.
+    fn coarse_edges(&self, owner: &[u32]) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        for k in 0..self.particles.len() {
+            for &q in self.of(k) {
+                let (a, b) = (owner[k], owner[q as usize]);
+                if a < b {
+                    out.push((a, b));
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The longest shortest path (edges) of any connected piece, estimated by two sweeps.
+    fn diameter(&self) -> u32 {
+        let m = self.particles.len();
+        let mut seen = vec![false; m];
+        let mut longest = 0;
+        for k in 0..m {
+            if seen[k] {
+                continue;
+            }
+            let mut far = (k as u32, 0);
+            self.breadth_first(&[k as u32], u32::MAX, |q, h, _| {
+                seen[q as usize] = true;
+                if h > far.1 {
+                    far = (q, h);
+                }
+            });
+            let mut ecc = 0;
+            self.breadth_first(&[far.0], u32::MAX, |_, h, _| ecc = ecc.max(h));
+            longest = longest.max(ecc);
+        }
+        longest
+    }
+}
+
 /// The columns and rows each coarse level of `grid` keeps, finest first (at most `max_levels`,
 /// capped at [`MAX_LEVELS`]): every [`FIRST_STRIDE`]th, then every other one, with the first
 /// and the last, until fewer than [`MIN_LEVEL_PARTICLES`] would remain.
@@ -513,15 +852,19 @@ fn level_grids(grid: crate::cloth::GridShape, max_levels: usize) -> Vec<(Vec<u32
     out
 }
 
-/// The limits [`Hierarchy::new`] gives `cloth` (for sizing buffers without building it).
+/// The limits [`Hierarchy::new`] gives `cloth` (for sizing buffers; a grid's are counted
+/// without building its levels).
 pub fn limit_count(cloth: &Cloth) -> usize {
-    let Some(grid) = cloth.grid() else {
-        return 0;
-    };
-    level_grids(grid, MAX_LEVELS)
-        .iter()
-        .map(|(cx, cy)| (cx.len() - 1) * cy.len() + cx.len() * (cy.len() - 1))
-        .sum()
+    match cloth.grid() {
+        Some(grid) => level_grids(grid, MAX_LEVELS)
+            .iter()
+            .map(|(cx, cy)| (cx.len() - 1) * cy.len() + cx.len() * (cy.len() - 1))
+            .sum(),
+        None => graph_levels(cloth, MAX_LEVELS)
+            .iter()
+            .map(|level| level.1.len())
+            .sum(),
+    }
 }
 
 /// Every `stride`th entry of a sorted line of columns (or rows), always with the last.
@@ -618,21 +961,96 @@ mod tests {
     }
 
     #[test]
-    fn cloths_that_are_not_grids_or_are_small_have_no_levels() {
+    fn small_cloths_have_no_levels() {
         let small = ClothBuilder::grid(7, 7).build().unwrap();
-        assert!(
-            Hierarchy::new(&small, MAX_LEVELS)
-                .unwrap()
-                .levels()
-                .is_empty()
-        );
-        let points = (0..200).map(|k| glam::Vec3::new(k as f32 * 0.01, 0.0, 0.0));
-        let rope = ClothBuilder::rope(points.collect()).build().unwrap();
-        assert!(
-            Hierarchy::new(&rope, MAX_LEVELS)
-                .unwrap()
-                .levels()
-                .is_empty()
-        );
+        assert!(Hierarchy::new(&small, MAX_LEVELS).unwrap().levels().is_empty());
+        // A rope of two points, and one of eight links: one sweep spans them.
+        for points in [2, 9] {
+            let line = (0..points).map(|k| glam::Vec3::new(k as f32 * 0.01, 0.0, 0.0));
+            let rope = ClothBuilder::rope(line.collect()).build().unwrap();
+            let h = Hierarchy::new(&rope, MAX_LEVELS).unwrap();
+            assert!(h.levels().is_empty(), "{points} points");
+            assert_eq!(limit_count(&rope), 0);
+        }
+    }
+
+    #[test]
+    fn a_rope_coarsens_every_fourth_then_every_other_link_and_interpolates_linearly() {
+        // 201 points 1 cm apart, the first pinned.
+        let line = (0..201).map(|k| glam::Vec3::new(k as f32 * 0.01, 0.0, 0.0));
+        let rope = ClothBuilder::rope(line.collect())
+            .pinning(Pinning::List(vec![0]))
+            .build()
+            .unwrap();
+        let h = Hierarchy::new(&rope, MAX_LEVELS).unwrap();
+        // Points 4 links apart (0, 4, …, 200: 51), then every other one (26, 13): the 13
+        // of the coarsest span 12 links, the next one would span 6 (< MIN_LEVEL_DIAMETER).
+        let sizes: Vec<usize> = h.levels().iter().map(|l| l.particles).collect();
+        assert_eq!(sizes, vec![13, 26, 51]);
+        assert!(h.nodes().contains(&0), "the pin is on every level");
+        // Limits join neighbours along the chain at the length of the links between them.
+        let limits = &h.constraints().constraints()[rope.constraint_count()..];
+        let mut rests: Vec<f32> = limits.iter().map(|c| (c.rest * 1e4).round() / 1e4).collect();
+        rests.sort_by(f32::total_cmp);
+        rests.dedup();
+        // (The coarsest keeps both ends, so its last limit spans three of its spacings.)
+        assert_eq!(rests, vec![0.04, 0.08, 0.16, 0.24]);
+        assert_eq!(limits.len(), 50 + 25 + 12);
+        assert_eq!(limit_count(&rope), limits.len());
+        // A dropped particle follows its two coarse neighbours linearly: point 1 is ¾ of
+        // point 0 and ¼ of point 4.
+        let finest = &h.levels()[2].prolong;
+        let entry = h.prolongations()[finest.start as usize..finest.end as usize]
+            .iter()
+            .find(|e| e.particle == 1)
+            .unwrap();
+        let parent = |k: usize| h.nodes()[entry.parents[k] as usize];
+        let mut got = [(parent(0), entry.weights[0]), (parent(1), entry.weights[1])];
+        got.sort_by_key(|g| g.0);
+        assert_eq!(got[0].0, 0);
+        assert_eq!(got[1].0, 4);
+        assert!((got[0].1 - 0.75).abs() < 1e-6 && (got[1].1 - 0.25).abs() < 1e-6);
+        assert_eq!(entry.weights[2..], [0.0, 0.0]);
+    }
+
+    #[test]
+    fn a_mesh_of_two_pieces_coarsens_each_piece() {
+        // Two 24×24 squares side by side that share no vertex, as one mesh.
+        let square = ClothBuilder::grid(24, 24).spacing(0.01).build().unwrap();
+        let mut positions = square.positions().to_vec();
+        positions.extend(square.positions().iter().map(|p| *p + glam::Vec3::X));
+        let mut triangles = square.triangles().to_vec();
+        let n = square.particle_count() as u32;
+        triangles.extend(square.triangles().iter().map(|t| t.map(|v| v + n)));
+        let mesh = crate::TriangleMesh::new("two squares", positions, triangles);
+        let cloth = ClothBuilder::mesh(mesh).build().unwrap();
+        assert!(cloth.grid().is_none());
+        let h = Hierarchy::new(&cloth, MAX_LEVELS).unwrap();
+        assert!(!h.levels().is_empty());
+        // No limit joins the two pieces, and both have particles on every level.
+        let limits = &h.constraints().constraints()[cloth.constraint_count()..];
+        assert!(limits.iter().all(|c| (c.i < n) == (c.j < n)));
+        for level in h.levels() {
+            assert!(level.particles >= 2);
+        }
+        // The coarsest level: the snapshot's particles that no level moves.
+        let prolonged: Vec<u32> = h.prolongations().iter().map(|e| e.particle).collect();
+        let coarsest: Vec<u32> = h
+            .nodes()
+            .iter()
+            .copied()
+            .filter(|p| !prolonged.contains(p))
+            .collect();
+        assert!(coarsest.iter().any(|&p| p < n) && coarsest.iter().any(|&p| p >= n));
+        // Every particle not on the coarsest level follows exactly one level.
+        let mut prolonged = vec![0u32; cloth.particle_count()];
+        for p in h.prolongations() {
+            prolonged[p.particle as usize] += 1;
+        }
+        assert!(prolonged.iter().all(|&c| c <= 1));
+        // Weights sum to one.
+        for e in h.prolongations() {
+            assert!((e.weights.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        }
     }
 }

@@ -1,5 +1,5 @@
 //! How good a cloth state is, reported beside every speed figure: structural edge stretch
-//! (current length over rest length).
+//! (current length over rest length), and its energy (how a user checks a solver's damping).
 
 use glam::Vec3;
 
@@ -39,4 +39,65 @@ pub fn stretch(cloth: &Cloth, positions: &[Vec3]) -> Stretch {
         p99: ratios[((n - 1) as f64 * 0.99).round() as usize],
         max: ratios[n - 1],
     }
+}
+
+/// A cloth's mechanical energy (J), from Verlet's positions (seed 001): what a user plots to
+/// see how much a solver damps.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Energy {
+    /// Σ ½ m |v|² over the free particles, v = (x − x₋₁) / h from the last substep.
+    pub kinetic: f64,
+    /// Σ −m g · x over the free particles (0 at the origin; only its changes mean anything).
+    pub gravitational: f64,
+    /// Σ ½ C² / α over the compliant constraints (C = length − rest, α in m/N). Rigid
+    /// constraints (α = 0) hold no energy: what they remove shows as the others' loss.
+    pub elastic: f64,
+}
+
+impl Energy {
+    /// Kinetic + gravitational + elastic.
+    pub fn total(&self) -> f64 {
+        self.kinetic + self.gravitational + self.elastic
+    }
+}
+
+/// The energy of a cloth state: `positions` (inverse mass in w: 0 for a pinned or held
+/// particle, which is left out) and `previous` from the last substep of length `h` (s),
+/// under `gravity` (m/s²) and `compliance`. Masses are the cloth's free masses.
+pub fn energy(
+    cloth: &Cloth,
+    positions: &[glam::Vec4],
+    previous: &[glam::Vec4],
+    h: f64,
+    gravity: Vec3,
+    compliance: &crate::params::Compliance,
+) -> Energy {
+    let mut e = Energy::default();
+    let g = gravity.as_dvec3();
+    for ((x, x0), &w) in positions
+        .iter()
+        .zip(previous)
+        .zip(cloth.free_inverse_masses())
+    {
+        if x.w == 0.0 || w == 0.0 {
+            continue;
+        }
+        let m = 1.0 / w as f64;
+        let v = (x.truncate().as_dvec3() - x0.truncate().as_dvec3()) / h;
+        e.kinetic += 0.5 * m * v.length_squared();
+        e.gravitational -= m * g.dot(x.truncate().as_dvec3());
+    }
+    for c in cloth.constraints() {
+        let Some(kind) = crate::ConstraintKind::from_index(c.kind_number()) else {
+            continue;
+        };
+        let alpha = compliance.of(kind) as f64;
+        if alpha > 0.0 {
+            let (a, b) = (positions[c.i as usize], positions[c.j as usize]);
+            let stretch = a.truncate().distance(b.truncate()) as f64 - c.rest as f64;
+            e.elastic += 0.5 * stretch * stretch / alpha;
+        }
+    }
+    e
 }

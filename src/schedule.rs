@@ -357,6 +357,11 @@ pub struct StepClock {
 }
 
 impl StepClock {
+    /// The last planned frame's substep length (s); `None` before the first frame.
+    pub fn last_substep(&self) -> Option<f64> {
+        self.previous_h
+    }
+
     /// Plans frame number `frame` (1 = the first since construction or reset), of length `dt`
     /// (s), under `params`, for `particle_count` particles in the per-pass kernels, and records
     /// it as the previous step. `scene` places the divergence limit.

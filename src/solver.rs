@@ -112,6 +112,13 @@ impl Solver {
         self.world.raw_positions(self.handle)
     }
 
+    /// The cloth's kinetic, gravitational and elastic energy after the last frame (J), from
+    /// Verlet's positions ([`crate::quality::energy`]; the GPU waits).
+    pub fn energy(&mut self) -> Result<crate::quality::Energy> {
+        let handle = self.handle;
+        self.world.energy(handle)
+    }
+
     /// The parameters in force.
     pub fn params(&self) -> &SolverParams {
         self.world.params()

@@ -15,10 +15,9 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use glam::DVec3;
-
 use crate::cloth::Cloth;
 use crate::config::{TETHER_SLOTS, TetherSlot};
+use crate::geometry::graph::{Adjacency, Fans, unfold};
 
 /// The tethers of a cloth for one set of anchors, two slots (`TETHER_SLOTS`) per particle.
 #[derive(Clone, Debug, PartialEq)]
@@ -196,35 +195,6 @@ impl Tethers {
     }
 }
 
-/// The distance to `r` from a virtual source at distance `dp` from `p` and `dq` from `q`, with
-/// the triangle (p, q, r) unfolded into the plane and the source on the far side of edge pq
-/// (the planar update of fast marching on triangle meshes). `None` when the distances do not
-/// fit the edge, or the straight line from the source to r misses the edge (then the path
-/// bends at p or q, and the edge-wise update already covers it).
-fn unfold(p: DVec3, dp: f64, q: DVec3, dq: f64, r: DVec3) -> Option<f64> {
-    let l = p.distance(q);
-    if l <= 0.0 {
-        return None;
-    }
-    // Planar frame: p at the origin, q at (l, 0), r above the axis, the source below it.
-    let (lpr, lqr) = (p.distance(r), q.distance(r));
-    let rx = (lpr * lpr - lqr * lqr + l * l) / (2.0 * l);
-    let ry = (lpr * lpr - rx * rx).max(0.0).sqrt();
-    let sx = (dp * dp - dq * dq + l * l) / (2.0 * l);
-    let sy2 = dp * dp - sx * sx;
-    if sy2 < 0.0 || ry <= 0.0 {
-        return None;
-    }
-    let sy = -sy2.sqrt();
-    // Where the line from the source to r crosses the edge's line.
-    let t = -sy / (ry - sy);
-    let cross = sx + t * (rx - sx);
-    if !(0.0..=l).contains(&cross) {
-        return None;
-    }
-    Some(((rx - sx).powi(2) + (ry - sy).powi(2)).sqrt())
-}
-
 /// A settled distance from an anchor while the tethers are built (f64; see [`Tethers::build`]).
 #[derive(Clone, Copy)]
 struct Label {
@@ -237,76 +207,6 @@ impl Label {
         anchor: TetherSlot::NONE,
         distance: 0.0,
     };
-}
-
-/// For each particle, the other two corners of every triangle it belongs to.
-struct Fans {
-    start: Vec<u32>,
-    pairs: Vec<[u32; 2]>,
-}
-
-impl Fans {
-    fn new(cloth: &Cloth) -> Self {
-        let n = cloth.particle_count();
-        let mut start = vec![0u32; n + 1];
-        for t in cloth.triangles() {
-            for &v in t {
-                start[v as usize + 1] += 1;
-            }
-        }
-        for k in 1..=n {
-            start[k] += start[k - 1];
-        }
-        let mut cursor = start.clone();
-        let mut pairs = vec![[0u32; 2]; start[n] as usize];
-        for &[a, b, c] in cloth.triangles() {
-            for (v, others) in [(a, [b, c]), (b, [c, a]), (c, [a, b])] {
-                pairs[cursor[v as usize] as usize] = others;
-                cursor[v as usize] += 1;
-            }
-        }
-        Self { start, pairs }
-    }
-
-    fn opposite(&self, p: usize) -> &[[u32; 2]] {
-        &self.pairs[self.start[p] as usize..self.start[p + 1] as usize]
-    }
-}
-
-/// The constraint graph in compressed rows: each particle's neighbours and rest lengths.
-struct Adjacency {
-    start: Vec<u32>,
-    edges: Vec<(u32, f32)>,
-}
-
-impl Adjacency {
-    fn new(cloth: &Cloth) -> Self {
-        let n = cloth.particle_count();
-        let mut degree = vec![0u32; n + 1];
-        for c in cloth.constraints() {
-            degree[c.i as usize + 1] += 1;
-            degree[c.j as usize + 1] += 1;
-        }
-        for k in 1..=n {
-            degree[k] += degree[k - 1];
-        }
-        let mut cursor = degree.clone();
-        let mut edges = vec![(0u32, 0f32); degree[n] as usize];
-        for c in cloth.constraints() {
-            for (a, b) in [(c.i, c.j), (c.j, c.i)] {
-                edges[cursor[a as usize] as usize] = (b, c.rest);
-                cursor[a as usize] += 1;
-            }
-        }
-        Self {
-            start: degree,
-            edges,
-        }
-    }
-
-    fn neighbours(&self, p: usize) -> &[(u32, f32)] {
-        &self.edges[self.start[p] as usize..self.start[p + 1] as usize]
-    }
 }
 
 #[cfg(test)]

@@ -306,6 +306,14 @@ fn a_non_grid_mesh_matches_over_a_long_random_dt_run_with_colliders() {
     .build()
     .unwrap();
     assert!(cloth.grid().is_none() && cloth.colors().len() > 12);
+    // A mesh gets coarse levels of its own (graph levels), so their kernels run here too.
+    let levels = Solver::new(Backend::Cpu, &cloth, SolverParams::default())
+        .unwrap()
+        .schedule(1.0 / 60.0)
+        .unwrap()
+        .levels
+        .levels;
+    assert!(levels > 0, "the tablecloth has no coarse levels");
     let params = SolverParams {
         colliders: vec![
             Collider::ground(0.65),

@@ -6,6 +6,7 @@
 //! all go through the same builder path (masses from areas, pin selection, validation,
 //! coloring).
 
+pub(crate) mod graph;
 pub mod obj;
 mod triangulate;
 mod weld;

@@ -34,6 +34,54 @@ pub fn standard_cloth(n: u32, kinds: [bool; 3]) -> Result<Cloth> {
     b.build()
 }
 
+/// The standard scene's sheet as an irregular mesh: about `n`×`n` particles over the same
+/// 1 m × 1 m at y = 0, a Delaunay triangulation of jittered points (a grid's points each moved
+/// by up to 0.35 of a spacing in x and z; the border's points evenly spaced along it, so the
+/// square keeps its corners), 0.2 kg, the two corners of the edge at z = −0.5 pinned, the
+/// library's default constraints. The same seed gives the same mesh. Not a grid: its vertices
+/// have 4 to 9 neighbours and its edges differ in length by up to 3×, which is what a garment
+/// from a modelling tool looks like to the solver.
+pub fn irregular_cloth(n: u32) -> Result<Cloth> {
+    use rand::{Rng, SeedableRng};
+    let n = n.max(2);
+    let h = 1.0 / (n - 1) as f64;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0x5eed_0024);
+    let mut points = Vec::with_capacity((n * n) as usize);
+    for r in 0..n {
+        for c in 0..n {
+            let border = r == 0 || c == 0 || r == n - 1 || c == n - 1;
+            let (mut x, mut z) = (c as f64 * h, r as f64 * h);
+            if !border {
+                x += rng.random_range(-0.35..0.35) * h;
+                z += rng.random_range(-0.35..0.35) * h;
+            }
+            points.push(delaunator::Point {
+                x: x - 0.5,
+                y: z - 0.5,
+            });
+        }
+    }
+    let triangulation = delaunator::triangulate(&points);
+    let positions = points
+        .iter()
+        .map(|p| Vec3::new(p.x as f32, 0.0, p.y as f32))
+        .collect();
+    let triangles = triangulation
+        .triangles
+        .chunks_exact(3)
+        .map(|t| [t[0] as u32, t[1] as u32, t[2] as u32])
+        .collect();
+    let corner = |x: f32| Pinning::Box {
+        min: Vec3::new(x, 0.0, -0.5) - Vec3::splat(1e-4),
+        max: Vec3::new(x, 0.0, -0.5) + Vec3::splat(1e-4),
+    };
+    ClothBuilder::mesh(TriangleMesh::new("irregular", positions, triangles))
+        .total_mass(0.2)
+        .pinning(corner(-0.5))
+        .pin(corner(0.5))
+        .build()
+}
+
 /// One cape of the many-cloths scene: `columns`×`rows` particles, 0.6 m wide (rows at the same
 /// spacing), 0.15 kg,
 /// lying flat at y = 1.5 m and pinned along its first row (the collar), so it swings down.

@@ -261,6 +261,29 @@ impl World {
         Ok(positions.split_off(range.start as usize))
     }
 
+    /// The cloth's energy after the last frame ([`crate::quality::energy`]; the GPU waits).
+    /// Before the first frame the cloth is at rest: only its potential energies count.
+    pub fn energy(&mut self, handle: ClothHandle) -> Result<crate::quality::Energy> {
+        let range = self.place(handle)?.particles.clone();
+        let (positions, previous) = self.engine.state()?;
+        let (positions, previous) = (
+            &positions[range.start as usize..range.end as usize],
+            &previous[range.start as usize..range.end as usize],
+        );
+        let (shared, gravity) = (self.params.compliance, self.params.gravity);
+        // Before a frame, x₋₁ = x: no velocity whatever h is.
+        let h = self.clock.last_substep().unwrap_or(1.0);
+        let live = self.live_mut(handle)?;
+        Ok(crate::quality::energy(
+            &live.cloth,
+            positions,
+            previous,
+            h,
+            gravity,
+            &live.compliance.unwrap_or(shared),
+        ))
+    }
+
     /// Every cloth's current positions, in [`World::handles`] order, from one readback.
     pub fn all_positions(&mut self) -> Result<Vec<(ClothHandle, Vec<Vec3>)>> {
         self.sync()?;

@@ -104,6 +104,11 @@ enum Command {
         /// earlier sequence) are removed before the first frame is written, the others kept.
         #[arg(long)]
         overwrite: bool,
+        /// Also write the cloth's energy after every frame as CSV: t (s), kinetic,
+        /// gravitational, elastic and total (J), from Verlet's positions (elastic counts the
+        /// compliant constraints; rigid ones hold none). Reads the state back every frame.
+        #[arg(long, value_name = "FILE.csv")]
+        energy: Option<PathBuf>,
     },
     /// Headless benchmark of the standard scene (same code as `cargo bench`).
     Bench {
@@ -299,7 +304,15 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             out,
             out_every,
             overwrite,
-        } => simulate(&scene, backend, &out, out_every, overwrite),
+            energy,
+        } => simulate(
+            &scene,
+            backend,
+            &out,
+            out_every,
+            overwrite,
+            energy.as_deref(),
+        ),
         Command::Conform {
             scene,
             tolerance,
@@ -417,21 +430,25 @@ fn probe_writable(dir: &Path) -> std::io::Result<()> {
 }
 
 /// The folder a new file or folder `path` would go in: it must exist and take new files.
-fn check_parent(path: &Path) -> Result<()> {
+fn check_parent(flag: &str, path: &Path) -> Result<()> {
     let parent = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
     match std::fs::metadata(parent) {
-        Err(e) => bail!("--out {}: folder {}: {e}", path.display(), parent.display()),
+        Err(e) => bail!(
+            "{flag} {}: folder {}: {e}",
+            path.display(),
+            parent.display()
+        ),
         Ok(m) if !m.is_dir() => bail!(
-            "--out {}: {} is not a folder",
+            "{flag} {}: {} is not a folder",
             path.display(),
             parent.display()
         ),
         Ok(_) => probe_writable(parent).map_err(|e| {
             anyhow!(
-                "--out {}: cannot write in {}: {e}",
+                "{flag} {}: cannot write in {}: {e}",
                 path.display(),
                 parent.display()
             )
@@ -469,7 +486,7 @@ fn check_file(out: &Path) -> Result<()> {
             bail!("--out {shown} is read-only");
         }
     }
-    check_parent(out)
+    check_parent("--out", out)
 }
 
 /// What an output folder is for.
@@ -489,7 +506,7 @@ fn check_folder(out: &Path, what: FolderUse) -> Result<()> {
     }
     let meta = match std::fs::metadata(out) {
         Ok(meta) => meta,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return check_parent(out),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return check_parent("--out", out),
         Err(e) => bail!("--out {shown}: {e}"),
     };
     if !meta.is_dir() {
@@ -593,8 +610,12 @@ fn simulate(
     out: &Path,
     out_every: Option<u64>,
     overwrite: bool,
+    energy: Option<&Path>,
 ) -> Result<ExitCode> {
-    // Check the output before spending time on the run; nothing is created yet.
+    // Check the outputs before spending time on the run; nothing is created yet.
+    if let Some(path) = energy {
+        check_energy_file(path, out)?;
+    }
     match out_every {
         Some(_) => {
             if out.extension().is_some_and(|e| e == "obj" || e == "csv") {
@@ -620,18 +641,89 @@ fn simulate(
     println!("{}", describe_cloth(scene, solver.cloth()));
     note_missing_tethers(&mut solver)?;
     let start = Instant::now();
-    let mut cloth_time = 0.0;
-    let written = match out_every {
+    let mut clock = Clock {
+        cloth_time: 0.0,
+        energy: energy.map(|_| String::from(ENERGY_HEADER)),
+    };
+    let run = simulate_run(&mut solver, &mut dts, out, out_every, overwrite, &mut clock);
+    // The energy log is written whether or not the run finished: up to a divergence is
+    // when it is most wanted.
+    if let (Some(path), Some(csv)) = (energy, &clock.energy) {
+        crate::export::write_atomic(path, csv.as_bytes())?;
+    }
+    let written = run?;
+    let energy_note = energy.map_or(String::new(), |p| format!(" and {}", p.display()));
+    println!(
+        "simulated {frames} frames ({:.3} s of cloth time) on {} in {:.2} s; wrote {written}{energy_note}",
+        clock.cloth_time,
+        solver.backend_name(),
+        start.elapsed().as_secs_f64(),
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The energy CSV's header line.
+const ENERGY_HEADER: &str = "t_s,kinetic_j,gravitational_j,elastic_j,total_j\n";
+
+/// Simulated time so far, and the energy log when one is kept.
+struct Clock {
+    cloth_time: f64,
+    energy: Option<String>,
+}
+
+impl Clock {
+    /// One frame of `dt`, then its energy when logged.
+    fn step(&mut self, solver: &mut Solver, dt: f64) -> Result<()> {
+        solver.step(dt)?;
+        self.cloth_time += dt;
+        if let Some(csv) = &mut self.energy {
+            let e = solver.energy()?;
+            csv.push_str(&format!(
+                "{:.6},{:.9e},{:.9e},{:.9e},{:.9e}\n",
+                self.cloth_time,
+                e.kinetic,
+                e.gravitational,
+                e.elastic,
+                e.total()
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Checks `--energy`: a .csv file that is not `--out`.
+fn check_energy_file(path: &Path, out: &Path) -> Result<()> {
+    let shown = path.display();
+    if path.is_dir()
+        || !path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
+    {
+        bail!("--energy {shown} must be a file ending in .csv");
+    }
+    if path == out {
+        bail!("--energy {shown} is also --out; give them different files");
+    }
+    if std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly()) {
+        bail!("--energy {shown} is read-only");
+    }
+    check_parent("--energy", path)
+}
+
+/// The run of `simulate`: the frames, and what they write; returns what was written.
+fn simulate_run(
+    solver: &mut Solver,
+    dts: &mut Dts,
+    out: &Path,
+    out_every: Option<u64>,
+    overwrite: bool,
+    clock: &mut Clock,
+) -> Result<String> {
+    let frames = dts.remaining();
+    Ok(match out_every {
         Some(every) => {
             let created = !out.exists();
-            let run = write_sequence(
-                &mut solver,
-                &mut dts,
-                out,
-                every,
-                overwrite,
-                &mut cloth_time,
-            );
+            let run = write_sequence(solver, dts, out, every, overwrite, clock);
             if run.is_err() && created {
                 // A failed run leaves no empty folder behind (remove_dir keeps a full one).
                 let _ = std::fs::remove_dir(out);
@@ -653,8 +745,7 @@ fn simulate(
         }
         None => {
             for dt in dts {
-                solver.step(dt)?;
-                cloth_time += dt;
+                clock.step(solver, dt)?;
             }
             // The GPU's flag lags a frame or two: ask now, before anything is written.
             solver.health()?;
@@ -662,13 +753,7 @@ fn simulate(
             write_positions(out, solver.cloth(), &positions)?;
             out.display().to_string()
         }
-    };
-    println!(
-        "simulated {frames} frames ({cloth_time:.3} s of cloth time) on {} in {:.2} s; wrote {written}",
-        solver.backend_name(),
-        start.elapsed().as_secs_f64(),
-    );
-    Ok(ExitCode::SUCCESS)
+    })
 }
 
 /// Runs `dts`, writing the start, every `every`-th frame and the last into the folder `out`;
@@ -680,7 +765,7 @@ fn write_sequence(
     out: &Path,
     every: u64,
     overwrite: bool,
-    cloth_time: &mut f64,
+    clock: &mut Clock,
 ) -> Result<usize> {
     let mut seq = if overwrite {
         ObjSequence::replace(out)?
@@ -690,8 +775,7 @@ fn write_sequence(
     write_frame(solver, &mut seq)?;
     let mut since_written = 0;
     while let Some(dt) = dts.next() {
-        solver.step(dt)?;
-        *cloth_time += dt;
+        clock.step(solver, dt)?;
         since_written += 1;
         if since_written == every || dts.remaining() == 0 {
             write_frame(solver, &mut seq)?;

@@ -117,6 +117,141 @@ pub fn hanging_rope(gpu: Option<&GpuContext>, seconds: f32) -> Result<RopeRecord
     })
 }
 
+/// A slack chain's link length (m).
+pub const CHAIN_LINK: f32 = 0.01;
+
+/// The slack chain: `links` links of 1 cm ([`CHAIN_LINK`]), 20 g per metre, built straight along
+/// x and centred at (0, 2, 0), free; [`slack_chain_anchors`] says where its ends are held. The
+/// library's default constraints (so the rope's bend constraints too, at their default
+/// compliance).
+pub fn slack_chain(links: u32) -> Result<Cloth> {
+    let links = links.max(1);
+    let half = 0.5 * links as f32 * CHAIN_LINK;
+    ClothBuilder::rope(
+        (0..=links)
+            .map(|k| Vec3::new(k as f32 * CHAIN_LINK - half, 2.0, 0.0))
+            .collect(),
+    )
+    .density(0.02)
+    .pinning(Pinning::None)
+    .build()
+}
+
+/// Where the slack chain's ends are held: level, 80 % of its length apart, at y = 2 m (it sags
+/// by about a quarter of its length).
+pub fn slack_chain_anchors(links: u32) -> [Vec3; 2] {
+    let half = 0.4 * links.max(1) as f32 * CHAIN_LINK;
+    [Vec3::new(-half, 2.0, 0.0), Vec3::new(half, 2.0, 0.0)]
+}
+
+/// The exact discrete catenary: `links` rigid links of length `link` with equal masses at the
+/// joints, hung from two level points `span` apart. The horizontal tension H is the same in
+/// every link and each joint's weight m g turns the vertical one, so link k's slope is
+/// `μ (k − (links − 1)/2)` with μ = m g / H; μ is the one value whose links span `span`
+/// (found by bisection: the span shrinks as μ grows). Returns the joints, from (0, 0).
+pub fn discrete_catenary(links: u32, link: f64, span: f64) -> Vec<glam::DVec2> {
+    let slope = |mu: f64, k: u32| mu * (k as f64 - (links as f64 - 1.0) / 2.0);
+    let span_of = |mu: f64| {
+        (0..links)
+            .map(|k| link / (1.0 + slope(mu, k).powi(2)).sqrt())
+            .sum::<f64>()
+    };
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    while span_of(hi) > span {
+        hi *= 2.0;
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if span_of(mid) > span {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let mu = 0.5 * (lo + hi);
+    let mut at = glam::DVec2::ZERO;
+    let mut joints = vec![at];
+    for k in 0..links {
+        let s = slope(mu, k);
+        at += glam::DVec2::new(1.0, s) * (link / (1.0 + s * s).sqrt());
+        joints.push(at);
+    }
+    joints
+}
+
+/// The slack chain's answer and what the solver made of it.
+#[derive(Clone, Debug, Serialize)]
+pub struct ChainRecord {
+    /// What ran it.
+    pub backend: String,
+    /// Links in the chain.
+    pub links: u32,
+    /// Whether the coarse levels were on.
+    pub coarse_levels: bool,
+    /// Sag (the lowest joint below the anchors, m): measured and exact.
+    pub sag_m: (f32, f32),
+    /// |measured − exact| / exact sag.
+    pub sag_error: f32,
+    /// The longest link over its rest length.
+    pub max_link_stretch: f32,
+    /// The settled joints and the exact ones, (x, y) relative to the first anchor, for the plot.
+    pub shape: Vec<(f64, f64)>,
+    /// The exact joints.
+    pub exact_shape: Vec<(f64, f64)>,
+}
+
+/// Holds the slack chain ([`slack_chain`], `links` links) by its ends 80 % of its length apart
+/// and lets it settle for `seconds` at 60 fps with the library's defaults and damping 2/s
+/// (coarse levels on or off), then compares its sag with the exact discrete catenary's.
+pub fn hanging_chain(
+    gpu: Option<&GpuContext>,
+    links: u32,
+    coarse_levels: bool,
+    seconds: f32,
+) -> Result<ChainRecord> {
+    let cloth = slack_chain(links)?;
+    let params = SolverParams {
+        damping: 2.0,
+        coarse_levels,
+        ..SolverParams::default()
+    };
+    let mut s = crate::Solver::new(
+        gpu.map_or(crate::Backend::Cpu, crate::Backend::Gpu),
+        &cloth,
+        params,
+    )?;
+    let anchors = slack_chain_anchors(links);
+    s.set_particle(0, anchors[0], 0.0)?;
+    s.set_particle(links as usize, anchors[1], 0.0)?;
+    for _ in 0..(seconds * 60.0) as u32 {
+        s.step(1.0 / 60.0)?;
+    }
+    let x = s.positions()?;
+    let exact = discrete_catenary(
+        links,
+        CHAIN_LINK as f64,
+        anchors[0].distance(anchors[1]) as f64,
+    );
+    let sag = anchors[0].y - x.iter().map(|p| p.y).fold(f32::INFINITY, f32::min);
+    let exact_sag = -exact.iter().map(|p| p.y).fold(f64::INFINITY, f64::min) as f32;
+    let max_link_stretch = (0..links as usize)
+        .map(|k| x[k].distance(x[k + 1]) / CHAIN_LINK)
+        .fold(0.0, f32::max);
+    Ok(ChainRecord {
+        backend: s.backend_name(),
+        links,
+        coarse_levels,
+        sag_m: (sag, exact_sag),
+        sag_error: (sag - exact_sag).abs() / exact_sag,
+        max_link_stretch,
+        shape: x
+            .iter()
+            .map(|p| ((p.x - anchors[0].x) as f64, (p.y - anchors[0].y) as f64))
+            .collect(),
+        exact_shape: exact.iter().map(|p| (p.x, p.y)).collect(),
+    })
+}
+
 /// The complete elliptic integral of the first kind K(k), by the arithmetic-geometric mean.
 pub fn elliptic_k(k: f64) -> f64 {
     let (mut a, mut b) = (1.0f64, (1.0 - k * k).sqrt());
@@ -150,9 +285,24 @@ pub struct PendulumRecord {
     pub period_s: (f64, f64),
     /// (t, angle in degrees) once per frame, for the plot.
     pub trace: Vec<(f64, f64)>,
+    /// (t, kinetic, gravitational, total energy in J) once per frame
+    /// ([`crate::Solver::energy`]); gravitational is 0 at the pivot.
+    pub energy: Vec<(f64, f64, f64, f64)>,
 }
 
 impl PendulumRecord {
+    /// The largest |E(t) − E(0)| over the run, as a fraction of the swing's energy
+    /// m g L (1 − cos θ₀): how far the solver lets the energy drift or decay.
+    pub fn energy_drift(&self) -> f64 {
+        let swing = G as f64 * 0.5 * (1.0 - self.release_deg.to_radians().cos());
+        let e0 = self.energy.first().map_or(0.0, |e| e.3);
+        self.energy
+            .iter()
+            .map(|e| (e.3 - e0).abs())
+            .fold(0.0, f64::max)
+            / swing
+    }
+
     /// Final amplitude over release angle.
     pub fn amplitude_ratio(&self) -> f64 {
         self.final_amplitude_deg / self.release_deg
@@ -195,12 +345,15 @@ pub fn pendulum(
         params,
     )?;
     let mut trace = vec![(0.0, theta0.to_degrees() as f64)];
+    let joules = |t: f64, e: crate::quality::Energy| (t, e.kinetic, e.gravitational, e.total());
+    let mut energy = vec![joules(0.0, s.energy()?)];
     let mut t = 0.0;
     for dt in frames.sequence(seconds) {
         s.step(dt)?;
         t += dt;
         let x = s.positions()?[1];
         trace.push((t, (x.x as f64).atan2(-x.y as f64).to_degrees()));
+        energy.push(joules(t, s.energy()?));
     }
     // Upward zero crossings, linearly interpolated, give the period; the largest |angle|
     // between the last two give the last swing's amplitude.
@@ -229,6 +382,7 @@ pub fn pendulum(
         final_amplitude_deg: last_swing,
         period_s: (period, pendulum_period(l as f64, theta0 as f64)),
         trace,
+        energy,
     })
 }
 
@@ -287,6 +441,38 @@ pub fn hanging_sheet(gpu: Option<&GpuContext>, n: u32, seconds: f32) -> Result<S
     })
 }
 
+/// A cloth's energy over time: the standard scene (64², pinned by two corners, falling from
+/// flat) at the library's defaults, damping 0.5/s included.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClothEnergyRecord {
+    /// What ran it.
+    pub backend: String,
+    /// (t, kinetic, gravitational, elastic, total energy in J) once per frame.
+    pub energy: Vec<(f64, f64, f64, f64, f64)>,
+}
+
+/// Runs the standard 64² scene for `seconds` at 60 fps and records its energy every frame.
+pub fn cloth_energy(gpu: Option<&GpuContext>, seconds: f32) -> Result<ClothEnergyRecord> {
+    let cloth = crate::tools::scenes::standard_cloth(64, [true; 3])?;
+    let mut s = crate::Solver::new(
+        gpu.map_or(crate::Backend::Cpu, crate::Backend::Gpu),
+        &cloth,
+        SolverParams::default(),
+    )?;
+    let row =
+        |t: f64, e: crate::quality::Energy| (t, e.kinetic, e.gravitational, e.elastic, e.total());
+    let mut energy = vec![row(0.0, s.energy()?)];
+    let frames = (seconds * 60.0) as u32;
+    for k in 1..=frames {
+        s.step(1.0 / 60.0)?;
+        energy.push(row(k as f64 / 60.0, s.energy()?));
+    }
+    Ok(ClothEnergyRecord {
+        backend: s.backend_name(),
+        energy,
+    })
+}
+
 /// Every reference system, as `chiffon study` runs them.
 #[derive(Clone, Debug, Serialize)]
 pub struct ReferenceReport {
@@ -296,6 +482,10 @@ pub struct ReferenceReport {
     pub pendulum: Vec<PendulumRecord>,
     /// The hanging sheet at 256².
     pub sheet: SheetRecord,
+    /// The slack chain of 150 links, coarse levels on and off.
+    pub chain: Vec<ChainRecord>,
+    /// The standard scene's energy over 5 s.
+    pub cloth_energy: ClothEnergyRecord,
 }
 
 /// Runs every reference system on the GPU when `gpu` is given, else on the CPU.
@@ -317,6 +507,11 @@ pub fn run(gpu: Option<&GpuContext>, seed: u64) -> Result<ReferenceReport> {
         rope: hanging_rope(gpu, 10.0)?,
         pendulum: pendulums,
         sheet: hanging_sheet(gpu, 256, 3.0)?,
+        chain: vec![
+            hanging_chain(gpu, 150, true, 8.0)?,
+            hanging_chain(gpu, 150, false, 8.0)?,
+        ],
+        cloth_energy: cloth_energy(gpu, 5.0)?,
     })
 }
 
@@ -388,6 +583,43 @@ pub fn markdown(r: &ReferenceReport) -> String {
         "| {:.5} | {:.5} | {:.5} | {:.5} |",
         sh.length_ratio, sh.stretch.mean, sh.stretch.p99, sh.stretch.max
     );
+    let _ = writeln!(
+        s,
+        "\n### Slack chain: 1 cm links, ends level at 80 % of its length, settled 8 s\n"
+    );
+    let _ = writeln!(
+        s,
+        "| links | coarse levels | sag (m) | exact discrete catenary (m) | sag error | longest link |"
+    );
+    let _ = writeln!(s, "| --- | --- | --- | --- | --- | --- |");
+    for c in &r.chain {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.4} | {:.4} | {:.2} % | {:.4} |",
+            c.links,
+            if c.coarse_levels { "on" } else { "off" },
+            c.sag_m.0,
+            c.sag_m.1,
+            100.0 * c.sag_error,
+            c.max_link_stretch
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\n### Energy (`Solver::energy`)\n\nThe pendulum, no damping: largest drift of its total \
+         energy over the run, as a fraction of its swing energy m g L (1 − cos θ₀).\n"
+    );
+    let _ = writeln!(s, "| projection | frames | energy drift |");
+    let _ = writeln!(s, "| --- | --- | --- |");
+    for p in &r.pendulum {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.3} % |",
+            p.projection,
+            p.frames,
+            100.0 * p.energy_drift()
+        );
+    }
     s
 }
 
@@ -436,8 +668,69 @@ pub fn write_plots(r: &ReferenceReport, dir: &std::path::Path) -> Result<Vec<Str
         y_desc: "length / rest length",
         series: vec![(format!("{0}x{0}", r.sheet.n), r.sheet.history.clone())],
     };
+    let chain = Lines {
+        title: "slack chain, 150 links: settled shape and the exact discrete catenary",
+        x_desc: "x from the first anchor (m)",
+        y_desc: "y (m)",
+        series: r
+            .chain
+            .iter()
+            .map(|c| {
+                let levels = if c.coarse_levels { "on" } else { "off" };
+                (format!("coarse levels {levels}"), c.shape.clone())
+            })
+            .chain(
+                r.chain
+                    .first()
+                    .map(|c| ("exact".to_string(), c.exact_shape.clone())),
+            )
+            .collect(),
+    };
+    let pick = |p: &PendulumRecord| p.projection == "shake" && !p.frames.starts_with("random");
+    let pendulum_energy = Lines {
+        title: "pendulum (SHAKE, 60 fps, no damping): energy (J)",
+        x_desc: "t (s)",
+        y_desc: "J",
+        series: r
+            .pendulum
+            .iter()
+            .filter(|p| pick(p))
+            .flat_map(|p| {
+                [
+                    ("kinetic", p.energy.iter().map(|e| (e.0, e.1)).collect()),
+                    (
+                        "gravitational",
+                        p.energy.iter().map(|e| (e.0, e.2)).collect(),
+                    ),
+                    ("total", p.energy.iter().map(|e| (e.0, e.3)).collect()),
+                ]
+            })
+            .map(|(n, v): (&str, Vec<(f64, f64)>)| (n.to_string(), v))
+            .collect(),
+    };
+    let e = &r.cloth_energy.energy;
+    let cloth_energy = Lines {
+        title: "standard scene 64², defaults (damping 0.5/s): energy (J)",
+        x_desc: "t (s)",
+        y_desc: "J",
+        series: vec![
+            ("kinetic".into(), e.iter().map(|e| (e.0, e.1)).collect()),
+            (
+                "gravitational".into(),
+                e.iter().map(|e| (e.0, e.2)).collect(),
+            ),
+            ("total".into(), e.iter().map(|e| (e.0, e.4)).collect()),
+        ],
+    };
     let mut files = Vec::new();
-    for (name, figure) in [("rope", &rope), ("pendulum", &pendulum), ("sheet", &sheet)] {
+    for (name, figure) in [
+        ("rope", &rope),
+        ("pendulum", &pendulum),
+        ("sheet", &sheet),
+        ("chain", &chain),
+        ("energy-pendulum", &pendulum_energy),
+        ("energy-cloth", &cloth_energy),
+    ] {
         for ext in ["svg", "png"] {
             let file = format!("{name}.{ext}");
             save(&dir.join(&file), (1000, 520), figure)?;

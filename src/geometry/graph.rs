@@ -1,0 +1,188 @@
+//! The cloth as a graph: its constraints as weighted edges, its triangles as fans, and
+//! distances over its surface. Tethers (src/tethers.rs) and coarse levels (src/hierarchy.rs)
+//! both measure how far apart two particles are over the cloth.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use glam::DVec3;
+
+use crate::cloth::Cloth;
+
+/// For each particle, the other two corners of every triangle it belongs to.
+pub(crate) struct Fans {
+    start: Vec<u32>,
+    pairs: Vec<[u32; 2]>,
+}
+
+impl Fans {
+    pub(crate) fn new(cloth: &Cloth) -> Self {
+        let n = cloth.particle_count();
+        let mut start = vec![0u32; n + 1];
+        for t in cloth.triangles() {
+            for &v in t {
+                start[v as usize + 1] += 1;
+            }
+        }
+        for k in 1..=n {
+            start[k] += start[k - 1];
+        }
+        let mut cursor = start.clone();
+        let mut pairs = vec![[0u32; 2]; start[n] as usize];
+        for &[a, b, c] in cloth.triangles() {
+            for (v, others) in [(a, [b, c]), (b, [c, a]), (c, [a, b])] {
+                pairs[cursor[v as usize] as usize] = others;
+                cursor[v as usize] += 1;
+            }
+        }
+        Self { start, pairs }
+    }
+
+    pub(crate) fn opposite(&self, p: usize) -> &[[u32; 2]] {
+        &self.pairs[self.start[p] as usize..self.start[p + 1] as usize]
+    }
+}
+
+/// The constraint graph in compressed rows: each particle's neighbours and rest lengths.
+pub(crate) struct Adjacency {
+    start: Vec<u32>,
+    edges: Vec<(u32, f32)>,
+}
+
+impl Adjacency {
+    pub(crate) fn new(cloth: &Cloth) -> Self {
+        let n = cloth.particle_count();
+        let mut degree = vec![0u32; n + 1];
+        for c in cloth.constraints() {
+            degree[c.i as usize + 1] += 1;
+            degree[c.j as usize + 1] += 1;
+        }
+        for k in 1..=n {
+            degree[k] += degree[k - 1];
+        }
+        let mut cursor = degree.clone();
+        let mut edges = vec![(0u32, 0f32); degree[n] as usize];
+        for c in cloth.constraints() {
+            for (a, b) in [(c.i, c.j), (c.j, c.i)] {
+                edges[cursor[a as usize] as usize] = (b, c.rest);
+                cursor[a as usize] += 1;
+            }
+        }
+        Self {
+            start: degree,
+            edges,
+        }
+    }
+
+    pub(crate) fn neighbours(&self, p: usize) -> &[(u32, f32)] {
+        &self.edges[self.start[p] as usize..self.start[p + 1] as usize]
+    }
+}
+
+/// The distance to `r` from a virtual source at distance `dp` from `p` and `dq` from `q`, with
+/// the triangle (p, q, r) unfolded into the plane and the source on the far side of edge pq
+/// (the planar update of fast marching on triangle meshes). `None` when the distances do not
+/// fit the edge, or the straight line from the source to r misses the edge (then the path
+/// bends at p or q, and the edge-wise update already covers it).
+pub(crate) fn unfold(p: DVec3, dp: f64, q: DVec3, dq: f64, r: DVec3) -> Option<f64> {
+    let l = p.distance(q);
+    if l <= 0.0 {
+        return None;
+    }
+    // Planar frame: p at the origin, q at (l, 0), r above the axis, the source below it.
+    let (lpr, lqr) = (p.distance(r), q.distance(r));
+    let rx = (lpr * lpr - lqr * lqr + l * l) / (2.0 * l);
+    let ry = (lpr * lpr - rx * rx).max(0.0).sqrt();
+    let sx = (dp * dp - dq * dq + l * l) / (2.0 * l);
+    let sy2 = dp * dp - sx * sx;
+    if sy2 < 0.0 || ry <= 0.0 {
+        return None;
+    }
+    let sy = -sy2.sqrt();
+    // Where the line from the source to r crosses the edge's line.
+    let t = -sy / (ry - sy);
+    let cross = sx + t * (rx - sx);
+    if !(0.0..=l).contains(&cross) {
+        return None;
+    }
+    Some(((rx - sx).powi(2) + (ry - sy).powi(2)).sqrt())
+}
+
+/// Distances over a cloth's surface from one particle to a few others (the rest lengths of a
+/// coarse level's limits): Dijkstra over the constraint graph with the triangle unfolding the
+/// tethers use ([`unfold`]), never shorter than the straight line, stopped once every target
+/// is settled. Scratch space is kept between calls, so a search costs what it visits.
+pub(crate) struct SurfaceDistances<'a> {
+    graph: Adjacency,
+    fans: Fans,
+    positions: &'a [glam::Vec3],
+    settled: Vec<f64>,
+    touched: Vec<u32>,
+}
+
+impl<'a> SurfaceDistances<'a> {
+    pub(crate) fn new(cloth: &'a Cloth) -> Self {
+        Self {
+            graph: Adjacency::new(cloth),
+            fans: Fans::new(cloth),
+            positions: cloth.positions(),
+            settled: vec![f64::NAN; cloth.particle_count()],
+            touched: Vec::new(),
+        }
+    }
+
+    /// The distance from `source` to each of `targets` (in their order); a target the source
+    /// cannot reach gets its straight-line distance.
+    pub(crate) fn between(&mut self, source: u32, targets: &[u32]) -> Vec<f64> {
+        let x = |i: u32| self.positions[i as usize].as_dvec3();
+        let chord = |i: u32| x(i).distance(x(source));
+        let mut left = targets.len();
+        let mut heap = BinaryHeap::new();
+        heap.push(Reverse((0.0f64.to_bits(), source)));
+        // Non-negative f64s order like their bits.
+        while let Some(Reverse((bits, p))) = heap.pop() {
+            let pu = p as usize;
+            if !self.settled[pu].is_nan() {
+                continue;
+            }
+            let d = f64::from_bits(bits);
+            self.settled[pu] = d;
+            self.touched.push(p);
+            if targets.contains(&p) {
+                left -= 1;
+                if left == 0 {
+                    break;
+                }
+            }
+            for &(q, w) in self.graph.neighbours(pu) {
+                if self.settled[q as usize].is_nan() {
+                    let dq = (d + w as f64).max(chord(q));
+                    heap.push(Reverse((dq.to_bits(), q)));
+                }
+            }
+            for &[q, r] in self.fans.opposite(pu) {
+                for (q, r) in [(q, r), (r, q)] {
+                    let dq = self.settled[q as usize];
+                    if dq.is_nan() || !self.settled[r as usize].is_nan() {
+                        continue;
+                    }
+                    if let Some(dr) = unfold(x(p), d, x(q), dq, x(r)) {
+                        heap.push(Reverse((dr.max(chord(r)).to_bits(), r)));
+                    }
+                }
+            }
+        }
+        let out = targets
+            .iter()
+            .map(|&t| {
+                let d = self.settled[t as usize];
+                if d.is_nan() { chord(t) } else { d }
+            })
+            .collect();
+        for &p in &self.touched {
+            self.settled[p as usize] = f64::NAN;
+        }
+        self.touched.clear();
+        out
+    }
+}

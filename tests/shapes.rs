@@ -1,0 +1,98 @@
+//! Every shape as faithful as the grid (issue 24): coarse levels for meshes and ropes
+//! (src/hierarchy.rs's graph levels). The slack chain's catenary is in tests/reference.rs;
+//! GPU agreement on a mesh with levels is in tests/conformance.rs.
+
+use chiffon::quality::{Stretch, stretch};
+use chiffon::tools::scenes::irregular_cloth;
+use chiffon::{Backend, ClothBuilder, Solver, SolverParams, TriangleMesh};
+use glam::Vec3;
+
+fn settle(cloth: &chiffon::Cloth, params: SolverParams, frames: usize) -> (Solver, Stretch) {
+    let mut s = Solver::new(Backend::Cpu, cloth, params).unwrap();
+    for _ in 0..frames {
+        s.step(1.0 / 60.0).unwrap();
+    }
+    let st = stretch(cloth, &s.positions().unwrap());
+    (s, st)
+}
+
+#[test]
+fn an_irregular_mesh_gets_coarse_levels_that_hold_it_to_its_length() {
+    // The standard scene as a Delaunay triangulation of jittered points, 192² particles (the
+    // size where one sweep per substep no longer carries the pins' pull across the sheet).
+    let cloth = irregular_cloth(192).unwrap();
+    assert!(cloth.grid().is_none());
+    let on = SolverParams::default();
+    let (mut solver, with) = settle(&cloth, on.clone(), 60);
+    let levels = solver.schedule(1.0 / 60.0).unwrap().levels.levels;
+    let (_, without) = settle(
+        &cloth,
+        SolverParams {
+            coarse_levels: false,
+            ..on
+        },
+        60,
+    );
+    eprintln!("192² irregular, frame 60: {levels} levels {with:?}; without {without:?}");
+    assert!(levels >= 2, "{levels} levels");
+    // Measured: mean 1.0098, p99 1.12, max 1.71 with levels; 1.026, 1.27, 2.72 without.
+    assert!(with.mean < 1.012, "{with:?}");
+    assert!(
+        with.mean - 1.0 < 0.7 * (without.mean - 1.0) && with.p99 < without.p99,
+        "levels did not help: {with:?} against {without:?}"
+    );
+}
+
+#[test]
+fn a_mesh_of_disconnected_pieces_hangs_with_coarse_levels() {
+    // Two squares of one mesh that share nothing, each pinned by a corner: each piece hangs
+    // from its own pin (a level that joined the pieces would hold one up by the other).
+    let square = ClothBuilder::grid(32, 32).spacing(0.02).build().unwrap();
+    let n = square.particle_count() as u32;
+    let mut positions = square.positions().to_vec();
+    positions.extend(square.positions().iter().map(|p| *p + Vec3::X));
+    let mut triangles = square.triangles().to_vec();
+    triangles.extend(square.triangles().iter().map(|t| t.map(|v| v + n)));
+    let cloth = ClothBuilder::mesh(TriangleMesh::new("two squares", positions, triangles))
+        .pinning(chiffon::Pinning::List(vec![0, n]))
+        .build()
+        .unwrap();
+    let (mut solver, st) = settle(&cloth, SolverParams::default(), 120);
+    assert!(solver.schedule(1.0 / 60.0).unwrap().levels.levels > 0);
+    let x = solver.positions().unwrap();
+    assert!(x.iter().all(|p| p.is_finite()));
+    assert!(st.max < 1.1, "{st:?}");
+    // Each piece hangs from its own pin: every particle within the piece's diagonal of it.
+    let reach = 31.0 * 0.02 * std::f32::consts::SQRT_2 * 1.05;
+    for (piece, pin) in [(0..n as usize, 0), (n as usize..2 * n as usize, n as usize)] {
+        assert!(
+            piece.clone().all(|k| x[k].distance(x[pin]) < reach),
+            "a particle of the piece pinned at {pin} hangs beyond its reach"
+        );
+        assert!(
+            x[piece.end - 1].y < x[pin].y - 0.3,
+            "piece at {pin} did not fall"
+        );
+    }
+}
+
+#[test]
+fn a_rope_of_two_points_and_a_tiny_mesh_run_without_levels() {
+    let rope = ClothBuilder::rope(vec![Vec3::ZERO, Vec3::X * 0.1])
+        .pinning(chiffon::Pinning::List(vec![0]))
+        .build()
+        .unwrap();
+    let (mut s, _) = settle(&rope, SolverParams::default(), 30);
+    assert_eq!(s.schedule(1.0 / 60.0).unwrap().levels.levels, 0);
+    let x = s.positions().unwrap();
+    assert!((x[0].distance(x[1]) - 0.1).abs() < 1e-4, "{x:?}");
+    let triangle = TriangleMesh::new(
+        "one triangle",
+        vec![Vec3::ZERO, Vec3::X, Vec3::Z],
+        vec![[0, 1, 2]],
+    );
+    let cloth = ClothBuilder::mesh(triangle).build().unwrap();
+    let (mut s, _) = settle(&cloth, SolverParams::default(), 10);
+    assert_eq!(s.schedule(1.0 / 60.0).unwrap().levels.levels, 0);
+    assert!(s.positions().unwrap().iter().all(|p| p.is_finite()));
+}
