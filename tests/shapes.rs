@@ -96,3 +96,66 @@ fn a_rope_of_two_points_and_a_tiny_mesh_run_without_levels() {
     assert_eq!(s.schedule(1.0 / 60.0).unwrap().levels.levels, 0);
     assert!(s.positions().unwrap().iter().all(|p| p.is_finite()));
 }
+
+#[test]
+fn probe_bias() {
+    let n = 64u32;
+    let flat = ClothBuilder::grid(n, n)
+        .spacing(1.0 / 63.0)
+        .total_mass(0.2)
+        .layout(chiffon::Layout::Hanging { top: 0.0 })
+        .pinning(chiffon::Pinning::List(vec![0]))
+        .build()
+        .unwrap();
+    let p0 = flat.positions()[0];
+    let turn = glam::Affine3A::from_translation(p0)
+        * glam::Affine3A::from_rotation_z(-std::f32::consts::FRAC_PI_4)
+        * glam::Affine3A::from_translation(-p0);
+    let cloth = flat.transformed(turn).unwrap();
+    eprintln!(
+        "corner {:?} far {:?}",
+        cloth.positions()[0],
+        cloth.positions()[(n * n - 1) as usize]
+    );
+    for order in [
+        chiffon::params::ColorOrder::Fixed,
+        chiffon::params::ColorOrder::Shuffled,
+    ] {
+        eprintln!("{order:?}");
+        let mut s = Solver::new(
+            Backend::Cpu,
+            &cloth,
+            SolverParams {
+                damping: 2.0,
+                color_order: order,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        for f in 1..=300 {
+            s.step(1.0 / 60.0).unwrap();
+            if f % 60 == 0 {
+                let x = s.positions().unwrap();
+                let mut worst = 0.0f32;
+                let mut mean = 0.0f32;
+                for r in 0..n {
+                    for c in 0..n {
+                        let a = x[(r * n + c) as usize] - p0;
+                        let b = x[(c * n + r) as usize] - p0;
+                        let d = glam::Vec3::new(a.x + b.x, a.y - b.y, a.z - b.z).length();
+                        worst = worst.max(d);
+                        mean += d;
+                    }
+                }
+                let far = x[(n * n - 1) as usize] - p0;
+                eprintln!(
+                    "frame {f}: asymmetry mean {:.6} max {:.6} m; far corner x {:.5} z {:.5}",
+                    mean / (n * n) as f32,
+                    worst,
+                    far.x,
+                    far.z
+                );
+            }
+        }
+    }
+}
