@@ -73,24 +73,6 @@ impl Substeps {
     }
 }
 
-/// The order a sweep solves the colors in.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub enum ColorOrder {
-    /// The same order every sweep (the coloring's).
-    #[default]
-    Fixed,
-    /// A new order every sweep, the same on both backends (a permutation seeded by the frame,
-    /// substep and sweep), against the directional bias of a fixed order (seed 004). The
-    /// fused path of a world keeps the fixed order.
-    Shuffled,
-}
-
-crate::names::named_enum!(ColorOrder "color order" {
-    Fixed => "fixed",
-    Shuffled => "shuffled",
-});
-
 /// Which direction a distance constraint corrects along.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -180,8 +162,6 @@ pub struct SolverParams {
     /// particles per sweep. Only grid cloths of at least 64 particles (`MIN_LEVEL_PARTICLES`)
     /// have levels, and a [`crate::World`]'s cloths have none. Default on.
     pub coarse_levels: bool,
-    /// The order each sweep solves the colors in. Default [`ColorOrder::Fixed`].
-    pub color_order: ColorOrder,
     /// Distance (m) from the scene's centre (the centre of the cloths' and colliders'
     /// bounding box at rest) beyond which a particle counts as diverged (the health check), or
     /// `None` for the automatic limit: [`AUTO_LIMIT_SCALE`] times the scene's half-diagonal,
@@ -213,7 +193,6 @@ impl Default for SolverParams {
             over_relaxation: 1.0,
             tethers: Some(TetherParams::default()),
             coarse_levels: true,
-            color_order: ColorOrder::Fixed,
             max_distance: None,
             integrator: Integrator::TimeCorrected,
             colliders: Vec::new(),

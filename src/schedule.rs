@@ -160,28 +160,6 @@ pub trait Executor {
     fn stage(&mut self, stage: Stage, passes: &mut dyn Iterator<Item = Pass>);
 }
 
-/// The colors `0..colors` in the order sweep `sweep` of substep `substep` of frame `frame`
-/// solves them when shuffled: a Fisher–Yates shuffle driven by SplitMix64, so both backends
-/// (which run the same schedule) solve the same order.
-pub fn color_order(colors: u32, frame: u64, substep: u32, sweep: u32) -> Vec<u32> {
-    let mut state = frame
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        .wrapping_add(((substep as u64) << 32) | sweep as u64);
-    let mut next = || {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
-    let mut order: Vec<u32> = (0..colors).collect();
-    for i in (1..order.len()).rev() {
-        let j = (next() % (i as u64 + 1)) as usize;
-        order.swap(i, j);
-    }
-    order
-}
-
 /// The passes of one frame under given parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FrameSchedule {
@@ -203,9 +181,6 @@ pub struct FrameSchedule {
     pub collide: bool,
     /// True when the per-pass stages run (some cloth is on the global path).
     pub global: bool,
-    /// The seed of this frame's color orders ([`crate::params::ColorOrder::Shuffled`]: the
-    /// frame's number), or `None` for the fixed order.
-    pub color_seed: Option<u64>,
     /// The fused stage's dispatches: one for the fused cloths held in workgroup memory, one
     /// for those that stay in storage, each when there are any.
     pub fused: FusedStage,
@@ -236,7 +211,6 @@ impl FrameSchedule {
             self_collision: true,
             collide: true,
             global: true,
-            color_seed: None,
             fused: FusedStage {
                 workgroup_memory: true,
                 storage: true,
@@ -253,13 +227,8 @@ impl FrameSchedule {
             if self.levels.levels > 0 {
                 exec.stage(Stage::Coarse, &mut self.coarse_passes(s));
             }
-            let seed = self.color_seed;
-            let mut sweeps = (0..self.iterations).flat_map(move |k| {
-                let order = match seed {
-                    Some(frame) => color_order(colors, frame, s, k),
-                    None => (0..colors).collect(),
-                };
-                order.into_iter().map(move |color| Pass::SolveColor {
+            let mut sweeps = (0..self.iterations).flat_map(|k| {
+                (0..colors).map(move |color| Pass::SolveColor {
                     color,
                     first_sweep: k == 0,
                     substep: s,
@@ -495,7 +464,6 @@ mod tests {
             self_collision: false,
             collide: true,
             global: true,
-            color_seed: None,
             fused: FusedStage::default(),
         };
         // Per substep: integrate + 10 × 12 colors + collide; health once.
@@ -541,24 +509,5 @@ mod tests {
         };
         assert_eq!(both.dispatches(), s.dispatches() + 2);
         assert_eq!(both.stages(), s.stages() + 1);
-    }
-
-    #[test]
-    fn shuffled_color_orders_are_permutations_that_change_every_sweep() {
-        let mut seen = std::collections::HashSet::new();
-        for frame in 1..4 {
-            for substep in 0..3 {
-                for sweep in 0..2 {
-                    let order = color_order(12, frame, substep, sweep);
-                    let mut sorted = order.clone();
-                    sorted.sort_unstable();
-                    assert_eq!(sorted, (0..12).collect::<Vec<u32>>());
-                    assert_eq!(order, color_order(12, frame, substep, sweep));
-                    seen.insert(order);
-                }
-            }
-        }
-        assert!(seen.len() > 15, "{} distinct orders of 18", seen.len());
-        assert!(color_order(0, 1, 0, 0).is_empty() && color_order(1, 1, 0, 0) == vec![0]);
     }
 }

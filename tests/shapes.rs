@@ -98,7 +98,13 @@ fn a_rope_of_two_points_and_a_tiny_mesh_run_without_levels() {
 }
 
 #[test]
-fn probe_bias() {
+fn a_square_hung_by_a_corner_hangs_symmetric_about_its_diagonal() {
+    // Seed 004's worry: constraints solved in the same order every frame bias the result. A
+    // 64² square hung by one corner with its diagonal vertical should stay mirror-symmetric
+    // about that diagonal; only the fixed color order (and rounding) can break the symmetry.
+    // Measured after 5 s: mean asymmetry 0.17 mm, the far corner 0.32 mm off the vertical
+    // through the pin (1.41 m below it). A shuffled order (a permutation per sweep, commit
+    // 41bedad) did worse: 0.8 mm and a corner wandering ±1.4 mm, so the order stays fixed.
     let n = 64u32;
     let flat = ClothBuilder::grid(n, n)
         .spacing(1.0 / 63.0)
@@ -107,55 +113,32 @@ fn probe_bias() {
         .pinning(chiffon::Pinning::List(vec![0]))
         .build()
         .unwrap();
-    let p0 = flat.positions()[0];
-    let turn = glam::Affine3A::from_translation(p0)
+    let pin = flat.positions()[0];
+    let turn = glam::Affine3A::from_translation(pin)
         * glam::Affine3A::from_rotation_z(-std::f32::consts::FRAC_PI_4)
-        * glam::Affine3A::from_translation(-p0);
+        * glam::Affine3A::from_translation(-pin);
     let cloth = flat.transformed(turn).unwrap();
-    eprintln!(
-        "corner {:?} far {:?}",
-        cloth.positions()[0],
-        cloth.positions()[(n * n - 1) as usize]
-    );
-    for order in [
-        chiffon::params::ColorOrder::Fixed,
-        chiffon::params::ColorOrder::Shuffled,
-    ] {
-        eprintln!("{order:?}");
-        let mut s = Solver::new(
-            Backend::Cpu,
-            &cloth,
-            SolverParams {
-                damping: 2.0,
-                color_order: order,
-                ..Default::default()
-            },
-        )
-        .unwrap();
-        for f in 1..=300 {
-            s.step(1.0 / 60.0).unwrap();
-            if f % 60 == 0 {
-                let x = s.positions().unwrap();
-                let mut worst = 0.0f32;
-                let mut mean = 0.0f32;
-                for r in 0..n {
-                    for c in 0..n {
-                        let a = x[(r * n + c) as usize] - p0;
-                        let b = x[(c * n + r) as usize] - p0;
-                        let d = glam::Vec3::new(a.x + b.x, a.y - b.y, a.z - b.z).length();
-                        worst = worst.max(d);
-                        mean += d;
-                    }
-                }
-                let far = x[(n * n - 1) as usize] - p0;
-                eprintln!(
-                    "frame {f}: asymmetry mean {:.6} max {:.6} m; far corner x {:.5} z {:.5}",
-                    mean / (n * n) as f32,
-                    worst,
-                    far.x,
-                    far.z
-                );
-            }
+    let params = SolverParams {
+        damping: 2.0,
+        ..Default::default()
+    };
+    let (mut s, _) = settle(&cloth, params, 300);
+    let x = s.positions().unwrap();
+    // (r, c) mirrors (c, r) across the vertical plane x = pin.x.
+    let mut asymmetry = 0.0f32;
+    for r in 0..n {
+        for c in 0..n {
+            let a = x[(r * n + c) as usize] - pin;
+            let b = x[(c * n + r) as usize] - pin;
+            asymmetry += Vec3::new(a.x + b.x, a.y - b.y, a.z - b.z).length();
         }
     }
+    asymmetry /= (n * n) as f32;
+    let far = x[(n * n - 1) as usize] - pin;
+    eprintln!("asymmetry {asymmetry} m, far corner {far:?}");
+    assert!(far.y < -1.4, "the far corner hangs at {far:?}");
+    assert!(
+        asymmetry < 0.5e-3 && far.x.abs() < 1e-3,
+        "{asymmetry} m, {far:?}"
+    );
 }

@@ -450,8 +450,6 @@ impl World {
             self_collision: self.params.self_collision.is_some() && l.global_particles > 0,
             collide: self.params.has_colliders(),
             global: l.global_particles > 0,
-            color_seed: (self.params.color_order == crate::params::ColorOrder::Shuffled)
-                .then(|| self.frames.frames() + 1),
             fused: crate::schedule::FusedStage {
                 workgroup_memory: l.records.iter().any(|r| r.shared_memory == 1),
                 storage: l.records.iter().any(|r| r.shared_memory == 0),

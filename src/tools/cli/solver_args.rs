@@ -11,7 +11,7 @@ use clap::Args;
 use super::parse;
 use crate::Integrator;
 use crate::params::{
-    AUTO_LIMIT_MIN, AUTO_LIMIT_SCALE, ColorOrder, Projection, SolverParams, Substeps, TetherParams,
+    AUTO_LIMIT_MIN, AUTO_LIMIT_SCALE, Projection, SolverParams, Substeps, TetherParams,
 };
 
 /// `text [default: value]`: help whose default comes from the library, never a copy of it.
@@ -61,16 +61,6 @@ fn substeps_help() -> String {
         Substeps::Fixed(n) => with_default(text, n),
         Substeps::Frequency(_) => text.to_string(),
     }
-}
-
-fn color_order_help() -> String {
-    with_default(
-        &format!(
-            "Order each sweep solves the colors in: {} (a new order every sweep, the same on both backends)",
-            choices(&ColorOrder::ALL.map(ColorOrder::name))
-        ),
-        defaults().color_order,
-    )
 }
 
 fn projection_help() -> String {
@@ -149,9 +139,6 @@ pub struct SolverArgs {
           help = with_default("Coarse levels (hierarchical solve of grid cloths): on or off",
                               on_off(defaults().coarse_levels)))]
     pub coarse_levels: Option<bool>,
-    /// Color order (`ColorOrder::name`).
-    #[arg(long, value_name = "NAME", help = color_order_help(), allow_hyphen_values = true)]
-    pub color_order: Option<ColorOrder>,
     /// Constraint direction (`Projection::name`).
     #[arg(long, value_name = "NAME", help = projection_help(), allow_hyphen_values = true)]
     pub projection: Option<Projection>,
@@ -240,9 +227,6 @@ impl SolverArgs {
         )?;
         given(&mut p, "--coarse-levels", self.coarse_levels, |p, on| {
             p.coarse_levels = on
-        })?;
-        given(&mut p, "--color-order", self.color_order, |p, o| {
-            p.color_order = o
         })?;
         given(&mut p, "--projection", self.projection, |p, pr| {
             p.projection = pr
