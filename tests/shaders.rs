@@ -155,3 +155,25 @@ fn a_field_added_on_one_side_is_caught() {
     let twin = GPU_STRUCTS.iter().find(|t| t.name == "StepParams").unwrap();
     assert_ne!(members.len(), twin.fields.len());
 }
+
+/// The value of `const NAME: TYPE = VALUE;` in common.wgsl.
+fn wgsl_const(name: &str) -> String {
+    let line = COMMON
+        .lines()
+        .find(|l| l.starts_with(&format!("const {name}:")))
+        .unwrap_or_else(|| panic!("common.wgsl has no const {name}"));
+    let value = line.split('=').nth(1).unwrap().trim().trim_end_matches(';');
+    value.trim_end_matches('u').to_string()
+}
+
+#[test]
+fn the_shaders_constants_are_the_librarys() {
+    assert_eq!(
+        wgsl_const("LIMIT_KIND").parse::<u32>().unwrap(),
+        chiffon::hierarchy::LIMIT_KIND
+    );
+    assert_eq!(
+        wgsl_const("TETHER_SLOTS").parse::<usize>().unwrap(),
+        chiffon::config::TETHER_SLOTS
+    );
+}

@@ -38,10 +38,11 @@ pub fn standard_cloth(n: u32, kinds: [bool; 3]) -> Result<Cloth> {
 /// 1 m × 1 m at y = 0, a Delaunay triangulation of jittered points (a grid's points each moved
 /// by up to 0.35 of a spacing in x and z; the border's points evenly spaced along it, so the
 /// square keeps its corners), 0.2 kg, the two corners of the edge at z = −0.5 pinned, the
-/// library's default constraints. The same seed gives the same mesh. Not a grid: its vertices
+/// constraint kinds in `kinds` (a mesh's shear constraints are its quads' diagonals, so a
+/// triangulation has none). The same seed gives the same mesh. Not a grid: its vertices
 /// have 4 to 9 neighbours and its edges differ in length by up to 3×, which is what a garment
 /// from a modelling tool looks like to the solver.
-pub fn irregular_cloth(n: u32) -> Result<Cloth> {
+pub fn irregular_cloth(n: u32, kinds: [bool; 3]) -> Result<Cloth> {
     use rand::{Rng, SeedableRng};
     let n = n.max(2);
     let h = 1.0 / (n - 1) as f64;
@@ -75,11 +76,14 @@ pub fn irregular_cloth(n: u32) -> Result<Cloth> {
         min: Vec3::new(x, 0.0, -0.5) - Vec3::splat(1e-4),
         max: Vec3::new(x, 0.0, -0.5) + Vec3::splat(1e-4),
     };
-    ClothBuilder::mesh(TriangleMesh::new("irregular", positions, triangles))
+    let mut b = ClothBuilder::mesh(TriangleMesh::new("irregular", positions, triangles))
         .total_mass(0.2)
         .pinning(corner(-0.5))
-        .pin(corner(0.5))
-        .build()
+        .pin(corner(0.5));
+    for (kind, on) in ConstraintKind::ALL.into_iter().zip(kinds) {
+        b = b.constraint(kind, on);
+    }
+    b.build()
 }
 
 /// One cape of the many-cloths scene: `columns`×`rows` particles, 0.6 m wide (rows at the same

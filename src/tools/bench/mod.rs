@@ -54,7 +54,7 @@ pub use capes::{BenchPath, CapesConfig};
 pub use case::{Build, Case, Placed, Ran};
 pub use colliders::{ColliderSet, CollidersConfig};
 pub use heap::HeapConfig;
-pub use standard::StandardConfig;
+pub use standard::{Sheet, StandardConfig};
 
 /// Bytes one constraint solve moves (two vec4 reads + two writes + the record + the multiplier).
 pub const BYTES_PER_SOLVE: u64 = 88;
@@ -245,6 +245,7 @@ impl BenchConfig {
                     Preset::Full => vec![64, 256, 1024],
                 },
                 kinds: [true; 3],
+                sheets: vec![standard::Sheet::Grid],
             }),
             Scene::Capes => SceneConfig::Capes(CapesConfig {
                 cloths: match preset {

@@ -2,7 +2,9 @@
 //! compare with other cloth solvers. [`crate::tools::scenes::standard_cloth`]: an N×N grid over
 //! 1 m × 1 m lying flat at y = 0, the two corners of one edge pinned, 0.2 kg, gravity
 //! −9.81 m/s², 60 fps, structural + shear + bend constraints, no colliders, solved by one lone
-//! [`crate::Solver`] per size.
+//! [`crate::Solver`] per size. `--sheets irregular` adds the same sheet as an irregular mesh
+//! ([`crate::tools::scenes::irregular_cloth`]: a Delaunay triangulation of jittered points, about
+//! N×N particles), so a mesh's cost and stretch sit beside the grid's.
 
 use std::sync::Arc;
 
@@ -14,7 +16,22 @@ use serde::Serialize;
 use super::{BenchConfig, BenchRecord, Build, Case, Column, Placed, SceneBench, SceneFields};
 use crate::tools::BackendKind as Backend;
 use crate::tools::plot::{LogLog, Panel, Series};
-use crate::tools::scenes::standard_cloth;
+use crate::tools::scenes::{irregular_cloth, standard_cloth};
+
+/// Which sheet a case solves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Sheet {
+    /// The N×N grid.
+    Grid,
+    /// About N×N particles, a Delaunay triangulation of jittered points.
+    Irregular,
+}
+
+crate::names::named_enum!(Sheet "sheet" {
+    Grid => "grid",
+    Irregular => "irregular",
+});
 
 /// The standard scene's settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,6 +40,8 @@ pub struct StandardConfig {
     pub sizes: Vec<u32>,
     /// Structural, shear and bend constraints on or off. Default all on.
     pub kinds: [bool; 3],
+    /// The sheets, each at every size. Default the grid only.
+    pub sheets: Vec<Sheet>,
 }
 
 /// The standard scene's own record fields.
@@ -30,6 +49,8 @@ pub struct StandardConfig {
 pub struct Fields {
     /// Grid side N (N×N particles).
     pub n: u32,
+    /// The sheet.
+    pub sheet: Sheet,
     /// Colors of the constraints.
     pub colors: usize,
     /// Constraints per color, in solve order.
@@ -54,6 +75,9 @@ impl SceneBench for StandardConfig {
         if self.sizes.is_empty() || self.sizes.iter().any(|&n| n < 2) {
             bail!("--sizes {:?}: every N must be at least 2", self.sizes);
         }
+        if self.sheets.is_empty() {
+            bail!("--sheets: give at least one of grid, irregular");
+        }
         if self.kinds == [false; 3] {
             bail!(
                 "--no-structural --no-shear --no-bend: at least one constraint kind must stay on"
@@ -64,12 +88,21 @@ impl SceneBench for StandardConfig {
 
     fn cases(&self, cfg: &BenchConfig, backends: &[Backend]) -> Vec<Case> {
         let mut cases = Vec::new();
-        for &n in &self.sizes {
+        for (&n, &sheet) in self
+            .sizes
+            .iter()
+            .flat_map(|n| self.sheets.iter().map(move |s| (n, s)))
+        {
             // One cloth per size, shared by both backends; one too large for the library is
             // reported as skipped.
-            let cloth = standard_cloth(n, self.kinds).map(Arc::new);
+            let cloth = match sheet {
+                Sheet::Grid => standard_cloth(n, self.kinds),
+                Sheet::Irregular => irregular_cloth(n, self.kinds),
+            }
+            .map(Arc::new);
             let fields = Fields {
                 n,
+                sheet,
                 colors: cloth.as_ref().map_or(0, |c| c.colors().len()),
                 color_sizes: cloth.as_ref().map_or(Vec::new(), |c| c.color_sizes()),
                 speedup_vs_cpu: None,
@@ -77,7 +110,10 @@ impl SceneBench for StandardConfig {
             for &backend in backends {
                 cases.push(Case {
                     backend,
-                    label: format!("{n}x{n}"),
+                    label: match sheet {
+                        Sheet::Grid => format!("{n}x{n}"),
+                        Sheet::Irregular => format!("{n}x{n} irregular"),
+                    },
                     params: cfg.params.clone(),
                     build: match &cloth {
                         Ok(c) => Ok(Build::Solvers {
@@ -98,24 +134,30 @@ impl SceneBench for StandardConfig {
     }
 
     fn compare(&self, records: &mut [BenchRecord]) {
-        let cpu: Vec<(u32, f64)> = records
+        let cpu: Vec<((u32, Sheet), f64)> = records
             .iter()
             .filter(|r| r.backend == "cpu")
-            .filter_map(|r| Some((fields(r)?.n, r.ms_per_frame_median?)))
+            .filter_map(|r| {
+                let f = fields(r)?;
+                Some(((f.n, f.sheet), r.ms_per_frame_median?))
+            })
             .collect();
         for r in records.iter_mut().filter(|r| r.backend == "gpu") {
             let median = r.ms_per_frame_median;
             if let SceneFields::Standard(f) = &mut r.fields {
-                let base = cpu.iter().find(|c| c.0 == f.n).map(|c| c.1);
+                let base = cpu.iter().find(|c| c.0 == (f.n, f.sheet)).map(|c| c.1);
                 f.speedup_vs_cpu = base.zip(median).map(|(c, g)| c / g);
             }
         }
     }
 
     fn key_columns(&self) -> Vec<Column> {
-        vec![Column::right("N", |r| {
-            fields(r).map_or("-".into(), |f| f.n.to_string())
-        })]
+        vec![
+            Column::right("N", |r| fields(r).map_or("-".into(), |f| f.n.to_string())),
+            Column::right("sheet", |r| {
+                fields(r).map_or("-".into(), |f| f.sheet.to_string())
+            }),
+        ]
     }
 
     fn columns(&self) -> Vec<Column> {
@@ -133,10 +175,10 @@ impl SceneBench for StandardConfig {
         let mut shown = Vec::new();
         let mut s = String::new();
         for f in records.iter().filter_map(fields).filter(|f| f.colors > 0) {
-            if !shown.contains(&f.n) {
-                shown.push(f.n);
+            if !shown.contains(&(f.n, f.sheet)) {
+                shown.push((f.n, f.sheet));
                 s.push_str(&super::describe_colors(
-                    &format!("{0}x{0}", f.n),
+                    &format!("{0}x{0} {1}", f.n, f.sheet),
                     &f.color_sizes,
                 ));
                 s.push('\n');
@@ -160,13 +202,18 @@ impl SceneBench for StandardConfig {
                 y_desc: title.into(),
                 series: [(Backend::Gpu, BLUE), (Backend::Cpu, RED)]
                     .into_iter()
-                    .map(|(b, color)| Series {
-                        name: b.name().into(),
+                    .flat_map(|b| self.sheets.iter().map(move |&s| (b, s)))
+                    .map(|((b, color), sheet)| Series {
+                        name: match sheet {
+                            Sheet::Grid => b.name().into(),
+                            Sheet::Irregular => format!("{} irregular", b.name()),
+                        },
                         color,
-                        faint: false,
+                        faint: sheet == Sheet::Irregular,
                         points: measured
                             .iter()
                             .filter(|r| r.backend == b.name())
+                            .filter(|r| fields(r).is_some_and(|f| f.sheet == sheet))
                             .filter_map(|r| Some((r.particles as f64, metric(r)?)))
                             .collect(),
                     })

@@ -11,6 +11,7 @@ use crate::config::DEFAULT_WORKGROUP_SIZE;
 use crate::tools::BackendKind as Backend;
 use crate::tools::bench::{
     BenchConfig, BenchOutputs, BenchPath, ColliderSet, MAX_FRAMES, Preset, Scene, SceneConfig,
+    Sheet,
 };
 use crate::tools::scenes::standard_params;
 
@@ -90,6 +91,10 @@ pub struct BenchArgs {
     /// Standard scene: turn off bend constraints.
     #[arg(long)]
     pub no_bend: bool,
+    /// Standard scene: which sheets at each size, comma-separated: grid (N×N), irregular
+    /// (about N×N particles, a Delaunay triangulation of jittered points) [default: grid].
+    #[arg(long, value_delimiter = ',')]
+    pub sheets: Option<Vec<Sheet>>,
     /// Capes scene: numbers of capes, comma-separated [default: the preset's].
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true, value_parser = parse_cloth_count)]
     pub cloths: Option<Vec<u32>>,
@@ -202,7 +207,7 @@ impl BenchArgs {
         cfg.peak_gbps = self.peak_gbps;
         cfg.workgroup_size = self.workgroup_size;
         // Each scene's own flags, and the scenes that take them: any other refuses them.
-        let flags: [(&str, bool, &[Scene]); 9] = [
+        let flags: [(&str, bool, &[Scene]); 10] = [
             (
                 "--sizes",
                 self.sizes.is_some(),
@@ -211,6 +216,7 @@ impl BenchArgs {
             ("--no-structural", self.no_structural, &[Scene::Standard]),
             ("--no-shear", self.no_shear, &[Scene::Standard]),
             ("--no-bend", self.no_bend, &[Scene::Standard]),
+            ("--sheets", self.sheets.is_some(), &[Scene::Standard]),
             ("--cloths", self.cloths.is_some(), &[Scene::Capes]),
             ("--cloth-size", self.cloth_size.is_some(), &[Scene::Capes]),
             ("--path", self.path.is_some(), &[Scene::Capes]),
@@ -238,6 +244,9 @@ impl BenchArgs {
                     s.sizes = sizes.clone();
                 }
                 s.kinds = [!self.no_structural, !self.no_shear, !self.no_bend];
+                if let Some(sheets) = &self.sheets {
+                    s.sheets = sheets.clone();
+                }
             }
             SceneConfig::Capes(c) => {
                 if let Some(cloths) = &self.cloths {
