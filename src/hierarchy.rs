@@ -4,12 +4,13 @@
 //!
 //! Colored Gauss–Seidel moves a correction a few particles per sweep, so a fine cloth under load
 //! (1024² particles hanging from two corners) stretches by its whole weight before the sweeps
-//! can carry the pins' pull across it. Each coarse level of a grid cloth is a subgrid of the
-//! finer level's particles — every [`FIRST_STRIDE`]th column and row for the first, then every
-//! other one, always with the first and the last so edges and corner pins are on every level —
-//! joined by **limits**: unilateral, rigid distance constraints whose rest length is the distance
-//! between the two over the grid at rest (along columns and rows only), so a level resists
-//! stretching and lets the cloth fold and shear.
+//! can carry the pins' pull across it. Each coarse level is a subset of the finer level's
+//! particles joined by **limits**: unilateral, rigid distance constraints whose rest length is
+//! the distance between the two over the cloth at rest, so a level resists stretching and lets
+//! the cloth fold and shear. A grid's levels are subgrids ([`grid_levels`]: every
+//! [`FIRST_STRIDE`]th column and row for the first, then every other one, always with the first
+//! and the last so edges and corner pins are on every level); any other cloth, a mesh or a rope,
+//! is coarsened as a graph ([`graph_levels`]).
 //! A substep solves the levels coarsest first; after each, the particles that first appear one
 //! level finer move bilinearly by their cell's displacement since the snapshot taken before the
 //! coarsest level (**prolongation**), so the correction reaches every particle. Then the cloth's

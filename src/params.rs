@@ -159,8 +159,8 @@ pub struct SolverParams {
     pub tethers: Option<TetherParams>,
     /// Solve the cloth's coarse levels (hierarchical PBD, `src/hierarchy.rs`) before its own
     /// constraints each substep, so a pull crosses a large cloth in one substep instead of a few
-    /// particles per sweep. Only grid cloths of at least 64 particles (`MIN_LEVEL_PARTICLES`)
-    /// have levels, and a [`crate::World`]'s cloths have none. Default on.
+    /// particles per sweep. Grids get subgrids, meshes and ropes graph levels; a cloth too
+    /// small to need them, or on a [`crate::World`]'s fused path, has none. Default on.
     pub coarse_levels: bool,
     /// Distance (m) from the scene's centre (the centre of the cloths' and colliders'
     /// bounding box at rest) beyond which a particle counts as diverged (the health check), or
