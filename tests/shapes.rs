@@ -35,7 +35,8 @@ fn an_irregular_mesh_gets_coarse_levels_that_hold_it_to_its_length() {
     );
     eprintln!("192² irregular, frame 60: {levels} levels {with:?}; without {without:?}");
     assert!(levels >= 2, "{levels} levels");
-    // Measured: mean 1.0098, p99 1.12, max 1.71 with levels; 1.026, 1.27, 2.72 without.
+    // Measured at frame 60: mean 1.0087, p99 1.099, max 1.58 with levels; 1.035, 1.52, 6.6
+    // without.
     assert!(with.mean < 1.012, "{with:?}");
     assert!(
         with.mean - 1.0 < 0.7 * (without.mean - 1.0) && with.p99 < without.p99,

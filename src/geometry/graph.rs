@@ -108,10 +108,17 @@ pub(crate) fn unfold(p: DVec3, dp: f64, q: DVec3, dq: f64, r: DVec3) -> Option<f
     Some(((rx - sx).powi(2) + (ry - sy).powi(2)).sqrt())
 }
 
-/// Distances over a cloth's surface from one particle to a few others (the rest lengths of a
-/// coarse level's limits): Dijkstra over the constraint graph with the triangle unfolding the
-/// tethers use ([`unfold`]), never shorter than the straight line, stopped once every target
-/// is settled. Scratch space is kept between calls, so a search costs what it visits.
+/// The A* estimate's share of the straight line to the target. The whole line is the fastest
+/// search but a narrow band often lacks the settled triangle corners the unfolding needs, so
+/// its distances come out long by the zigzag of the edges; half the line widens the band enough.
+/// Measured on the 384² irregular sheet's levels: plain Dijkstra 11.5 s, 1.0 → 0.98 s, 0.8 →
+/// 1.5 s, 0.5 → 3.3 s; the 192² sheet's mean stretch after 60 frames 1.0124, 1.0101 and 1.0087.
+const ESTIMATE_WEIGHT: f64 = 0.5;
+
+/// Distances over a cloth's surface between particles (the rest lengths of a coarse level's
+/// limits): shortest paths over the constraint graph with the triangle unfolding the tethers
+/// use ([`unfold`]), never shorter than the straight line. Scratch space is kept between
+/// calls, so a search costs what it visits.
 pub(crate) struct SurfaceDistances<'a> {
     graph: Adjacency,
     fans: Fans,
@@ -134,13 +141,25 @@ impl<'a> SurfaceDistances<'a> {
     /// The distance from `source` to each of `targets` (in their order); a target the source
     /// cannot reach gets its straight-line distance.
     pub(crate) fn between(&mut self, source: u32, targets: &[u32]) -> Vec<f64> {
+        targets.iter().map(|&t| self.to(source, t)).collect()
+    }
+
+    /// The distance from `source` to `target`: an A* search whose estimate is the straight
+    /// line to the target (never more than the distance over the surface), so on a nearly flat
+    /// cloth it visits a narrow band along the line instead of a disc around the source.
+    fn to(&mut self, source: u32, target: u32) -> f64 {
         let x = |i: u32| self.positions[i as usize].as_dvec3();
+        let goal = x(target);
         let chord = |i: u32| x(i).distance(x(source));
-        let mut left = targets.len();
+        let estimate = |i: u32| ESTIMATE_WEIGHT * x(i).distance(goal);
         let mut heap = BinaryHeap::new();
-        heap.push(Reverse((0.0f64.to_bits(), source)));
-        // Non-negative f64s order like their bits.
-        while let Some(Reverse((bits, p))) = heap.pop() {
+        let push = |heap: &mut BinaryHeap<_>, d: f64, p: u32| {
+            // Non-negative f64s order like their bits.
+            heap.push(Reverse(((d + estimate(p)).to_bits(), d.to_bits(), p)));
+        };
+        push(&mut heap, 0.0, source);
+        let mut found = None;
+        while let Some(Reverse((_, bits, p))) = heap.pop() {
             let pu = p as usize;
             if !self.settled[pu].is_nan() {
                 continue;
@@ -148,16 +167,13 @@ impl<'a> SurfaceDistances<'a> {
             let d = f64::from_bits(bits);
             self.settled[pu] = d;
             self.touched.push(p);
-            if targets.contains(&p) {
-                left -= 1;
-                if left == 0 {
-                    break;
-                }
+            if p == target {
+                found = Some(d);
+                break;
             }
             for &(q, w) in self.graph.neighbours(pu) {
                 if self.settled[q as usize].is_nan() {
-                    let dq = (d + w as f64).max(chord(q));
-                    heap.push(Reverse((dq.to_bits(), q)));
+                    push(&mut heap, (d + w as f64).max(chord(q)), q);
                 }
             }
             for &[q, r] in self.fans.opposite(pu) {
@@ -167,22 +183,15 @@ impl<'a> SurfaceDistances<'a> {
                         continue;
                     }
                     if let Some(dr) = unfold(x(p), d, x(q), dq, x(r)) {
-                        heap.push(Reverse((dr.max(chord(r)).to_bits(), r)));
+                        push(&mut heap, dr.max(chord(r)), r);
                     }
                 }
             }
         }
-        let out = targets
-            .iter()
-            .map(|&t| {
-                let d = self.settled[t as usize];
-                if d.is_nan() { chord(t) } else { d }
-            })
-            .collect();
         for &p in &self.touched {
             self.settled[p as usize] = f64::NAN;
         }
         self.touched.clear();
-        out
+        found.unwrap_or_else(|| chord(target))
     }
 }
