@@ -1093,3 +1093,33 @@ fn settings_that_do_nothing_are_warned_once() {
     warned(&["--weld", "0.1"], "--weld");
     warned(&["--mesh", &asset("flag.obj"), "--grid", "8x8"], "--grid");
 }
+
+#[test]
+fn simulate_writes_the_energy_of_every_frame() {
+    let out = temp_path("energy-out.csv");
+    let energy = temp_path("energy.csv");
+    let (o, e) = (out.to_str().unwrap(), energy.to_str().unwrap());
+    let run = chiffon(&sim(o, &["--energy", e]));
+    assert!(run.status.success(), "{run:?}");
+    let text = std::fs::read_to_string(&energy).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "t_s,kinetic_j,gravitational_j,elastic_j,total_j");
+    assert_eq!(lines.len(), 3, "one line per frame:\n{text}");
+    let last: Vec<f64> = lines[2].split(',').map(|v| v.parse().unwrap()).collect();
+    assert!(
+        (last[0] - 2.0 / 60.0).abs() < 1e-6,
+        "t of frame 2: {}",
+        last[0]
+    );
+    assert!(last[1] > 0.0, "a falling cloth has kinetic energy");
+    assert!((last[1] + last[2] + last[3] - last[4]).abs() < 1e-6 * last[4].abs().max(1.0));
+    rejects(&sim(o, &["--energy", o]), "--energy");
+    rejects(
+        &sim(o, &["--energy", "/nonexistent-folder/e.csv"]),
+        "--energy",
+    );
+    rejects(
+        &sim(o, &["--energy", "e.txt"]),
+        "must be a file ending in .csv",
+    );
+}
