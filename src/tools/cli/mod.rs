@@ -733,7 +733,7 @@ fn simulate_run(
                 1 => "every frame".to_string(),
                 n => format!("one every {n} frames"),
             };
-            let last = if frames % every == 0 {
+            let last = if frames.is_multiple_of(every) {
                 String::new()
             } else {
                 format!(", and the last, after {frames} frames")
