@@ -1,4 +1,5 @@
-//! chiffon in the browser. The conformance page ([`conformance`]) steps scenes on the
+//! chiffon in the browser, one wasm module for two pages: the demo ([`demo`], `index.html`)
+//! and the conformance page ([`conformance`], `test.html`), which steps scenes on the
 //! browser's WebGPU and on the CPU reference compiled to wasm and compares them; `web/test`
 //! runs it in headless Chromium.
 
@@ -7,6 +8,7 @@ use std::sync::Mutex;
 use wasm_bindgen::prelude::*;
 
 pub mod conformance;
+pub mod demo;
 
 /// The last panic's message, for the page to report (a panic in wasm reaches JavaScript only
 /// as "unreachable executed").
