@@ -20,6 +20,9 @@ struct Outcome {
     particles: usize,
     /// Largest distance between a GPU particle and its CPU twin (m).
     max_deviation_m: f32,
+    /// Particles of the CPU run touching a collider at the end (within its thickness), per
+    /// collider, so the report says whether the scene tested contact.
+    contacts: Vec<(&'static str, usize)>,
     /// Milliseconds the CPU reference's steps took (the rest is the GPU's, and setup).
     cpu_ms: f64,
     /// Each cloth's deviation against its own tolerance (m), for the verdict's message.
@@ -47,9 +50,11 @@ fn random_dts(frames: u32, seed: u64) -> Vec<f64> {
         .collect()
 }
 
-/// A 72 × 42 grid pinned at its corners, with tethers and two coarse levels, hanging over a
-/// sphere; a particle of both coarse levels is grabbed and held (as the demo's mouse does) and
-/// another pinned, then both freed (`coarse_levels_match_on_an_even_grid_...` natively).
+/// A 72 × 42 grid pinned at its corners, with tethers and two coarse levels, in wind, with
+/// the native test's sphere below it (out of its reach: the report counts the particles
+/// touching each collider); a particle of both coarse levels is grabbed and held (as the
+/// demo's mouse does) and another pinned, then both freed
+/// (`coarse_levels_match_on_an_even_grid_...` natively).
 async fn grid(ctx: &GpuContext, frames: u32) -> Result<Outcome> {
     let cloth = ClothBuilder::grid(72, 42)
         .pinning(Pinning::Corners)
@@ -91,7 +96,8 @@ async fn grid(ctx: &GpuContext, frames: u32) -> Result<Outcome> {
         gpu.step(dt)?;
         timed(&mut cpu_ms, || cpu.step(dt))?;
     }
-    lone("grid", &mut gpu, &mut cpu, &cloth, cpu_ms).await
+    let contacts = |c: &[Vec3]| vec![("sphere", on_sphere(c, Vec3::new(0.0, -0.5, 0.2), 0.3))];
+    lone("grid", &mut gpu, &mut cpu, &cloth, cpu_ms, contacts).await
 }
 
 /// The shipped round tablecloth (a mesh that is not a grid: irregular coloring, area masses,
@@ -125,7 +131,14 @@ async fn mesh(ctx: &GpuContext, frames: u32, sphere: bool) -> Result<Outcome> {
         timed(&mut cpu_ms, || cpu.step(dt))?;
     }
     let name = if sphere { "mesh-sphere" } else { "mesh" };
-    lone(name, &mut gpu, &mut cpu, &cloth, cpu_ms).await
+    let contacts = |c: &[Vec3]| {
+        let mut touching = vec![("ground", on_ground(c, 0.65))];
+        if sphere {
+            touching.push(("sphere", on_sphere(c, Vec3::new(0.0, 0.8, 0.0), 0.25)));
+        }
+        touching
+    };
+    lone(name, &mut gpu, &mut cpu, &cloth, cpu_ms, contacts).await
 }
 
 /// Runs `f`, adding the milliseconds it took to `total`.
@@ -153,12 +166,31 @@ fn check_moved(scene: &str, positions: &[Vec3], rest: &[Vec3]) -> Result<()> {
     Ok(())
 }
 
+/// Particles of `positions` within the contact thickness of the ground at `height`.
+fn on_ground(positions: &[Vec3], height: f32) -> usize {
+    let r = chiffon::contact::DEFAULT_THICKNESS;
+    positions
+        .iter()
+        .filter(|p| p.y <= height + r + 1e-4)
+        .count()
+}
+
+/// Particles of `positions` within the contact thickness of a sphere.
+fn on_sphere(positions: &[Vec3], center: Vec3, radius: f32) -> usize {
+    let r = chiffon::contact::DEFAULT_THICKNESS;
+    positions
+        .iter()
+        .filter(|p| p.distance(center) < radius + r + 1e-3)
+        .count()
+}
+
 async fn lone(
     scene: &'static str,
     gpu: &mut Solver,
     cpu: &mut Solver,
     cloth: &Cloth,
     cpu_ms: f64,
+    contacts: impl Fn(&[Vec3]) -> Vec<(&'static str, usize)>,
 ) -> Result<Outcome> {
     let g = gpu.positions_async().await?;
     gpu.health_async().await?;
@@ -169,6 +201,7 @@ async fn lone(
     Ok(Outcome {
         scene,
         path: "global",
+        contacts: contacts(&c),
         cpu_ms,
         particles: cloth.particle_count(),
         max_deviation_m: d,
@@ -176,10 +209,13 @@ async fn lone(
     })
 }
 
+/// The world scene's ground (m).
+const WORLD_GROUND: f32 = -0.45;
+
 /// Small cloths of mixed shapes on the fused path (one workgroup each, in workgroup memory;
 /// every cloth on the global path where the device cannot bind the fused kernel's buffers),
-/// and one too large for it on the global path, under wind and over the ground; with
-/// `sphere`, also a sphere, as `gpu_world_matches_the_cpu_world_on_both_paths_...` does
+/// and one too large for it on the global path, under wind, their lower edges on the ground;
+/// with `sphere`, also a sphere, as `gpu_world_matches_the_cpu_world_on_both_paths_...` does
 /// natively (not a default scene, for the reason [`mesh`] gives).
 async fn world(ctx: &GpuContext, frames: u32, sphere: bool) -> Result<Outcome> {
     let grid = |c: u32, r: u32, pin| {
@@ -208,7 +244,9 @@ async fn world(ctx: &GpuContext, frames: u32, sphere: bool) -> Result<Outcome> {
             )),
         ),
     ];
-    let mut colliders = vec![Collider::ground(-0.9)];
+    // The ground just under the hanging cloths' lower edges (the native test's is at -0.9,
+    // out of their reach), so the world tests contact too.
+    let mut colliders = vec![Collider::ground(WORLD_GROUND)];
     if sphere {
         colliders.push(Collider::sphere(Vec3::new(0.1, -0.6, 0.2), 0.3));
     }
@@ -256,6 +294,7 @@ async fn world(ctx: &GpuContext, frames: u32, sphere: bool) -> Result<Outcome> {
     }
     let mut outcome = Outcome {
         scene: if sphere { "world-sphere" } else { "world" },
+        contacts: Vec::new(),
         path,
         cpu_ms,
         particles: gpu.particle_count(),
@@ -274,6 +313,13 @@ async fn world(ctx: &GpuContext, frames: u32, sphere: bool) -> Result<Outcome> {
         all_cpu.extend(cp);
     }
     check_moved("world", &all_gpu, &rest)?;
+    outcome
+        .contacts
+        .push(("ground", on_ground(&all_cpu, WORLD_GROUND)));
+    if sphere {
+        let touching = on_sphere(&all_cpu, Vec3::new(0.1, -0.6, 0.2), 0.3);
+        outcome.contacts.push(("sphere", touching));
+    }
     check_moved("world", &all_cpu, &rest)?;
     gpu.health_async().await?;
     Ok(outcome)
@@ -340,9 +386,17 @@ pub async fn run_conformance(
             .iter()
             .map(|(d, limit)| format!("{d:.3e} m of {limit:.3e} m"))
             .collect();
+        let touching: Vec<String> = outcome
+            .contacts
+            .iter()
+            .map(|(what, n)| format!("{n} on the {what}"))
+            .collect();
         report.push(format!(
-            "{scene} ({} path): {} ({}) in {:.1} s, {:.1} s of it the CPU reference's steps",
+            "{scene} ({} path, {} particles; touching at the end: {}): {} ({}) in {:.1} s, \
+             {:.1} s of it the CPU reference's steps",
             outcome.path,
+            outcome.particles,
+            touching.join(", "),
             if outcome.pass() { "pass" } else { "FAIL" },
             cloths.join(", "),
             (now_ms() - start) / 1000.0,

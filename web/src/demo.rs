@@ -47,6 +47,8 @@ struct State {
     grab: Option<(usize, f32)>,
     /// Where the pointer is, in normalized device coordinates.
     pointer: (f32, f32),
+    /// WebGPU's validation errors, as the device reports them (events, not return values).
+    errors: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 /// The orbit camera (as the native demo's `OrbitCamera`, without its picking helpers).
@@ -389,6 +391,14 @@ impl Demo {
             surface.configure(&ctx.device, &config);
         }
         let offscreen = surface.is_none().then(|| color_texture(&ctx, &config));
+        let errors = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+        let sink = errors.clone();
+        ctx.device
+            .on_uncaptured_error(std::sync::Arc::new(move |e| {
+                sink.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(e.to_string());
+            }));
         let depth = depth_view(&ctx, width, height);
         let mut draw = Draw::new(&ctx, format);
         let (world, cloth, built) = scene(&ctx, grid, false, true).map_err(js_error)?;
@@ -414,6 +424,7 @@ impl Demo {
             },
             grab: None,
             pointer: (0.0, 0.0),
+            errors,
         };
         Ok(Demo {
             state: Rc::new(RefCell::new(state)),
@@ -432,6 +443,55 @@ impl Demo {
         }
         s.world.step(dt).map_err(js_error)?;
         s.render()
+    }
+
+    /// The last frame drawn offscreen, as RGBA bytes row by row (width × height × 4); fails
+    /// when drawing to the canvas. For a picture of the page where no canvas can be shown.
+    pub fn pixels(&self) -> js_sys::Promise {
+        let state = self.state.clone();
+        wasm_bindgen_futures::future_to_promise(async move {
+            let (ctx, buffer, width, height, row) = {
+                let s = state.borrow();
+                let texture = s
+                    .offscreen
+                    .as_ref()
+                    .ok_or_else(|| js_error("pixels: the demo draws to the canvas"))?;
+                let (width, height) = (s.config.width, s.config.height);
+                let row = (width * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+                let buffer = s.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("pixels"),
+                    size: row as u64 * height as u64,
+                    usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+                    mapped_at_creation: false,
+                });
+                let mut encoder = s.ctx.device.create_command_encoder(&Default::default());
+                encoder.copy_texture_to_buffer(
+                    texture.as_image_copy(),
+                    wgpu::TexelCopyBufferInfo {
+                        buffer: &buffer,
+                        layout: wgpu::TexelCopyBufferLayout {
+                            offset: 0,
+                            bytes_per_row: Some(row),
+                            rows_per_image: None,
+                        },
+                    },
+                    wgpu::Extent3d {
+                        width,
+                        height,
+                        depth_or_array_layers: 1,
+                    },
+                );
+                s.ctx.queue.submit([encoder.finish()]);
+                (s.ctx.clone(), buffer, width, height, row)
+            };
+            let bytes: Vec<u8> = ctx.read_buffer_async(&buffer).await.map_err(js_error)?;
+            let mut rgba = Vec::with_capacity((width * height * 4) as usize);
+            for y in 0..height as usize {
+                let start = y * row as usize;
+                rgba.extend_from_slice(&bytes[start..start + width as usize * 4]);
+            }
+            Ok(js_sys::Uint8Array::from(rgba.as_slice()).into())
+        })
     }
 
     /// Steps the world `dt` seconds without drawing (the page's compute-only timing).
@@ -565,6 +625,13 @@ impl Demo {
         s.sphere = sphere;
         s.grab = None;
         Ok(())
+    }
+
+    /// The first WebGPU error the device reported, if any (the page shows it and stops).
+    pub fn error(&self) -> Option<String> {
+        let s = self.state.borrow();
+        let errors = s.errors.lock().unwrap_or_else(|e| e.into_inner());
+        errors.first().cloned()
     }
 
     /// Particles of the cloth.
@@ -720,7 +787,7 @@ fn color_texture(ctx: &GpuContext, config: &wgpu::SurfaceConfiguration) -> wgpu:
         sample_count: 1,
         dimension: wgpu::TextureDimension::D2,
         format: config.format,
-        usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
         view_formats: &[],
     })
 }
