@@ -40,6 +40,8 @@ struct State {
     cloth: ClothHandle,
     free_inverse_masses: Vec<f32>,
     grid: u32,
+    /// A mesh dropped onto the page, shown in place of the grid until the grid changes.
+    mesh: Option<chiffon::TriangleMesh>,
     wind: bool,
     sphere: bool,
     camera: Camera,
@@ -310,19 +312,35 @@ fn params(wind: bool, sphere: bool) -> SolverParams {
     }
 }
 
-/// A world holding the demo's `grid`² cloth.
+/// The cloth a dropped mesh makes: scaled so its largest side is 1 m, its middle over the
+/// origin and its lowest point 1 m up, so it falls onto the sphere as the grid does; no pins.
+fn mesh_cloth(mesh: &chiffon::TriangleMesh) -> chiffon::Result<chiffon::Cloth> {
+    let (lo, hi) = chiffon::geometry::bounds(&mesh.positions);
+    let scale = 1.0 / (hi - lo).max_element().max(1e-6);
+    let middle = 0.5 * (lo + hi) * scale;
+    ClothBuilder::mesh(mesh.clone())
+        .scale(scale)
+        .translate(Vec3::new(-middle.x, CLOTH_HEIGHT - lo.y * scale, -middle.z))
+        .build()
+}
+
+/// A world holding the demo's `grid`² cloth, or the cloth of a dropped mesh.
 fn scene(
     ctx: &GpuContext,
     grid: u32,
+    mesh: Option<&chiffon::TriangleMesh>,
     wind: bool,
     sphere: bool,
 ) -> chiffon::Result<(World, ClothHandle, chiffon::Cloth)> {
-    let cloth = ClothBuilder::grid(grid, grid)
-        .layout(Layout::Flat {
-            height: CLOTH_HEIGHT,
-        })
-        .pinning(Pinning::Corners)
-        .build()?;
+    let cloth = match mesh {
+        Some(mesh) => mesh_cloth(mesh)?,
+        None => ClothBuilder::grid(grid, grid)
+            .layout(Layout::Flat {
+                height: CLOTH_HEIGHT,
+            })
+            .pinning(Pinning::Corners)
+            .build()?,
+    };
     let config = WorldConfig {
         capacity: chiffon::world::WorldCapacity::for_cloths(1, &cloth),
         paths: chiffon::world::PathChoice::Global,
@@ -401,7 +419,7 @@ impl Demo {
             }));
         let depth = depth_view(&ctx, width, height);
         let mut draw = Draw::new(&ctx, format);
-        let (world, cloth, built) = scene(&ctx, grid, false, true).map_err(js_error)?;
+        let (world, cloth, built) = scene(&ctx, grid, None, false, true).map_err(js_error)?;
         draw.set_cloth(&ctx, built.triangles());
         let state = State {
             free_inverse_masses: built.free_inverse_masses().to_vec(),
@@ -414,6 +432,7 @@ impl Demo {
             world,
             cloth,
             grid,
+            mesh: None,
             wind: false,
             sphere: true,
             camera: Camera {
@@ -611,20 +630,31 @@ impl Demo {
         Ok(())
     }
 
-    /// Rebuilds the scene with a `grid`² cloth, the wind and the sphere as given.
+    /// Rebuilds the scene with a `grid`² cloth (dropping a dropped mesh), the wind and the
+    /// sphere as given.
     pub fn rebuild(&self, grid: u32, wind: bool, sphere: bool) -> Result<(), JsError> {
         let mut s = self.state.borrow_mut();
-        let (world, cloth, built) = scene(&s.ctx, grid, wind, sphere).map_err(js_error)?;
-        let ctx = s.ctx.clone();
-        s.draw.set_cloth(&ctx, built.triangles());
-        s.free_inverse_masses = built.free_inverse_masses().to_vec();
-        s.world = world;
-        s.cloth = cloth;
-        s.grid = grid;
-        s.wind = wind;
-        s.sphere = sphere;
-        s.grab = None;
-        Ok(())
+        if grid != s.grid {
+            s.mesh = None;
+        }
+        let mesh = s.mesh.clone();
+        s.build(grid, mesh, wind, sphere)
+    }
+
+    /// Shows the cloth of an OBJ file dropped onto the page (`bytes`, named `name`). A file
+    /// that is not a usable mesh is an error naming it and the reason, and the scene stays as
+    /// it was.
+    pub fn load_obj(&self, bytes: &[u8], name: &str) -> Result<(), JsError> {
+        let mesh = chiffon::geometry::obj::parse(bytes, name).map_err(js_error)?;
+        mesh_cloth(&mesh).map_err(js_error)?;
+        let mut s = self.state.borrow_mut();
+        let (grid, wind, sphere) = (s.grid, s.wind, s.sphere);
+        s.build(grid, Some(mesh), wind, sphere)
+    }
+
+    /// Particles of the cloth.
+    pub fn particles(&self) -> u32 {
+        self.state.borrow().free_inverse_masses.len() as u32
     }
 
     /// The first WebGPU error the device reported, if any (the page shows it and stops).
@@ -632,12 +662,6 @@ impl Demo {
         let s = self.state.borrow();
         let errors = s.errors.lock().unwrap_or_else(|e| e.into_inner());
         errors.first().cloned()
-    }
-
-    /// Particles of the cloth.
-    pub fn particles(&self) -> u32 {
-        let g = self.state.borrow().grid;
-        g * g
     }
 
     /// The adapter and the limits that bound a cloth, as `chiffon info` prints them, as text.
@@ -702,6 +726,29 @@ impl Demo {
 }
 
 impl State {
+    /// Makes the scene anew; on an error the old one stays.
+    fn build(
+        &mut self,
+        grid: u32,
+        mesh: Option<chiffon::TriangleMesh>,
+        wind: bool,
+        sphere: bool,
+    ) -> Result<(), JsError> {
+        let (world, cloth, built) =
+            scene(&self.ctx, grid, mesh.as_ref(), wind, sphere).map_err(js_error)?;
+        let ctx = self.ctx.clone();
+        self.draw.set_cloth(&ctx, built.triangles());
+        self.free_inverse_masses = built.free_inverse_masses().to_vec();
+        self.world = world;
+        self.cloth = cloth;
+        self.grid = grid;
+        self.mesh = mesh;
+        self.wind = wind;
+        self.sphere = sphere;
+        self.grab = None;
+        Ok(())
+    }
+
     fn render(&mut self) -> Result<(), JsError> {
         let frame = match (&self.surface, &self.offscreen) {
             (Some(surface), _) => match surface.get_current_texture() {
