@@ -49,6 +49,11 @@ struct State {
     grab: Option<(usize, f32)>,
     /// Where the pointer is, in normalized device coordinates.
     pointer: (f32, f32),
+    /// GPU timestamps around each stage, where the browser grants them (Chromium does with
+    /// `--enable-unsafe-webgpu`); read back without blocking, a few frames late.
+    timer: Option<chiffon::gpu::StageTimer>,
+    /// The last GPU times read: the frame's total and each stage's (ms).
+    gpu_times: Option<chiffon::gpu::StageTimes>,
     /// WebGPU's validation errors, as the device reports them (events, not return values).
     errors: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
@@ -418,6 +423,10 @@ impl Demo {
                     .push(e.to_string());
             }));
         let depth = depth_view(&ctx, width, height);
+        // Room for every stage of a frame of the most substeps the solver allows.
+        let max_passes =
+            chiffon::schedule::FrameSchedule::largest(chiffon::params::MAX_SUBSTEPS).stages();
+        let timer = chiffon::gpu::StageTimer::new(&ctx, max_passes);
         let mut draw = Draw::new(&ctx, format);
         let (world, cloth, built) = scene(&ctx, grid, None, false, true).map_err(js_error)?;
         draw.set_cloth(&ctx, built.triangles());
@@ -443,6 +452,8 @@ impl Demo {
             },
             grab: None,
             pointer: (0.0, 0.0),
+            timer,
+            gpu_times: None,
             errors,
         };
         Ok(Demo {
@@ -460,8 +471,37 @@ impl Demo {
             let cloth = s.cloth;
             s.world.set_particle(cloth, i, to, 0.0).map_err(js_error)?;
         }
-        s.world.step(dt).map_err(js_error)?;
+        // Time this frame's stages unless the previous measurement is still being read.
+        let s = &mut *s;
+        let timer = s.timer.as_mut().filter(|t| t.is_idle());
+        let timed = timer.is_some();
+        s.world.step_timed(dt, timer).map_err(js_error)?;
+        if let Some(t) = s.timer.as_mut() {
+            if timed {
+                t.request();
+            }
+            if let Some(times) = t.collect() {
+                s.gpu_times = Some(times);
+            }
+        }
         s.render()
+    }
+
+    /// The GPU time of a recent frame, in total and per stage, as text; `None` where the
+    /// browser grants no timestamps (or none has arrived yet).
+    pub fn gpu_times(&self) -> Option<String> {
+        let s = self.state.borrow();
+        let times = s.gpu_times.as_ref()?;
+        let stages: Vec<String> = times
+            .stages
+            .iter()
+            .map(|(stage, ms)| format!("{} {ms:.1}", stage.name()))
+            .collect();
+        Some(format!(
+            "GPU {:.1} ms ({})",
+            times.total_ms,
+            stages.join(", ")
+        ))
     }
 
     /// The last frame drawn offscreen, as RGBA bytes row by row (width × height × 4); fails
