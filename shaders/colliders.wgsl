@@ -5,6 +5,21 @@
 //   distance_grid:  array<f32>             every mesh collider's samples (Rust: contact::DistanceGrid)
 //   collider_cells: array<u32>             the broad phase (Rust: contact::broadphase)
 
+// a (1 − t) + b t, spelled out: WGSL leaves `mix`'s rounding to the implementation, and
+// SwiftShader rounds it unlike lavapipe and the CPU twin (which spells it so), and a moving sphere
+// amplified that to 7 mm in 60 frames (web/test). Spelled out, every GPU rounds as the twin.
+fn lerp1(a: f32, b: f32, t: f32) -> f32 {
+    return a * (1.0 - t) + b * t;
+}
+
+fn lerp3(a: vec3<f32>, b: vec3<f32>, t: f32) -> vec3<f32> {
+    return a * (1.0 - t) + b * t;
+}
+
+fn lerp4(a: vec4<f32>, b: vec4<f32>, t: f32) -> vec4<f32> {
+    return a * (1.0 - t) + b * t;
+}
+
 // Shape kinds (Rust: contact::Shape::kind).
 const COLLIDER_SPHERE: u32 = 0u;
 const COLLIDER_CAPSULE: u32 = 1u;
@@ -62,8 +77,8 @@ fn collider_pose(c: ColliderRecord, t: f32) -> Pose {
     if (dot(c.from_rotation, to) < 0.0) {
         to = -to;
     }
-    let q = normalize(mix(c.from_rotation, to, t));
-    return Pose(mix(c.from_position.xyz, c.to_position.xyz, t), q);
+    let q = normalize(lerp4(c.from_rotation, to, t));
+    return Pose(lerp3(c.from_position.xyz, c.to_position.xyz, t), q);
 }
 
 // Trilinear sample of a mesh collider's grid at q (its frame); outside the grid, the distance
@@ -81,11 +96,11 @@ fn grid_distance(c: ColliderRecord, q: vec3<f32>) -> f32 {
     let row = dims.x;
     let layer = dims.x * dims.y;
     let i = c.grid_offset + base.z * layer + base.y * row + base.x;
-    let x00 = mix(distance_grid[i], distance_grid[i + 1u], f.x);
-    let x10 = mix(distance_grid[i + row], distance_grid[i + row + 1u], f.x);
-    let x01 = mix(distance_grid[i + layer], distance_grid[i + layer + 1u], f.x);
-    let x11 = mix(distance_grid[i + layer + row], distance_grid[i + layer + row + 1u], f.x);
-    return mix(mix(x00, x10, f.y), mix(x01, x11, f.y), f.z) + outside;
+    let x00 = lerp1(distance_grid[i], distance_grid[i + 1u], f.x);
+    let x10 = lerp1(distance_grid[i + row], distance_grid[i + row + 1u], f.x);
+    let x01 = lerp1(distance_grid[i + layer], distance_grid[i + layer + 1u], f.x);
+    let x11 = lerp1(distance_grid[i + layer + row], distance_grid[i + layer + row + 1u], f.x);
+    return lerp1(lerp1(x00, x10, f.y), lerp1(x01, x11, f.y), f.z) + outside;
 }
 
 // Distance from q (in the collider's frame) to a tapered capsule: the hull of the spheres
@@ -330,8 +345,8 @@ fn collider_reaches(k: u32, t_from: f32, t_to: f32, x: vec3<f32>, x_prev: vec3<f
     let to_a = colliders[k].bound_to_a.xyz;
     let to_b = colliders[k].bound_to_b.xyz;
     // The capsule at the substep's end, and how far any point of it moved over the substep.
-    let a = mix(from_a.xyz, to_a, t_to);
-    let b = mix(from_b, to_b, t_to);
+    let a = lerp3(from_a.xyz, to_a, t_to);
+    let b = lerp3(from_b, to_b, t_to);
     let sweep = max(length(to_a - from_a.xyz), length(to_b - from_b)) * (t_to - t_from);
     let reach = from_a.w + colliders[k].material.x + length(x - x_prev) + sweep;
     let ab = b - a;

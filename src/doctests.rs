@@ -46,3 +46,7 @@ pub struct Performance;
 /// `docs/quality.md`.
 #[doc = include_str!("../docs/quality.md")]
 pub struct Quality;
+
+/// `docs/web.md`.
+#[doc = include_str!("../docs/web.md")]
+pub struct Web;

@@ -39,6 +39,24 @@ pub enum ChiffonError {
     )]
     NoAdapter(String),
 
+    /// The browser has no WebGPU (`navigator.gpu` is missing, or it gave no adapter). WebGL2
+    /// has no compute shaders, so there is no fallback.
+    #[error(
+        "this browser has no WebGPU ({0}); open the page in a browser with WebGPU (Chrome or \
+         Edge 113 and later, recent Safari and Firefox), over https or on localhost"
+    )]
+    NoWebGpu(String),
+
+    /// A blocking call (a readback, a device request) was made where the thread must not
+    /// block: in a browser, the GPU answers only once the page's event loop runs.
+    #[error("{what} would block, which a browser cannot do; use {instead}")]
+    WouldBlock {
+        /// The blocking call.
+        what: &'static str,
+        /// The async method to use instead.
+        instead: &'static str,
+    },
+
     /// `WGPU_ADAPTER_NAME` was set but no adapter's name contains it.
     #[error("no adapter name contains WGPU_ADAPTER_NAME={wanted:?}; available: {available}")]
     AdapterNotFound {

@@ -119,6 +119,17 @@ impl Solver {
         self.world.energy(handle)
     }
 
+    /// As [`Solver::positions`], without blocking: a browser's GPU answers only once the
+    /// page's event loop runs. Natively it waits as [`Solver::positions`] does.
+    pub async fn positions_async(&mut self) -> Result<Vec<Vec3>> {
+        self.world.positions_async(self.handle).await
+    }
+
+    /// As [`Solver::raw_positions`], without blocking.
+    pub async fn raw_positions_async(&mut self) -> Result<Vec<Vec4>> {
+        self.world.raw_positions_async(self.handle).await
+    }
+
     /// The parameters in force.
     pub fn params(&self) -> &SolverParams {
         self.world.params()
@@ -175,6 +186,11 @@ impl Solver {
     /// waits for the device).
     pub fn health(&mut self) -> Result<()> {
         self.world.health().map_err(lone)
+    }
+
+    /// As [`Solver::health`], without blocking (for the web).
+    pub async fn health_async(&mut self) -> Result<()> {
+        self.world.health_async().await.map_err(lone)
     }
 
     /// The tethers in force (rebuilt first if the pinned set changed).

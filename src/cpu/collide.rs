@@ -79,7 +79,7 @@ fn collider_pose(c: &ColliderRecord, t: f32) -> Pose {
     if from.dot(to) < 0.0 {
         to = -to;
     }
-    // WGSL's mix: a (1 − t) + b t.
+    // As `lerp4` in colliders.wgsl: a (1 − t) + b t.
     let q = (from * (1.0 - t) + to * t).normalize();
     let (p0, p1) = (
         Vec4::from_array(c.from_position).xyz(),

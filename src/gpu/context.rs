@@ -1,7 +1,10 @@
 //! The one place that touches wgpu's instance, adapter, device and polling, so a wgpu upgrade
 //! is a small diff here.
 
-use std::sync::mpsc;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, mpsc};
+use std::task::{Context, Poll, Waker};
 
 use crate::error::{ChiffonError, Result};
 
@@ -42,7 +45,8 @@ impl GpuContext {
     }
 
     /// Picks an adapter (see [`GpuContext::with_instance`]) on a headless instance and opens a
-    /// device on it.
+    /// device on it. In a browser, use [`GpuContext::new_async`] (this returns
+    /// [`ChiffonError::WouldBlock`] there).
     pub fn new() -> Result<Self> {
         Self::with_instance(Self::create_headless_instance(), None)
     }
@@ -50,19 +54,48 @@ impl GpuContext {
     /// Picks an adapter that can present to `surface` (when given): the first whose name
     /// contains `WGPU_ADAPTER_NAME` (case-insensitive) if that is set, else wgpu's choice under
     /// `WGPU_POWER_PREF` (default high performance). Opens a device with the adapter's limits.
+    /// Blocks on [`GpuContext::with_instance_async`]; in a browser, call that instead.
     pub fn with_instance(
         instance: wgpu::Instance,
         surface: Option<&wgpu::Surface<'_>>,
     ) -> Result<Self> {
-        let adapter = pollster::block_on(select_adapter(&instance, surface))?;
+        if cfg!(target_arch = "wasm32") {
+            return Err(ChiffonError::WouldBlock {
+                what: "GpuContext::new",
+                instead: "GpuContext::new_async",
+            });
+        }
+        pollster::block_on(Self::with_instance_async(instance, surface))
+    }
+
+    /// As [`GpuContext::new`], without blocking: what a browser needs (there the instance is
+    /// the browser's WebGPU, and a browser without it is [`ChiffonError::NoWebGpu`]).
+    pub async fn new_async() -> Result<Self> {
+        #[cfg(target_arch = "wasm32")]
+        if !wgpu::util::is_browser_webgpu_supported().await {
+            return Err(ChiffonError::NoWebGpu("navigator.gpu is missing".into()));
+        }
+        Self::with_instance_async(Self::create_headless_instance(), None).await
+    }
+
+    /// As [`GpuContext::with_instance`], without blocking. The device gets every limit the
+    /// adapter offers (a browser's defaults are smaller: 8 storage buffers per stage, 16 KiB of
+    /// workgroup memory), so a cloth too large for them fails with the limit's name
+    /// ([`ChiffonError::ExceedsDeviceLimit`]) only where the adapter itself is too small.
+    pub async fn with_instance_async(
+        instance: wgpu::Instance,
+        surface: Option<&wgpu::Surface<'_>>,
+    ) -> Result<Self> {
+        let adapter = select_adapter(&instance, surface).await?;
         let features = adapter.features() & OPTIONAL_FEATURES;
-        let (device, queue) =
-            pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
                 label: Some("chiffon"),
                 required_features: features,
                 required_limits: adapter.limits(),
                 ..Default::default()
-            }))?;
+            })
+            .await?;
         Ok(Self {
             instance,
             adapter,
@@ -87,6 +120,20 @@ impl GpuContext {
         self.device.limits()
     }
 
+    /// Whether this device can run the fused kernel (one workgroup per small cloth): it binds
+    /// more storage buffers per shader stage than a browser may allow (its default is 8,
+    /// SwiftShader's 10). Without it, every cloth of a [`crate::World`] takes the global path
+    /// ([`crate::world::ClothPath`]).
+    pub fn fuses_cloths(&self) -> bool {
+        self.limits().max_storage_buffers_per_shader_stage >= super::passes::fused_storage_buffers()
+    }
+
+    /// Storage buffers per shader stage the fused kernel needs (see
+    /// [`GpuContext::fuses_cloths`]).
+    pub fn fused_storage_buffers() -> u32 {
+        super::passes::fused_storage_buffers()
+    }
+
     /// True when GPU timestamps can be written between passes.
     pub fn has_timestamps(&self) -> bool {
         self.device
@@ -98,6 +145,16 @@ impl GpuContext {
     /// as `T`s. For tests and export; never inside a frame.
     pub fn read_buffer<T: bytemuck::Pod>(&self, buffer: &wgpu::Buffer) -> Result<Vec<T>> {
         read_buffer_on(&self.device, &self.queue, buffer)
+    }
+
+    /// As [`GpuContext::read_buffer`], without blocking (for the web).
+    pub async fn read_buffer_async<T: bytemuck::Pod>(
+        &self,
+        buffer: &wgpu::Buffer,
+    ) -> Result<Vec<T>> {
+        start_read(&self.device, &self.queue, buffer, buffer.size())
+            .finish()
+            .await
     }
 }
 
@@ -119,19 +176,111 @@ pub fn read_prefix_on<T: bytemuck::Pod>(
     buffer: &wgpu::Buffer,
     bytes: u64,
 ) -> Result<Vec<T>> {
-    if bytes == 0 {
-        return Ok(Vec::new());
-    }
-    let staging = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("readback"),
-        size: bytes,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
+    start_read(device, queue, buffer, bytes).wait()
+}
+
+/// A copy into a staging buffer, submitted: its values are had by blocking
+/// ([`PendingRead::wait`], native) or by awaiting the map ([`PendingRead::finish`], also in a
+/// browser).
+pub struct PendingRead {
+    device: wgpu::Device,
+    /// `None` for an empty read.
+    staging: Option<wgpu::Buffer>,
+}
+
+/// Copies the first `bytes` bytes of `buffer` (which needs `COPY_SRC`) into a new staging
+/// buffer and submits the copy.
+pub fn start_read(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    bytes: u64,
+) -> PendingRead {
+    let staging = (bytes > 0).then(|| {
+        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
+        queue.submit([encoder.finish()]);
+        staging
     });
-    let mut encoder = device.create_command_encoder(&Default::default());
-    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
-    queue.submit([encoder.finish()]);
-    read_mapped(device, &staging)
+    PendingRead {
+        device: device.clone(),
+        staging,
+    }
+}
+
+impl PendingRead {
+    /// The values, waiting for the device (not in a browser: [`ChiffonError::WouldBlock`]).
+    pub fn wait<T: bytemuck::Pod>(self) -> Result<Vec<T>> {
+        match &self.staging {
+            Some(staging) => read_mapped(&self.device, staging),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// The values, once the map completes. Natively this polls the device (blocking, as
+    /// [`PendingRead::wait`] does); in a browser the map resolves as the page's event loop
+    /// runs, so this only yields.
+    pub async fn finish<T: bytemuck::Pod>(self) -> Result<Vec<T>> {
+        let Some(staging) = &self.staging else {
+            return Ok(Vec::new());
+        };
+        let mapped = MapFuture::default();
+        let slot = mapped.slot.clone();
+        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+            let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
+            s.outcome = Some(r.map_err(|e| e.to_string()));
+            if let Some(w) = s.waker.take() {
+                w.wake();
+            }
+        });
+        // Native devices run map callbacks inside `poll`; the browser's run them by itself.
+        if !cfg!(target_arch = "wasm32") {
+            wait(&self.device)?;
+        }
+        mapped.await.map_err(ChiffonError::Readback)?;
+        let values = pod_from_bytes(
+            &staging
+                .get_mapped_range(..)
+                .map_err(|e| ChiffonError::Readback(e.to_string()))?,
+        );
+        staging.unmap();
+        Ok(values)
+    }
+}
+
+/// What a map callback says, and who waits for it.
+#[derive(Default)]
+struct MapSlot {
+    outcome: Option<std::result::Result<(), String>>,
+    waker: Option<Waker>,
+}
+
+/// Resolves when the map callback has run (a one-shot channel, so the library needs no
+/// executor or futures crate).
+#[derive(Default)]
+struct MapFuture {
+    slot: Arc<Mutex<MapSlot>>,
+}
+
+impl Future for MapFuture {
+    type Output = std::result::Result<(), String>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut s = self.slot.lock().unwrap_or_else(|e| e.into_inner());
+        match s.outcome.take() {
+            Some(outcome) => Poll::Ready(outcome),
+            None => {
+                s.waker = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        }
+    }
 }
 
 /// Blocks until all submitted work on `device` is done.
@@ -159,9 +308,16 @@ pub(crate) fn read_mapped<T: bytemuck::Pod>(
         let _ = tx.send(r);
     });
     wait(device)?;
-    rx.recv()
-        .map_err(|e| ChiffonError::Readback(e.to_string()))?
-        .map_err(|e| ChiffonError::Readback(e.to_string()))?;
+    // A browser runs the callback only once the page's event loop runs again: blocking here
+    // would never end.
+    #[cfg(target_arch = "wasm32")]
+    let outcome = rx.try_recv().map_err(|_| ChiffonError::WouldBlock {
+        what: "a GPU readback",
+        instead: "the async method (positions_async, health_async, read_buffer_async)",
+    });
+    #[cfg(not(target_arch = "wasm32"))]
+    let outcome = rx.recv().map_err(|e| ChiffonError::Readback(e.to_string()));
+    outcome?.map_err(|e| ChiffonError::Readback(e.to_string()))?;
     let values = pod_from_bytes(
         &buffer
             .get_mapped_range(..)

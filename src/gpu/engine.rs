@@ -17,7 +17,7 @@ use crate::config::{
 };
 use crate::error::{ChiffonError, Result};
 use crate::world::WorldConfig;
-use crate::world::engine::{Engine, WorldFrame};
+use crate::world::engine::{Engine, Started, WorldFrame};
 use crate::world::layout::Layout;
 
 /// A world's buffers, pipelines and the layout's per-frame sizes.
@@ -208,6 +208,10 @@ impl Engine for GpuEngine {
 
     fn workgroup_capacity(&self) -> u32 {
         self.capacity
+    }
+
+    fn fuses(&self) -> bool {
+        self.ctx.fuses_cloths()
     }
 
     fn load(&mut self, layout: &Layout, positions: &[Vec4], previous: &[Vec4]) -> Result<()> {
@@ -430,5 +434,18 @@ impl Engine for GpuEngine {
 
     fn gpu_bytes(&self) -> Option<u64> {
         Some(self.sizes.total() + self.self_collision.as_ref().map_or(0, |h| h.bytes()))
+    }
+
+    fn start_positions(&mut self) -> Result<Started<Vec4>> {
+        let bytes = self.particle_count as u64 * VEC4_BYTES;
+        let (device, queue) = (&self.ctx.device, &self.ctx.queue);
+        let pending = super::context::start_read(device, queue, &self.particles.positions, bytes);
+        Ok(Started::Gpu(pending))
+    }
+
+    fn start_health(&mut self) -> Result<Started<Health>> {
+        let (device, queue, health) = (&self.ctx.device, &self.ctx.queue, &self.particles.health);
+        let pending = super::context::start_read(device, queue, health, health.size());
+        Ok(Started::Gpu(pending))
     }
 }

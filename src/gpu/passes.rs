@@ -49,6 +49,42 @@ pub(crate) struct FusedKernel {
 
 pub(super) const STEP_SIZE: u64 = size_of::<StepParams>() as u64;
 
+/// The fused kernel's bindings (`shaders/solve_cloths.wgsl`).
+const FUSED_BINDINGS: [Binding; 14] = {
+    let fixed_step = Binding::Uniform {
+        size: STEP_SIZE,
+        dynamic: false,
+    };
+    [
+        Binding::Uniform {
+            size: size_of::<FusedFrame>() as u64,
+            dynamic: false,
+        },
+        fixed_step,
+        fixed_step,
+        Binding::StorageRead,
+        Binding::StorageRead,
+        Binding::StorageRead,
+        Binding::StorageReadWrite,
+        Binding::StorageReadWrite,
+        Binding::StorageReadWrite,
+        Binding::StorageRead,
+        Binding::StorageReadWrite,
+        Binding::StorageRead,
+        Binding::StorageRead,
+        Binding::StorageRead,
+    ]
+};
+
+/// Storage buffers the fused kernel binds: a device that allows fewer per shader stage (a
+/// browser's default is 8, SwiftShader's 10) solves every cloth on the global path.
+pub(crate) fn fused_storage_buffers() -> u32 {
+    FUSED_BINDINGS
+        .iter()
+        .filter(|b| matches!(b, Binding::StorageRead | Binding::StorageReadWrite))
+        .count() as u32
+}
+
 impl Pipelines {
     /// Compiles the per-pass kernels with `workgroup_size` threads per group.
     pub(crate) fn new(device: &wgpu::Device, workgroup_size: u32) -> Self {
@@ -156,33 +192,7 @@ impl Pipelines {
         if self.fused.is_some() {
             return;
         }
-        let fixed_step = Binding::Uniform {
-            size: STEP_SIZE,
-            dynamic: false,
-        };
-        let layout = bind_group_layout(
-            device,
-            "solve_cloths",
-            &[
-                Binding::Uniform {
-                    size: size_of::<FusedFrame>() as u64,
-                    dynamic: false,
-                },
-                fixed_step,
-                fixed_step,
-                Binding::StorageRead,
-                Binding::StorageRead,
-                Binding::StorageRead,
-                Binding::StorageReadWrite,
-                Binding::StorageReadWrite,
-                Binding::StorageReadWrite,
-                Binding::StorageRead,
-                Binding::StorageReadWrite,
-                Binding::StorageRead,
-                Binding::StorageRead,
-                Binding::StorageRead,
-            ],
-        );
+        let layout = bind_group_layout(device, "solve_cloths", &FUSED_BINDINGS);
         let kernel = |shared: bool| {
             Kernel::new(
                 device,
@@ -407,7 +417,10 @@ impl HealthProbe {
     pub(crate) fn discard(&mut self, device: &wgpu::Device) -> Result<()> {
         if let Some(state) = self.pending.take() {
             super::context::wait(device)?;
-            if state.ok.load(Ordering::Acquire) {
+            // A browser does not finish the map while we wait: unmapping cancels it, so the
+            // next frame can copy into the buffer again.
+            let cancel = cfg!(target_arch = "wasm32") && !state.done.load(Ordering::Acquire);
+            if cancel || state.ok.load(Ordering::Acquire) {
                 self.staging.unmap();
             }
         }

@@ -177,8 +177,9 @@ impl World {
         } else {
             0
         };
-        // Self-collision runs in the per-pass stages: every cloth takes the global path.
-        let paths = if self.params.self_collision.is_some() {
+        // Self-collision runs in the per-pass stages: every cloth takes the global path; so
+        // does every cloth of a device that cannot bind the fused kernel's buffers.
+        let paths = if self.params.self_collision.is_some() || !self.engine.fuses() {
             PathChoice::Global
         } else {
             self.config.paths

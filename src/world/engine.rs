@@ -34,6 +34,11 @@ pub(crate) trait Engine {
     fn name(&self) -> String;
     /// Particles one workgroup can hold in workgroup memory (0: none).
     fn workgroup_capacity(&self) -> u32;
+    /// Whether the fused kernel runs here at all (the GPU's needs more storage buffers per
+    /// shader stage than a browser may allow); when not, every cloth takes the global path.
+    fn fuses(&self) -> bool {
+        true
+    }
     /// Loads a new layout with these positions and previous positions.
     fn load(&mut self, layout: &Layout, positions: &[Vec4], previous: &[Vec4]) -> Result<()>;
     /// Positions (inverse mass in w) and previous positions of the layout's particles (the
@@ -72,6 +77,31 @@ pub(crate) trait Engine {
     /// sums) and the buckets; `None` before self-collision has run (the GPU waits).
     #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     fn hash_tables(&mut self) -> Result<Option<(Vec<u32>, Vec<u32>)>>;
+    /// Starts reading the layout's positions, for the async readers (the web's): the CPU has
+    /// them at once, the GPU submits a copy.
+    fn start_positions(&mut self) -> Result<Started<Vec4>> {
+        Ok(Started::Ready(self.positions()?))
+    }
+    /// Starts reading the health flag, as [`Engine::start_positions`] does.
+    fn start_health(&mut self) -> Result<Started<Health>> {
+        Ok(Started::Ready(vec![self.health()?]))
+    }
+}
+
+/// A readback an engine started: the values already (the CPU), or a GPU copy in flight.
+pub(crate) enum Started<T> {
+    Ready(Vec<T>),
+    Gpu(crate::gpu::context::PendingRead),
+}
+
+impl<T: bytemuck::Pod> Started<T> {
+    /// The values, awaiting the GPU's map without blocking in a browser.
+    pub(crate) async fn finish(self) -> Result<Vec<T>> {
+        match self {
+            Started::Ready(values) => Ok(values),
+            Started::Gpu(pending) => pending.finish().await,
+        }
+    }
 }
 
 /// The engine of `backend` for a world built with `config`.

@@ -35,6 +35,7 @@ pub(crate) mod engine;
 mod health;
 pub(crate) mod layout;
 mod options;
+mod readback;
 
 use std::ops::Range;
 

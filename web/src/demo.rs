@@ -1,0 +1,899 @@
+//! The demo page: the demo's default scene (a grid flat at 1 m, corners pinned, falling onto
+//! a sphere and the ground) stepped on the browser's WebGPU and drawn straight from the
+//! solver's position buffer into a canvas, with an orbit camera and grab. The page's HTML
+//! panel calls the methods here; `web/static/index.html` is the page.
+//!
+//! Not yet the whole native demo: one scene (the native `chiffon demo` default), no egui
+//! panel (an HTML one), no stretch or GPU timings (`docs/web.md`).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use chiffon::{
+    Backend, ClothBuilder, ClothHandle, ClothOptions, Collider, GpuContext, Layout, Pinning,
+    SolverParams, World, WorldConfig,
+};
+use glam::{Mat4, Vec3, Vec4};
+use wasm_bindgen::prelude::*;
+
+/// The native demo's default scene (`src/tools/scenes.rs`: `demo_cloth`, `DEMO_SPHERE`,
+/// `DEMO_FRICTION`, the ground at 0).
+const CLOTH_HEIGHT: f32 = 1.0;
+const SPHERE_CENTER: Vec3 = Vec3::new(0.0, 0.45, 0.1);
+const SPHERE_RADIUS: f32 = 0.28;
+const FRICTION: f32 = 0.5;
+/// Wind when the panel turns it on (m/s², along +z).
+const WIND: Vec3 = Vec3::new(0.0, 0.0, 3.0);
+const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+
+/// The shared state; the page's callbacks each borrow it briefly (never across an await).
+struct State {
+    ctx: GpuContext,
+    /// The canvas; `None` when drawing offscreen.
+    surface: Option<wgpu::Surface<'static>>,
+    /// What is drawn into instead of the canvas, when offscreen.
+    offscreen: Option<wgpu::Texture>,
+    config: wgpu::SurfaceConfiguration,
+    depth: wgpu::TextureView,
+    draw: Draw,
+    world: World,
+    cloth: ClothHandle,
+    free_inverse_masses: Vec<f32>,
+    grid: u32,
+    /// A mesh dropped onto the page, shown in place of the grid until the grid changes.
+    mesh: Option<chiffon::TriangleMesh>,
+    wind: bool,
+    sphere: bool,
+    camera: Camera,
+    /// The grabbed particle and the distance from the eye of the plane it is dragged in.
+    grab: Option<(usize, f32)>,
+    /// Where the pointer is, in normalized device coordinates.
+    pointer: (f32, f32),
+    /// GPU timestamps around each stage, where the browser grants them (Chromium does with
+    /// `--enable-unsafe-webgpu`); read back without blocking, a few frames late.
+    timer: Option<chiffon::gpu::StageTimer>,
+    /// The last GPU times read: the frame's total and each stage's (ms).
+    gpu_times: Option<chiffon::gpu::StageTimes>,
+    /// WebGPU's validation errors, as the device reports them (events, not return values).
+    errors: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+/// The orbit camera (as the native demo's `OrbitCamera`, without its picking helpers).
+#[derive(Clone, Copy)]
+struct Camera {
+    target: Vec3,
+    yaw: f32,
+    pitch: f32,
+    distance: f32,
+}
+
+impl Camera {
+    fn eye(&self) -> Vec3 {
+        let (sy, cy) = self.yaw.sin_cos();
+        let (sp, cp) = self.pitch.sin_cos();
+        self.target + self.distance * Vec3::new(cp * sy, sp, cp * cy)
+    }
+
+    fn view_proj(&self, aspect: f32) -> Mat4 {
+        let proj = Mat4::perspective_rh(45f32.to_radians(), aspect, 0.02, 100.0);
+        proj * Mat4::look_at_rh(self.eye(), self.target, Vec3::Y)
+    }
+
+    /// The ray through the pointer at normalized device coordinates `(x, y)`.
+    fn ray(&self, aspect: f32, (x, y): (f32, f32)) -> (Vec3, Vec3) {
+        let inv = self.view_proj(aspect).inverse();
+        let near = inv.project_point3(Vec3::new(x, y, 0.0));
+        let far = inv.project_point3(Vec3::new(x, y, 1.0));
+        (near, (far - near).normalize())
+    }
+}
+
+/// The render pipelines and the scene's meshes.
+struct Draw {
+    uniforms: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+    cloth: wgpu::RenderPipeline,
+    solids: wgpu::RenderPipeline,
+    cloth_indices: wgpu::Buffer,
+    cloth_index_count: u32,
+    solid_vertices: wgpu::Buffer,
+    solid_indices: wgpu::Buffer,
+    solid_index_count: u32,
+}
+
+const SHADER: &str = r#"
+struct Scene { view_proj: mat4x4<f32>, eye: vec4<f32> };
+@group(0) @binding(0) var<uniform> scene: Scene;
+
+struct Out { @builtin(position) clip: vec4<f32>, @location(0) world: vec3<f32>, @location(1) normal: vec3<f32> };
+
+fn shade(base: vec3<f32>, n_in: vec3<f32>, world: vec3<f32>) -> vec4<f32> {
+    let v = normalize(scene.eye.xyz - world);
+    var n = normalize(n_in);
+    if (dot(n, v) < 0.0) { n = -n; }
+    let l = normalize(vec3<f32>(0.4, 1.0, 0.3));
+    let diffuse = max(dot(n, l), 0.0);
+    return vec4<f32>(base * (0.25 + 0.75 * diffuse), 1.0);
+}
+
+// The cloth, straight from the solver's position buffer (xyz in m, w the inverse mass).
+@vertex fn cloth_vs(@location(0) p: vec4<f32>) -> Out {
+    return Out(scene.view_proj * vec4<f32>(p.xyz, 1.0), p.xyz, vec3<f32>(0.0, 1.0, 0.0));
+}
+@fragment fn cloth_fs(o: Out) -> @location(0) vec4<f32> {
+    // The triangle's own normal, from the screen-space derivatives of its position.
+    let n = cross(dpdx(o.world), dpdy(o.world));
+    return shade(vec3<f32>(0.85, 0.25, 0.3), n, o.world);
+}
+
+@vertex fn solid_vs(@location(0) p: vec3<f32>, @location(1) n: vec3<f32>) -> Out {
+    return Out(scene.view_proj * vec4<f32>(p, 1.0), p, n);
+}
+@fragment fn solid_fs(o: Out) -> @location(0) vec4<f32> {
+    return shade(vec3<f32>(0.6, 0.62, 0.65), o.normal, o.world);
+}
+"#;
+
+impl Draw {
+    fn new(ctx: &GpuContext, format: wgpu::TextureFormat) -> Self {
+        let device = &ctx.device;
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("demo"),
+            source: wgpu::ShaderSource::Wgsl(SHADER.into()),
+        });
+        let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("scene"),
+            size: 80,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("scene"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            }],
+        });
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("scene"),
+            layout: &layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: uniforms.as_entire_binding(),
+            }],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("demo"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = |vs: &str, fs: &str, buffer: wgpu::VertexBufferLayout<'_>| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(vs),
+                layout: Some(&pipeline_layout),
+                vertex: wgpu::VertexState {
+                    module: &module,
+                    entry_point: Some(vs),
+                    compilation_options: Default::default(),
+                    buffers: &[Some(buffer)],
+                },
+                fragment: Some(wgpu::FragmentState {
+                    module: &module,
+                    entry_point: Some(fs),
+                    compilation_options: Default::default(),
+                    targets: &[Some(format.into())],
+                }),
+                primitive: wgpu::PrimitiveState::default(),
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(true),
+                    depth_compare: Some(wgpu::CompareFunction::Less),
+                    stencil: Default::default(),
+                    bias: Default::default(),
+                }),
+                multisample: Default::default(),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        let cloth = pipeline(
+            "cloth_vs",
+            "cloth_fs",
+            wgpu::VertexBufferLayout {
+                array_stride: 16,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes: &wgpu::vertex_attr_array![0 => Float32x4],
+            },
+        );
+        let solids = pipeline(
+            "solid_vs",
+            "solid_fs",
+            wgpu::VertexBufferLayout {
+                array_stride: 24,
+                step_mode: wgpu::VertexStepMode::Vertex,
+                attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3],
+            },
+        );
+        let (vertices, indices) = solid_mesh();
+        let buffer = |label, bytes: &[u8], usage| {
+            let b = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: (bytes.len() as u64).next_multiple_of(4),
+                usage: usage | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            ctx.queue.write_buffer(&b, 0, bytes);
+            b
+        };
+        Self {
+            solid_vertices: buffer(
+                "solids",
+                bytemuck::cast_slice(&vertices),
+                wgpu::BufferUsages::VERTEX,
+            ),
+            solid_index_count: indices.len() as u32,
+            solid_indices: buffer(
+                "solid indices",
+                bytemuck::cast_slice(&indices),
+                wgpu::BufferUsages::INDEX,
+            ),
+            cloth_indices: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("cloth indices"),
+                size: 4,
+                usage: wgpu::BufferUsages::INDEX,
+                mapped_at_creation: false,
+            }),
+            cloth_index_count: 0,
+            uniforms,
+            bind_group,
+            cloth,
+            solids,
+        }
+    }
+
+    fn set_cloth(&mut self, ctx: &GpuContext, triangles: &[[u32; 3]]) {
+        let indices: Vec<u32> = triangles.iter().flatten().copied().collect();
+        self.cloth_indices = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("cloth indices"),
+            size: (indices.len() as u64 * 4).max(4),
+            usage: wgpu::BufferUsages::INDEX | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        ctx.queue
+            .write_buffer(&self.cloth_indices, 0, bytemuck::cast_slice(&indices));
+        self.cloth_index_count = indices.len() as u32;
+    }
+}
+
+/// The ground (a 6 m square at y = 0) and the sphere (a UV sphere a hair inside the
+/// collider), as position and normal per vertex.
+fn solid_mesh() -> (Vec<[f32; 6]>, Vec<u32>) {
+    let mut v = Vec::new();
+    let mut idx = Vec::new();
+    for (x, z) in [(-3.0, -3.0), (3.0, -3.0), (3.0, 3.0), (-3.0, 3.0)] {
+        v.push([x, 0.0, z, 0.0, 1.0, 0.0]);
+    }
+    idx.extend_from_slice(&[0, 2, 1, 0, 3, 2]);
+    let (rings, segments) = (24u32, 48u32);
+    let base = v.len() as u32;
+    for r in 0..=rings {
+        let theta = std::f32::consts::PI * r as f32 / rings as f32;
+        for s in 0..=segments {
+            let phi = std::f32::consts::TAU * s as f32 / segments as f32;
+            let n = Vec3::new(
+                theta.sin() * phi.cos(),
+                theta.cos(),
+                theta.sin() * phi.sin(),
+            );
+            let p = SPHERE_CENTER + n * (SPHERE_RADIUS - 0.005);
+            v.push([p.x, p.y, p.z, n.x, n.y, n.z]);
+        }
+    }
+    for r in 0..rings {
+        for s in 0..segments {
+            let a = base + r * (segments + 1) + s;
+            let b = a + segments + 1;
+            idx.extend_from_slice(&[a, b, a + 1, a + 1, b, b + 1]);
+        }
+    }
+    (v, idx)
+}
+
+fn params(wind: bool, sphere: bool) -> SolverParams {
+    let mut colliders = vec![Collider::ground(0.0).friction(FRICTION)];
+    if sphere {
+        colliders.push(Collider::sphere(SPHERE_CENTER, SPHERE_RADIUS).friction(FRICTION));
+    }
+    SolverParams {
+        colliders,
+        wind: if wind { WIND } else { Vec3::ZERO },
+        ..SolverParams::default()
+    }
+}
+
+/// The cloth a dropped mesh makes: scaled so its largest side is 1 m, its middle over the
+/// origin and its lowest point 1 m up, so it falls onto the sphere as the grid does; no pins.
+fn mesh_cloth(mesh: &chiffon::TriangleMesh) -> chiffon::Result<chiffon::Cloth> {
+    let (lo, hi) = chiffon::geometry::bounds(&mesh.positions);
+    let scale = 1.0 / (hi - lo).max_element().max(1e-6);
+    let middle = 0.5 * (lo + hi) * scale;
+    ClothBuilder::mesh(mesh.clone())
+        .scale(scale)
+        .translate(Vec3::new(-middle.x, CLOTH_HEIGHT - lo.y * scale, -middle.z))
+        .build()
+}
+
+/// A world holding the demo's `grid`² cloth, or the cloth of a dropped mesh.
+fn scene(
+    ctx: &GpuContext,
+    grid: u32,
+    mesh: Option<&chiffon::TriangleMesh>,
+    wind: bool,
+    sphere: bool,
+) -> chiffon::Result<(World, ClothHandle, chiffon::Cloth)> {
+    let cloth = match mesh {
+        Some(mesh) => mesh_cloth(mesh)?,
+        None => ClothBuilder::grid(grid, grid)
+            .layout(Layout::Flat {
+                height: CLOTH_HEIGHT,
+            })
+            .pinning(Pinning::Corners)
+            .build()?,
+    };
+    let config = WorldConfig {
+        capacity: chiffon::world::WorldCapacity::for_cloths(1, &cloth),
+        paths: chiffon::world::PathChoice::Global,
+        ..WorldConfig::default()
+    };
+    let mut world = World::new(Backend::Gpu(ctx), params(wind, sphere), config)?;
+    let handle = world.add(&cloth, ClothOptions::new())?;
+    Ok((world, handle, cloth))
+}
+
+/// The demo, as the page holds it.
+#[wasm_bindgen]
+pub struct Demo {
+    state: Rc<RefCell<State>>,
+}
+
+fn js_error(e: impl std::fmt::Display) -> JsError {
+    JsError::new(&e.to_string())
+}
+
+#[wasm_bindgen]
+impl Demo {
+    /// Opens the browser's WebGPU on `canvas` and builds the scene with a `grid`² cloth;
+    /// `offscreen` draws into a texture of the canvas's size instead (headless Chromium on
+    /// SwiftShader cannot present a WebGPU canvas). Fails with a message for the page: no
+    /// WebGPU, or a cloth too large for the adapter's limits (naming the limit).
+    pub async fn start(
+        canvas: web_sys::HtmlCanvasElement,
+        grid: u32,
+        offscreen: bool,
+    ) -> Result<Demo, JsError> {
+        let (width, height) = (canvas.width().max(1), canvas.height().max(1));
+        if !wgpu::util::is_browser_webgpu_supported().await {
+            return Err(js_error(chiffon::ChiffonError::NoWebGpu(
+                "navigator.gpu is missing or gives no adapter".into(),
+            )));
+        }
+        let instance = GpuContext::create_instance();
+        let surface = if offscreen {
+            None
+        } else {
+            let target = wgpu::SurfaceTarget::Canvas(canvas);
+            Some(instance.create_surface(target).map_err(js_error)?)
+        };
+        let ctx = GpuContext::with_instance_async(instance, surface.as_ref())
+            .await
+            .map_err(js_error)?;
+        let config = match &surface {
+            Some(surface) => surface
+                .get_default_config(&ctx.adapter, width, height)
+                .ok_or_else(|| js_error("the adapter cannot draw into this canvas"))?,
+            None => wgpu::SurfaceConfiguration {
+                usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+                format: wgpu::TextureFormat::Rgba8Unorm,
+                width,
+                height,
+                present_mode: wgpu::PresentMode::Fifo,
+                desired_maximum_frame_latency: 2,
+                alpha_mode: wgpu::CompositeAlphaMode::Opaque,
+                view_formats: Vec::new(),
+                color_space: Default::default(),
+            },
+        };
+        let format = config.format;
+        if let Some(surface) = &surface {
+            surface.configure(&ctx.device, &config);
+        }
+        let offscreen = surface.is_none().then(|| color_texture(&ctx, &config));
+        let errors = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+        let sink = errors.clone();
+        ctx.device
+            .on_uncaptured_error(std::sync::Arc::new(move |e| {
+                sink.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(e.to_string());
+            }));
+        let depth = depth_view(&ctx, width, height);
+        // Room for every stage of a frame of the most substeps the solver allows.
+        let max_passes =
+            chiffon::schedule::FrameSchedule::largest(chiffon::params::MAX_SUBSTEPS).stages();
+        let timer = chiffon::gpu::StageTimer::new(&ctx, max_passes);
+        let mut draw = Draw::new(&ctx, format);
+        let (world, cloth, built) = scene(&ctx, grid, None, false, true).map_err(js_error)?;
+        draw.set_cloth(&ctx, built.triangles());
+        let state = State {
+            free_inverse_masses: built.free_inverse_masses().to_vec(),
+            ctx,
+            surface,
+            offscreen,
+            config,
+            depth,
+            draw,
+            world,
+            cloth,
+            grid,
+            mesh: None,
+            wind: false,
+            sphere: true,
+            camera: Camera {
+                target: Vec3::new(0.0, 0.4, 0.1),
+                yaw: 0.6,
+                pitch: 0.4,
+                distance: 2.0,
+            },
+            grab: None,
+            pointer: (0.0, 0.0),
+            timer,
+            gpu_times: None,
+            errors,
+        };
+        Ok(Demo {
+            state: Rc::new(RefCell::new(state)),
+        })
+    }
+
+    /// Steps the world `dt` seconds (the grabbed particle held at the pointer) and draws it.
+    pub fn frame(&self, dt: f64) -> Result<(), JsError> {
+        let mut s = self.state.borrow_mut();
+        if let Some((i, depth)) = s.grab {
+            let aspect = s.config.width as f32 / s.config.height as f32;
+            let (origin, dir) = s.camera.ray(aspect, s.pointer);
+            let to = origin + dir * depth;
+            let cloth = s.cloth;
+            s.world.set_particle(cloth, i, to, 0.0).map_err(js_error)?;
+        }
+        // Time this frame's stages unless the previous measurement is still being read.
+        let s = &mut *s;
+        let timer = s.timer.as_mut().filter(|t| t.is_idle());
+        let timed = timer.is_some();
+        s.world.step_timed(dt, timer).map_err(js_error)?;
+        if let Some(t) = s.timer.as_mut() {
+            if timed {
+                t.request();
+            }
+            if let Some(times) = t.collect() {
+                s.gpu_times = Some(times);
+            }
+        }
+        s.render()
+    }
+
+    /// The GPU time of a recent frame, in total and per stage, as text; `None` where the
+    /// browser grants no timestamps (or none has arrived yet).
+    pub fn gpu_times(&self) -> Option<String> {
+        let s = self.state.borrow();
+        let times = s.gpu_times.as_ref()?;
+        let stages: Vec<String> = times
+            .stages
+            .iter()
+            .map(|(stage, ms)| format!("{} {ms:.1}", stage.name()))
+            .collect();
+        Some(format!(
+            "GPU {:.1} ms ({})",
+            times.total_ms,
+            stages.join(", ")
+        ))
+    }
+
+    /// The last frame drawn offscreen, as RGBA bytes row by row (width × height × 4); fails
+    /// when drawing to the canvas. For a picture of the page where no canvas can be shown.
+    pub fn pixels(&self) -> js_sys::Promise {
+        let state = self.state.clone();
+        wasm_bindgen_futures::future_to_promise(async move {
+            let (ctx, buffer, width, height, row) = {
+                let s = state.borrow();
+                let texture = s
+                    .offscreen
+                    .as_ref()
+                    .ok_or_else(|| js_error("pixels: the demo draws to the canvas"))?;
+                let (width, height) = (s.config.width, s.config.height);
+                let row = (width * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+                let buffer = s.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("pixels"),
+                    size: row as u64 * height as u64,
+                    usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+                    mapped_at_creation: false,
+                });
+                let mut encoder = s.ctx.device.create_command_encoder(&Default::default());
+                encoder.copy_texture_to_buffer(
+                    texture.as_image_copy(),
+                    wgpu::TexelCopyBufferInfo {
+                        buffer: &buffer,
+                        layout: wgpu::TexelCopyBufferLayout {
+                            offset: 0,
+                            bytes_per_row: Some(row),
+                            rows_per_image: None,
+                        },
+                    },
+                    wgpu::Extent3d {
+                        width,
+                        height,
+                        depth_or_array_layers: 1,
+                    },
+                );
+                s.ctx.queue.submit([encoder.finish()]);
+                (s.ctx.clone(), buffer, width, height, row)
+            };
+            let bytes: Vec<u8> = ctx.read_buffer_async(&buffer).await.map_err(js_error)?;
+            let mut rgba = Vec::with_capacity((width * height * 4) as usize);
+            for y in 0..height as usize {
+                let start = y * row as usize;
+                rgba.extend_from_slice(&bytes[start..start + width as usize * 4]);
+            }
+            Ok(js_sys::Uint8Array::from(rgba.as_slice()).into())
+        })
+    }
+
+    /// Steps the world `dt` seconds without drawing (the page's compute-only timing).
+    pub fn step(&self, dt: f64) -> Result<(), JsError> {
+        self.state.borrow_mut().world.step(dt).map_err(js_error)
+    }
+
+    /// Resolves once the GPU has finished every frame submitted so far (the page's frame
+    /// timing).
+    pub fn frame_done(&self) -> js_sys::Promise {
+        let queue = self.state.borrow().ctx.queue.clone();
+        js_sys::Promise::new(&mut |resolve, _| {
+            queue.on_submitted_work_done(move || {
+                let _ = resolve.call0(&JsValue::NULL);
+            });
+        })
+    }
+
+    /// Resolves once the cloth's positions are back on the host, so after every frame
+    /// submitted so far (a readback waits for the GPU's queue, whatever the browser's
+    /// `onSubmittedWorkDone` does).
+    pub fn settle(&self) -> js_sys::Promise {
+        let (ctx, buffer) = {
+            let s = self.state.borrow();
+            (s.ctx.clone(), s.world.position_buffer().cloned())
+        };
+        wasm_bindgen_futures::future_to_promise(async move {
+            if let Some(buffer) = buffer {
+                ctx.read_buffer_async::<f32>(&buffer)
+                    .await
+                    .map_err(js_error)?;
+            }
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// The canvas was resized to `width` × `height` pixels.
+    pub fn resize(&self, width: u32, height: u32) {
+        let mut s = self.state.borrow_mut();
+        s.config.width = width.max(1);
+        s.config.height = height.max(1);
+        if let Some(surface) = &s.surface {
+            surface.configure(&s.ctx.device, &s.config);
+        }
+        if s.offscreen.is_some() {
+            s.offscreen = Some(color_texture(&s.ctx, &s.config));
+        }
+        s.depth = depth_view(&s.ctx, s.config.width, s.config.height);
+    }
+
+    /// Turns the camera by a pointer drag of `(dx, dy)` pixels.
+    pub fn orbit(&self, dx: f32, dy: f32) {
+        let mut s = self.state.borrow_mut();
+        s.camera.yaw -= dx * 0.008;
+        s.camera.pitch = (s.camera.pitch + dy * 0.008).clamp(-1.55, 1.55);
+    }
+
+    /// Zooms by `factor` (above 1: away).
+    pub fn zoom(&self, factor: f32) {
+        let mut s = self.state.borrow_mut();
+        s.camera.distance = (s.camera.distance * factor).clamp(0.2, 50.0);
+    }
+
+    /// The pointer moved to normalized device coordinates `(x, y)`.
+    pub fn pointer(&self, x: f32, y: f32) {
+        self.state.borrow_mut().pointer = (x, y);
+    }
+
+    /// Grabs the particle under the pointer at `(x, y)` (normalized device coordinates), if
+    /// any: resolves to whether one was grabbed. Reads the positions back without blocking.
+    pub fn grab(&self, x: f32, y: f32) -> js_sys::Promise {
+        let state = self.state.clone();
+        wasm_bindgen_futures::future_to_promise(async move {
+            let (ctx, buffer, range, ray) = {
+                let mut s = state.borrow_mut();
+                s.pointer = (x, y);
+                let aspect = s.config.width as f32 / s.config.height as f32;
+                let cloth = s.cloth;
+                let range = s.world.particle_range(cloth).map_err(js_error)?;
+                let buffer = s.world.position_buffer().cloned();
+                let ray = s.camera.ray(aspect, (x, y));
+                (s.ctx.clone(), buffer, range, ray)
+            };
+            let Some(buffer) = buffer else {
+                return Ok(JsValue::FALSE);
+            };
+            let positions: Vec<Vec4> = ctx.read_buffer_async(&buffer).await.map_err(js_error)?;
+            let (origin, dir) = ray;
+            let mut best: Option<(usize, f32)> = None;
+            for (k, p) in positions[range.start as usize..range.end as usize]
+                .iter()
+                .enumerate()
+            {
+                let to = p.truncate() - origin;
+                let along = to.dot(dir);
+                let off = (to - dir * along).length();
+                // Within 2 % of the distance along the ray, the nearest to the eye.
+                if along > 0.0 && off < 0.02 * along && best.is_none_or(|(_, b)| along < b) {
+                    best = Some((k, along));
+                }
+            }
+            let Some((k, along)) = best else {
+                return Ok(JsValue::FALSE);
+            };
+            state.borrow_mut().grab = Some((k, along));
+            Ok(JsValue::TRUE)
+        })
+    }
+
+    /// Lets the grabbed particle go (with its own mass again).
+    pub fn release(&self) -> Result<(), JsError> {
+        let mut s = self.state.borrow_mut();
+        if let Some((i, _)) = s.grab.take() {
+            let (cloth, w) = (s.cloth, s.free_inverse_masses[i]);
+            s.world.set_inverse_mass(cloth, i, w).map_err(js_error)?;
+        }
+        Ok(())
+    }
+
+    /// Rebuilds the scene with a `grid`² cloth (dropping a dropped mesh), the wind and the
+    /// sphere as given.
+    pub fn rebuild(&self, grid: u32, wind: bool, sphere: bool) -> Result<(), JsError> {
+        let mut s = self.state.borrow_mut();
+        if grid != s.grid {
+            s.mesh = None;
+        }
+        let mesh = s.mesh.clone();
+        s.build(grid, mesh, wind, sphere)
+    }
+
+    /// Shows the cloth of an OBJ file dropped onto the page (`bytes`, named `name`). A file
+    /// that is not a usable mesh is an error naming it and the reason, and the scene stays as
+    /// it was.
+    pub fn load_obj(&self, bytes: &[u8], name: &str) -> Result<(), JsError> {
+        let mesh = chiffon::geometry::obj::parse(bytes, name).map_err(js_error)?;
+        mesh_cloth(&mesh).map_err(js_error)?;
+        let mut s = self.state.borrow_mut();
+        let (grid, wind, sphere) = (s.grid, s.wind, s.sphere);
+        s.build(grid, Some(mesh), wind, sphere)
+    }
+
+    /// Particles of the cloth.
+    pub fn particles(&self) -> u32 {
+        self.state.borrow().free_inverse_masses.len() as u32
+    }
+
+    /// The first WebGPU error the device reported, if any (the page shows it and stops).
+    pub fn error(&self) -> Option<String> {
+        let s = self.state.borrow();
+        let errors = s.errors.lock().unwrap_or_else(|e| e.into_inner());
+        errors.first().cloned()
+    }
+
+    /// The adapter and the limits that bound a cloth, as `chiffon info` prints them, as text.
+    pub fn info(&self) -> String {
+        let s = self.state.borrow();
+        let ctx = &s.ctx;
+        let i = ctx.info();
+        let l = ctx.limits();
+        let bytes = l.max_storage_buffer_binding_size.min(l.max_buffer_size);
+        let side = ((bytes / (6 * 16)) as f64).sqrt().floor() as u64;
+        let mut out = String::new();
+        let mut line = |k: &str, v: String| out.push_str(&format!("{k:<34} {v}\n"));
+        line(
+            "adapter",
+            format!("{} ({:?}, {:?})", i.name, i.backend, i.device_type),
+        );
+        line("solver", s.world.backend_name());
+        line(
+            "timestamps",
+            (if ctx.has_timestamps() { "yes" } else { "no" }).into(),
+        );
+        line(
+            "max_storage_buffer_binding_size",
+            format!("{} bytes", l.max_storage_buffer_binding_size),
+        );
+        line("max_buffer_size", format!("{} bytes", l.max_buffer_size));
+        line(
+            "max_storage_buffers_per_stage",
+            format!(
+                "{} (the fused path needs {}: {})",
+                l.max_storage_buffers_per_shader_stage,
+                GpuContext::fused_storage_buffers(),
+                if ctx.fuses_cloths() {
+                    "yes"
+                } else {
+                    "no, every cloth is global"
+                }
+            ),
+        );
+        line(
+            "max_compute_workgroup_storage",
+            format!("{} bytes", l.max_compute_workgroup_storage_size),
+        );
+        line(
+            "max_compute_workgroups_per_dim",
+            l.max_compute_workgroups_per_dimension.to_string(),
+        );
+        line(
+            "max_compute_invocations_per_wg",
+            l.max_compute_invocations_per_workgroup.to_string(),
+        );
+        line(
+            "min_uniform_buffer_offset_align",
+            format!("{} bytes", l.min_uniform_buffer_offset_alignment),
+        );
+        line(
+            "largest square grid",
+            format!("about {side} x {side} (all constraint kinds)"),
+        );
+        out
+    }
+}
+
+impl State {
+    /// Makes the scene anew; on an error the old one stays.
+    fn build(
+        &mut self,
+        grid: u32,
+        mesh: Option<chiffon::TriangleMesh>,
+        wind: bool,
+        sphere: bool,
+    ) -> Result<(), JsError> {
+        let (world, cloth, built) =
+            scene(&self.ctx, grid, mesh.as_ref(), wind, sphere).map_err(js_error)?;
+        let ctx = self.ctx.clone();
+        self.draw.set_cloth(&ctx, built.triangles());
+        self.free_inverse_masses = built.free_inverse_masses().to_vec();
+        self.world = world;
+        self.cloth = cloth;
+        self.grid = grid;
+        self.mesh = mesh;
+        self.wind = wind;
+        self.sphere = sphere;
+        self.grab = None;
+        Ok(())
+    }
+
+    fn render(&mut self) -> Result<(), JsError> {
+        let frame = match (&self.surface, &self.offscreen) {
+            (Some(surface), _) => match surface.get_current_texture() {
+                wgpu::CurrentSurfaceTexture::Success(t)
+                | wgpu::CurrentSurfaceTexture::Suboptimal(t) => Some(t),
+                // Hidden or resized between frames: skip drawing this one.
+                _ => return Ok(()),
+            },
+            _ => None,
+        };
+        let view = match (&frame, &self.offscreen) {
+            (Some(frame), _) => frame.texture.create_view(&Default::default()),
+            (None, Some(texture)) => texture.create_view(&Default::default()),
+            (None, None) => return Ok(()),
+        };
+        let aspect = self.config.width as f32 / self.config.height as f32;
+        let mut uniforms = [0f32; 20];
+        uniforms[..16].copy_from_slice(&self.camera.view_proj(aspect).to_cols_array());
+        uniforms[16..19].copy_from_slice(&self.camera.eye().to_array());
+        self.ctx
+            .queue
+            .write_buffer(&self.draw.uniforms, 0, bytemuck::cast_slice(&uniforms));
+        let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("demo"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color {
+                            r: 0.09,
+                            g: 0.1,
+                            b: 0.12,
+                            a: 1.0,
+                        }),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: &self.depth,
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(1.0),
+                        store: wgpu::StoreOp::Store,
+                    }),
+                    stencil_ops: None,
+                }),
+                ..Default::default()
+            });
+            let d = &self.draw;
+            pass.set_bind_group(0, &d.bind_group, &[]);
+            pass.set_pipeline(&d.solids);
+            pass.set_vertex_buffer(0, d.solid_vertices.slice(..));
+            pass.set_index_buffer(d.solid_indices.slice(..), wgpu::IndexFormat::Uint32);
+            // The sphere only while it is a collider (the ground's 6 indices come first).
+            let count = if self.sphere { d.solid_index_count } else { 6 };
+            pass.draw_indexed(0..count, 0, 0..1);
+            if let Some(positions) = self.world.position_buffer() {
+                pass.set_pipeline(&d.cloth);
+                pass.set_vertex_buffer(0, positions.slice(..));
+                pass.set_index_buffer(d.cloth_indices.slice(..), wgpu::IndexFormat::Uint32);
+                pass.draw_indexed(0..d.cloth_index_count, 0, 0..1);
+            }
+        }
+        self.ctx.queue.submit([encoder.finish()]);
+        if let Some(frame) = frame {
+            self.ctx.queue.present(frame);
+        }
+        Ok(())
+    }
+}
+
+fn color_texture(ctx: &GpuContext, config: &wgpu::SurfaceConfiguration) -> wgpu::Texture {
+    ctx.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("offscreen"),
+        size: wgpu::Extent3d {
+            width: config.width,
+            height: config.height,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: config.format,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        view_formats: &[],
+    })
+}
+
+fn depth_view(ctx: &GpuContext, width: u32, height: u32) -> wgpu::TextureView {
+    ctx.device
+        .create_texture(&wgpu::TextureDescriptor {
+            label: Some("depth"),
+            size: wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: DEPTH_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            view_formats: &[],
+        })
+        .create_view(&Default::default())
+}
