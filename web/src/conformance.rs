@@ -217,7 +217,11 @@ const WORLD_GROUND: f32 = -0.45;
 /// and one too large for it on the global path, under wind, their lower edges on the ground;
 /// with `sphere`, also a sphere, as `gpu_world_matches_the_cpu_world_on_both_paths_...` does
 /// natively (not a default scene, for the reason [`mesh`] gives).
-async fn world(ctx: &GpuContext, frames: u32, sphere: bool) -> Result<Outcome> {
+/// `levels` turns the coarse levels on: the `world-levels` scene, not run by default, because
+/// on SwiftShader the cape's graph levels (on the global path, merged with the 40² grid's)
+/// leave it 0.11 m off the CPU reference after 120 frames while every other cloth matches bit
+/// for bit (lavapipe matches; the lone tablecloth's graph levels match too). Not yet explained.
+async fn world(ctx: &GpuContext, frames: u32, sphere: bool, levels: bool) -> Result<Outcome> {
     let grid = |c: u32, r: u32, pin| {
         ClothBuilder::grid(c, r)
             .spacing(0.5 / c as f32)
@@ -253,6 +257,7 @@ async fn world(ctx: &GpuContext, frames: u32, sphere: bool) -> Result<Outcome> {
     let params = SolverParams {
         wind: Vec3::new(1.5, 0.0, 0.8),
         colliders,
+        coarse_levels: levels,
         ..SolverParams::default()
     };
     let config = WorldConfig {
@@ -293,7 +298,11 @@ async fn world(ctx: &GpuContext, frames: u32, sphere: bool) -> Result<Outcome> {
         timed(&mut cpu_ms, || cpu.step(dt))?;
     }
     let mut outcome = Outcome {
-        scene: if sphere { "world-sphere" } else { "world" },
+        scene: match (sphere, levels) {
+            (true, _) => "world-sphere",
+            (false, false) => "world",
+            (false, true) => "world-levels",
+        },
         contacts: Vec::new(),
         path,
         cpu_ms,
@@ -356,11 +365,12 @@ pub async fn run_conformance(
             "grid" => grid(&ctx, frames).await,
             "mesh" => mesh(&ctx, frames, false).await,
             "mesh-sphere" => mesh(&ctx, frames, true).await,
-            "world" => world(&ctx, frames, false).await,
-            "world-sphere" => world(&ctx, frames, true).await,
+            "world" => world(&ctx, frames, false, false).await,
+            "world-sphere" => world(&ctx, frames, true, false).await,
+            "world-levels" => world(&ctx, frames, false, true).await,
             _ => {
                 return Err(JsError::new(&format!(
-                    "no scene {scene:?}: the scenes are grid, mesh, world, mesh-sphere and world-sphere"
+                    "no scene {scene:?}: the scenes are grid, mesh, world, mesh-sphere, world-sphere and world-levels"
                 )));
             }
         }
