@@ -289,6 +289,12 @@ impl World {
     pub fn all_positions(&mut self) -> Result<Vec<(ClothHandle, Vec<Vec3>)>> {
         self.sync()?;
         let positions = self.engine.positions()?;
+        self.split_by_cloth(&positions)
+    }
+
+    /// The world's positions (after [`World::sync`]) cut into each cloth's, in
+    /// [`World::handles`] order.
+    fn split_by_cloth(&mut self, positions: &[Vec4]) -> Result<Vec<(ClothHandle, Vec<Vec3>)>> {
         self.handles()
             .into_iter()
             .map(|h| {

@@ -29,17 +29,7 @@ impl World {
     pub async fn all_positions_async(&mut self) -> Result<Vec<(ClothHandle, Vec<Vec3>)>> {
         self.sync()?;
         let positions = self.engine.start_positions()?.finish().await?;
-        self.handles()
-            .into_iter()
-            .map(|h| {
-                let r = self.place_synced(h)?.particles.clone();
-                let p = positions[r.start as usize..r.end as usize]
-                    .iter()
-                    .map(|p| p.truncate())
-                    .collect();
-                Ok((h, p))
-            })
-            .collect()
+        self.split_by_cloth(&positions)
     }
 
     /// As [`World::health`], without blocking.
