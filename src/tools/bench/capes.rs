@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use super::{BenchConfig, BenchRecord, Build, Case, Column, Placed, Ran, SceneBench, SceneFields};
 use crate::tools::BackendKind as Backend;
-use crate::tools::plot::{LogLog, Panel, Series};
+use crate::tools::plot::{LogLog, Series};
 use crate::tools::scenes::{cape, cape_position};
 use crate::world::{PathChoice, WorldCapacity, WorldConfig};
 
@@ -231,28 +231,12 @@ impl SceneBench for CapesConfig {
                     color,
                     // The CPU reference is the thin line beside each path.
                     faint: backend == Backend::Cpu,
-                    points: records
-                        .iter()
-                        .filter(|r| r.skipped.is_none() && r.backend == backend.name())
-                        .filter_map(|r| {
-                            let f = fields(r).filter(|f| f.path == path)?;
-                            Some((f.cloths as f64, r.ms_per_frame_median?))
-                        })
-                        .collect(),
+                    points: super::ms_points(records, backend, |r| {
+                        Some(fields(r).filter(|f| f.path == path)?.cloths as f64)
+                    }),
                 });
             }
         }
-        let panel = Panel {
-            title: "many capes: ms per frame".into(),
-            x_desc: "number of capes".into(),
-            y_desc: "ms per frame".into(),
-            series,
-        };
-        (
-            LogLog {
-                panels: vec![panel],
-            },
-            (900, 600),
-        )
+        super::ms_plot("many capes: ms per frame", "number of capes", series)
     }
 }

@@ -30,7 +30,7 @@ use crate::contact::{DistanceGrid, Pose};
 use crate::params::SolverParams;
 use crate::schedule::Stage;
 use crate::tools::BackendKind as Backend;
-use crate::tools::plot::{LogLog, Panel, Series};
+use crate::tools::plot::{LogLog, Series};
 use crate::tools::scenes::{
     CONTACT_FRICTION, bumpy_sphere, capsule_field, collider_sheet, collider_sphere,
 };
@@ -288,28 +288,13 @@ impl SceneBench for CollidersConfig {
                     color,
                     // The CPU reference is the thin line beside each set.
                     faint: backend == Backend::Cpu,
-                    points: records
-                        .iter()
-                        .filter(|r| r.skipped.is_none() && r.backend == backend.name())
-                        .filter_map(|r| {
-                            fields(r).filter(|f| f.colliders == set)?;
-                            Some((r.particles as f64, r.ms_per_frame_median?))
-                        })
-                        .collect(),
+                    points: super::ms_points(records, backend, |r| {
+                        fields(r).filter(|f| f.colliders == set)?;
+                        Some(r.particles as f64)
+                    }),
                 });
             }
         }
-        let panel = Panel {
-            title: "colliders: ms per frame".into(),
-            x_desc: "particles".into(),
-            y_desc: "ms per frame".into(),
-            series,
-        };
-        (
-            LogLog {
-                panels: vec![panel],
-            },
-            (900, 600),
-        )
+        super::ms_plot("colliders: ms per frame", "particles", series)
     }
 }

@@ -26,7 +26,7 @@ use super::{BenchConfig, BenchRecord, Build, Case, Column, Placed, SceneBench, S
 use crate::params::SolverParams;
 use crate::schedule::Stage;
 use crate::tools::BackendKind as Backend;
-use crate::tools::plot::{LogLog, Panel, Series};
+use crate::tools::plot::{LogLog, Series};
 use crate::tools::scenes::heap_sheet;
 use crate::world::{PathChoice, WorldCapacity, WorldConfig};
 
@@ -189,28 +189,13 @@ impl SceneBench for HeapConfig {
                     color,
                     // The frame without self-collision is the thin line beside each.
                     faint: !on,
-                    points: records
-                        .iter()
-                        .filter(|r| r.skipped.is_none() && r.backend == backend.name())
-                        .filter_map(|r| {
-                            fields(r).filter(|f| f.self_collision == on)?;
-                            Some((r.particles as f64, r.ms_per_frame_median?))
-                        })
-                        .collect(),
+                    points: super::ms_points(records, backend, |r| {
+                        fields(r).filter(|f| f.self_collision == on)?;
+                        Some(r.particles as f64)
+                    }),
                 });
             }
         }
-        let panel = Panel {
-            title: "heap: ms per frame, fall and fold".into(),
-            x_desc: "particles".into(),
-            y_desc: "ms per frame".into(),
-            series,
-        };
-        (
-            LogLog {
-                panels: vec![panel],
-            },
-            (900, 600),
-        )
+        super::ms_plot("heap: ms per frame, fall and fold", "particles", series)
     }
 }

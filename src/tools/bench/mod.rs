@@ -86,6 +86,41 @@ pub const MAX_FRAMES: usize = 10_000;
 /// timed).
 pub const GPU_TIMED_FRAMES: usize = 10;
 
+/// The points (x, median ms per frame) of the measured records of `backend` for which `x`
+/// gives a value: how the scenes' plots pick each series' records.
+pub(crate) fn ms_points(
+    records: &[BenchRecord],
+    backend: Backend,
+    x: impl Fn(&BenchRecord) -> Option<f64>,
+) -> Vec<(f64, f64)> {
+    records
+        .iter()
+        .filter(|r| r.skipped.is_none() && r.backend == backend.name())
+        .filter_map(|r| Some((x(r)?, r.ms_per_frame_median?)))
+        .collect()
+}
+
+/// A plot of one log-log panel of ms per frame against `x_desc` (the heap, colliders and
+/// capes scenes').
+pub(crate) fn ms_plot(
+    title: &str,
+    x_desc: &str,
+    series: Vec<crate::tools::plot::Series>,
+) -> (LogLog, (u32, u32)) {
+    let panel = crate::tools::plot::Panel {
+        title: title.into(),
+        x_desc: x_desc.into(),
+        y_desc: "ms per frame".into(),
+        series,
+    };
+    (
+        LogLog {
+            panels: vec![panel],
+        },
+        (900, 600),
+    )
+}
+
 /// The benchmark's scenes (`--scene`).
 ///
 /// To add a scene (as `heap` was: a towel dropped on the floor with self-collision on and off):
