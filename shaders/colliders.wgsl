@@ -354,6 +354,25 @@ fn collider_reaches(k: u32, t_from: f32, t_to: f32, x: vec3<f32>, x_prev: vec3<f
     return length(x - (a + ab * s)) <= reach;
 }
 
+// Whether collider k moves this frame anywhere near the box [lo, hi] (a sleeping cloth's
+// bounds): such a collider wakes the cloth. A collider that stays put never does (a cloth asleep
+// on it stays asleep); a moving plane reaches every box.
+fn collider_wakes(k: u32, lo: vec3<f32>, hi: vec3<f32>) -> bool {
+    let c = colliders[k];
+    if (all(c.from_position == c.to_position) && all(c.from_rotation == c.to_rotation)) {
+        return false;
+    }
+    if (c.bound_from_a.w < 0.0) {
+        return true;
+    }
+    // The box around the bounding capsule at both ends of the frame, grown by its radius and
+    // the collider's thickness.
+    let reach = c.bound_from_a.w + c.material.x;
+    let box_lo = min(min(c.bound_from_a.xyz, c.bound_from_b.xyz), min(c.bound_to_a.xyz, c.bound_to_b.xyz)) - vec3<f32>(reach);
+    let box_hi = max(max(c.bound_from_a.xyz, c.bound_from_b.xyz), max(c.bound_to_a.xyz, c.bound_to_b.xyz)) + vec3<f32>(reach);
+    return all(box_lo <= hi) && all(box_hi >= lo);
+}
+
 // The broad phase (Rust: contact::broadphase, where the table's layout is): the entries
 // [start, end) of the cell a particle at x (moved from x_prev over the substep) tests (outside
 // the grid, the planes'), or (1, 0) when it tests every collider: no grid, or it moved more

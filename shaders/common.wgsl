@@ -120,7 +120,11 @@ struct FusedFrame {
     substeps: u32,
     iterations: u32,
     cloth_count: u32,
-    pad: u32,
+    sleep_frames: u32,  // frames at rest before a cloth sleeps; 0: never
+    sleep_step: f32,    // m: the largest step over the last substep that counts as at rest
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
 // ---- Per-particle and per-constraint steps, shared by the per-pass kernels and the fused one,

@@ -10,6 +10,12 @@
 // the next integrate) touch only each thread's own particles, so they need no barrier between.
 // Previous positions always stay in storage: only their owner thread writes them and SHAKE
 // reads them, so they need no fast copy.
+//
+// Sleeping: a cloth whose fastest free particle stepped less than frame.sleep_step over the
+// last substep, frame.sleep_frames frames in a row, sleeps: its workgroup returns at once, and
+// the cloth costs nothing until a collider moving near its bounds wakes it here, or the host
+// does (an edit, a parameter change: it zeroes the cloth's ClothRest). The decision is made
+// here, from the kernel's own arithmetic, so the CPU twin sleeps on exactly the same frame.
 
 @group(0) @binding(0) var<uniform> frame: FusedFrame;
 @group(0) @binding(1) var<uniform> first: StepParams;    // the first substep (frame's dt ratio)
@@ -21,10 +27,31 @@
 @group(0) @binding(7) var<storage, read_write> previous: array<vec4<f32>>;
 @group(0) @binding(8) var<storage, read_write> multipliers: array<f32>;
 @group(0) @binding(9) var<storage, read> tethers: array<TetherSlot>;
-@group(0) @binding(10) var<storage, read_write> health: Health;
+@group(0) @binding(10) var<storage, read_write> health: FusedHealth;
 @group(0) @binding(11) var<storage, read> colliders: array<ColliderRecord>;
 @group(0) @binding(12) var<storage, read> distance_grid: array<f32>;
 @group(0) @binding(13) var<storage, read> collider_cells: array<u32>;  // the broad phase
+
+// A fused cloth's rest state (Rust: config::ClothRest).
+struct ClothRest {
+    calm_frames: u32,  // frames in a row it ended at rest; asleep from frame.sleep_frames on
+    step: f32,         // m: its fastest free particle's step over the last substep it ran
+    pad0: u32,
+    pad1: u32,
+    lo: vec4<f32>,     // xyz: its bounds at the end of the last frame it ran
+    hi: vec4<f32>,
+}
+
+// The health buffer as this kernel sees it: the flag every kernel sees (Health, padded to 16
+// bytes: config::REST_OFFSET), then one ClothRest per fused cloth. One buffer, so the kernel
+// binds no more storage buffers than before.
+struct FusedHealth {
+    first_bad: atomic<u32>,
+    frame: atomic<u32>,
+    pad0: u32,
+    pad1: u32,
+    rests: array<ClothRest>,
+}
 
 // Particles per workgroup-memory cloth; the host sets it from the adapter's
 // max_compute_workgroup_storage_size (16 bytes each).
@@ -35,6 +62,29 @@ override FUSED_CAPACITY: u32 = 1024u;
 override SHARED_MEMORY: bool = true;
 
 var<workgroup> cloth_x: array<vec4<f32>, FUSED_CAPACITY>;
+// Whether the cloth sleeps this frame (thread 0 decides), and the frame's end reduced over the
+// threads: the largest step and the bounds, as order-preserving bits (ordered()).
+var<workgroup> asleep: u32;
+var<workgroup> most_step: atomic<u32>;
+var<workgroup> low: array<atomic<u32>, 3>;
+var<workgroup> high: array<atomic<u32>, 3>;
+
+// An f32's bits as a u32 that orders as the f32 does (negatives flipped whole, positives'
+// sign bit set), so atomicMin/atomicMax reduce floats.
+fn ordered(x: f32) -> u32 {
+    let b = bitcast<u32>(x);
+    if ((b & 0x80000000u) != 0u) {
+        return ~b;
+    }
+    return b | 0x80000000u;
+}
+
+fn unordered(u: u32) -> f32 {
+    if ((u & 0x80000000u) != 0u) {
+        return bitcast<f32>(u & 0x7fffffffu);
+    }
+    return bitcast<f32>(~u);
+}
 
 // Particle `i` (an index into the world's buffers) from wherever its cloth keeps it.
 fn load_x(offset: u32, i: u32) -> vec4<f32> {
@@ -150,6 +200,33 @@ fn solve_cloths(
     if ((cloth.shared_memory == 1u) != SHARED_MEMORY) {
         return;
     }
+    let sleeping = frame.sleep_frames > 0u;
+    if (sleeping) {
+        // Thread 0 reads the cloth's rest state (read_write storage: not uniform to the
+        // workgroup) and shares the verdict; a moving collider near its bounds wakes it.
+        if (local == 0u) {
+            var rest_state = health.rests[group.x];
+            var sleeps = rest_state.calm_frames >= frame.sleep_frames;
+            if (sleeps) {
+                for (var k = 0u; k < first.collider_count; k++) {
+                    if (collider_wakes(k, rest_state.lo.xyz, rest_state.hi.xyz)) {
+                        sleeps = false;
+                        health.rests[group.x].calm_frames = 0u;
+                        break;
+                    }
+                }
+            }
+            asleep = u32(sleeps);
+            atomicStore(&most_step, 0u);
+            for (var a = 0u; a < 3u; a++) {
+                atomicStore(&low[a], 0xffffffffu);
+                atomicStore(&high[a], 0u);
+            }
+        }
+        if (workgroupUniformLoad(&asleep) == 1u) {
+            return;
+        }
+    }
     let offset = cloth.particle_offset;
     let end = offset + cloth.particle_count;
     if (SHARED_MEMORY) {
@@ -168,6 +245,11 @@ fn solve_cloths(
     }
     sync();
     // Health (the frame's divergence check for this cloth) and, from workgroup memory, home.
+    // With sleeping on, each thread also measures its particles: the largest step of a free
+    // one over the last substep, and the bounds of all.
+    var step = 0.0;
+    var lo = vec3<f32>(3.0e38);
+    var hi = vec3<f32>(-3.0e38);
     for (var i = offset + local; i < end; i += WORKGROUP_SIZE) {
         let p = load_x(offset, i);
         if (is_bad(first, p.xyz)) {
@@ -176,6 +258,31 @@ fn solve_cloths(
         }
         if (SHARED_MEMORY) {
             positions[i] = p;
+        }
+        if (sleeping) {
+            if (p.w != 0.0) {
+                step = max(step, length(p.xyz - previous[i].xyz));
+            }
+            lo = min(lo, p.xyz);
+            hi = max(hi, p.xyz);
+        }
+    }
+    if (sleeping) {
+        atomicMax(&most_step, ordered(step));
+        for (var a = 0u; a < 3u; a++) {
+            atomicMin(&low[a], ordered(lo[a]));
+            atomicMax(&high[a], ordered(hi[a]));
+        }
+        workgroupBarrier();
+        if (local == 0u) {
+            let most = unordered(atomicLoad(&most_step));
+            var calm = 0u;
+            if (most < frame.sleep_step) {
+                calm = min(health.rests[group.x].calm_frames, frame.sleep_frames) + 1u;
+            }
+            let bound_lo = vec3<f32>(unordered(atomicLoad(&low[0])), unordered(atomicLoad(&low[1])), unordered(atomicLoad(&low[2])));
+            let bound_hi = vec3<f32>(unordered(atomicLoad(&high[0])), unordered(atomicLoad(&high[1])), unordered(atomicLoad(&high[2])));
+            health.rests[group.x] = ClothRest(calm, most, 0u, 0u, vec4<f32>(bound_lo, 0.0), vec4<f32>(bound_hi, 0.0));
         }
     }
 }

@@ -150,7 +150,7 @@ pub struct ClothRecord {
 
 /// The fused kernel's loop bounds for a frame (`FusedFrame` in `shaders/common.wgsl`).
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct FusedFrame {
     /// Substeps in the frame (the first reads the first [`StepParams`] slot).
     pub substeps: u32,
@@ -158,8 +158,56 @@ pub struct FusedFrame {
     pub iterations: u32,
     /// Cloths on the fused path (workgroups dispatched).
     pub cloth_count: u32,
+    /// Frames in a row a cloth must stay at rest before it sleeps; 0: cloths never sleep
+    /// ([`crate::world::Sleep`]).
+    pub sleep_frames: u32,
+    /// The step (m) over a frame's last substep under which a cloth's fastest particle counts
+    /// as at rest: the sleep speed times the substep length.
+    pub sleep_step: f32,
+    /// Padding to 32 bytes.
+    pub pad0: u32,
+    /// Padding.
+    pub pad1: u32,
+    /// Padding.
+    pub pad2: u32,
+}
+
+/// A fused cloth's rest state (`ClothRest` in `shaders/solve_cloths.wgsl`), kept by the fused
+/// kernel after the health flag in the same buffer ([`REST_OFFSET`]): how long the cloth has
+/// been at rest, and its bounds, which a moving collider must reach to wake it. The host only
+/// ever writes [`ClothRest::AWAKE`] (an edit wakes the cloth).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct ClothRest {
+    /// Frames in a row the cloth ended at rest; asleep from [`FusedFrame::sleep_frames`] on.
+    pub calm_frames: u32,
+    /// Its fastest free particle's step over the last substep it ran (m).
+    pub step: f32,
     /// Padding to 16 bytes.
-    pub pad: u32,
+    pub pad0: u32,
+    /// Padding.
+    pub pad1: u32,
+    /// xyz: the low corner of its particles' bounding box at the end of the last frame it ran.
+    pub lo: [f32; 4],
+    /// xyz: the high corner.
+    pub hi: [f32; 4],
+}
+
+impl ClothRest {
+    /// Awake, nothing measured.
+    pub const AWAKE: ClothRest = ClothRest {
+        calm_frames: 0,
+        step: 0.0,
+        pad0: 0,
+        pad1: 0,
+        lo: [0.0; 4],
+        hi: [0.0; 4],
+    };
+
+    /// Whether a cloth in this state sleeps under `frame`'s settings.
+    pub fn asleep(&self, frame: &FusedFrame) -> bool {
+        frame.sleep_frames > 0 && self.calm_frames >= frame.sleep_frames
+    }
 }
 
 /// One collider as the kernels read it (`Collider` in `shaders/colliders.wgsl`): its shape in
@@ -349,7 +397,19 @@ pub const GPU_STRUCTS: &[GpuStructLayout] = &[
         substeps,
         iterations,
         cloth_count,
-        pad
+        sleep_frames,
+        sleep_step,
+        pad0,
+        pad1,
+        pad2
+    }),
+    layout!(ClothRest {
+        calm_frames,
+        step,
+        pad0,
+        pad1,
+        lo,
+        hi
     }),
     layout!(MeshInfo {
         particle_count,
@@ -376,9 +436,13 @@ pub fn workgroups(threads: u32, size: u32, max_per_dim: u32) -> (u32, u32) {
 /// [`crate::params::MAX_SUBSTEPS`].
 pub const STEP_PARAM_SLOTS: u64 = crate::params::MAX_SUBSTEPS as u64;
 
-/// Bytes of the health flag's buffer ([`Health`], rounded up to a whole `vec4`).
+/// Bytes of the health flag ([`Health`], rounded up to a whole `vec4`): the part of the health
+/// buffer every kernel sees and the host reads back each frame.
 pub const HEALTH_BYTES: u64 = VEC4_BYTES;
 const _: () = assert!(size_of::<Health>() as u64 <= HEALTH_BYTES);
+
+/// Byte offset of the fused cloths' [`ClothRest`] states in the health buffer (after the flag).
+pub const REST_OFFSET: u64 = HEALTH_BYTES;
 
 /// Byte offset of the inverse mass (w) within a particle's `vec4` record, for writing it alone.
 pub const INVERSE_MASS_OFFSET: u64 = 12;
@@ -394,6 +458,8 @@ pub struct BufferSizes {
     pub tethers: u64,
     /// The [`StepParams`] slots (first substep, later substeps).
     pub step_params: u64,
+    /// The health flag, then one [`ClothRest`] per cloth the world can hold.
+    pub health: u64,
     /// Distance between dynamic-offset uniform slots.
     pub uniform_stride: u64,
     /// The topology: what grows with the cloths in the world.
@@ -460,9 +526,9 @@ pub struct TopologyCounts {
 }
 
 impl BufferSizes {
-    /// Sizes for `particles` particles with uniform slots aligned to `min_uniform_alignment`
-    /// bytes, and an empty topology.
-    pub fn new(particles: u64, min_uniform_alignment: u64) -> Self {
+    /// Sizes for `particles` particles and `cloths` cloths with uniform slots aligned to
+    /// `min_uniform_alignment` bytes, and an empty topology.
+    pub fn new(particles: u64, cloths: u64, min_uniform_alignment: u64) -> Self {
         // Each slot must start on the device's alignment and hold the largest uniform block.
         let uniform_stride =
             (size_of::<StepParams>() as u64).next_multiple_of(min_uniform_alignment.max(1));
@@ -470,6 +536,7 @@ impl BufferSizes {
             particles: particles.max(1) * VEC4_BYTES,
             tethers: particles.max(1) * (TETHER_SLOTS * size_of::<TetherSlot>()) as u64,
             step_params: STEP_PARAM_SLOTS * uniform_stride,
+            health: REST_OFFSET + cloths.max(1) * size_of::<ClothRest>() as u64,
             uniform_stride,
             topology: TopologySizes {
                 constraints: 0,
@@ -521,7 +588,7 @@ impl BufferSizes {
         2 * self.particles
             + self.tethers
             + self.step_params
-            + HEALTH_BYTES
+            + self.health
             + t.constraints
             + t.multipliers
             + t.color_table
@@ -591,7 +658,7 @@ mod tests {
     #[test]
     fn uniform_slots_respect_the_device_alignment() {
         for align in [16, 32, 64, 256] {
-            let s = BufferSizes::new(100, align);
+            let s = BufferSizes::new(100, 4, align);
             assert_eq!(s.uniform_stride % align, 0, "alignment {align}");
             assert!(s.uniform_stride >= size_of::<StepParams>() as u64);
         }

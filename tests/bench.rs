@@ -230,6 +230,9 @@ const CAPES_FIELDS: &[&str] = &[
     "particles",
     "constraints",
     "cloth_paths",
+    "at_rest",
+    "sleep",
+    "asleep",
     "dispatches_per_frame",
     "substeps",
     "iterations",
@@ -349,6 +352,47 @@ fn capes_bench_writes_every_path_and_the_fields_scripts_read() {
     );
 }
 
+/// Capes hanging at rest sleep once the warm-up outlasts the world's 60 sleep frames, and the
+/// record counts them; with sleeping off none do, and the capes end where they would anyway.
+#[test]
+fn capes_at_rest_sleep_and_the_record_counts_them() {
+    let args = [
+        "--scene",
+        "capes",
+        "--cloths",
+        "4",
+        "--at-rest",
+        "3",
+        "--sleep",
+        "on,off",
+        "--cloth-size",
+        "8x8",
+        "--path",
+        "fused",
+        "--frames",
+        "2",
+        "--warmup",
+        "61",
+    ];
+    let (backend, stdout, records, _) = bench_run("capes_at_rest_sleep", &args);
+    let backends = if backend == "both" { 2 } else { 1 };
+    assert_eq!(records.len(), backends * 2, "{records:?}");
+    for r in &records {
+        assert_eq!(r["at_rest"], 3, "{r}");
+        let expected = if r["sleep"] == true { 3 } else { 0 };
+        assert_eq!(r["asleep"], expected, "{r}");
+    }
+    assert!(stdout.contains("3/4") && stdout.contains("off"), "{stdout}");
+    for b in ["cpu", "gpu"] {
+        let stretch: Vec<&serde_json::Value> = records
+            .iter()
+            .filter(|r| r["backend"] == b)
+            .map(|r| &r["stretch_max"])
+            .collect();
+        assert!(stretch.windows(2).all(|w| w[0] == w[1]), "{b}: {stretch:?}");
+    }
+}
+
 #[test]
 fn bad_capes_flags_are_rejected() {
     for args in [
@@ -389,6 +433,26 @@ fn bad_capes_flags_are_rejected() {
             "sideways",
         ][..],
         &["bench", "--scene", "sky", "--backend", "cpu"][..],
+        &[
+            "bench",
+            "--scene",
+            "capes",
+            "--backend",
+            "cpu",
+            "--cloths",
+            "4",
+            "--at-rest",
+            "5",
+        ][..],
+        &[
+            "bench",
+            "--scene",
+            "capes",
+            "--backend",
+            "cpu",
+            "--sleep",
+            "maybe",
+        ][..],
         &[
             "bench",
             "--scene",

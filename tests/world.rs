@@ -5,10 +5,10 @@ mod common;
 
 use chiffon::conformance::{LONG_RUN_TOLERANCE, deviation};
 use chiffon::params::Compliance;
-use chiffon::world::{ClothPath, PathChoice, WorldCapacity};
+use chiffon::world::{ClothPath, PathChoice, Sleep, WorldCapacity};
 use chiffon::{
-    Backend, ChiffonError, Cloth, ClothBuilder, ClothOptions, Collider, Layout, Pinning, Solver,
-    SolverParams, World, WorldConfig,
+    Backend, ChiffonError, Cloth, ClothBuilder, ClothOptions, Collider, Layout, Pinning, Pose,
+    Solver, SolverParams, World, WorldConfig,
 };
 use glam::{Affine3A, Quat, Vec3};
 use rand::{Rng, SeedableRng};
@@ -477,5 +477,175 @@ fn a_diverging_cloth_is_named() {
                 e => panic!("{backend:?} {paths:?}: {e}"),
             }
         }
+    }
+}
+
+/// A cape hanging at rest from its top edge (it starts still, so it sleeps after
+/// `Sleep::frames` frames), and the same cape released flat (it swings for seconds).
+fn hanging_cape(top: f32) -> Cloth {
+    ClothBuilder::grid(16, 16)
+        .spacing(0.04)
+        .total_mass(0.15)
+        .layout(Layout::Hanging { top })
+        .pinning(Pinning::Edge)
+        .build()
+        .unwrap()
+}
+
+fn swinging_cape() -> Cloth {
+    ClothBuilder::grid(16, 16)
+        .spacing(0.04)
+        .total_mass(0.15)
+        .layout(Layout::Flat { height: 1.0 })
+        .pinning(Pinning::Edge)
+        .build()
+        .unwrap()
+}
+
+/// Three hanging capes a metre apart and one swinging cape, with a sphere far below them.
+fn sleepy_world(backend: Backend<'_>, sleep: Option<Sleep>) -> (World, Vec<chiffon::ClothHandle>) {
+    let params = SolverParams {
+        colliders: vec![Collider::sphere(Vec3::new(0.0, -5.0, 0.0), 0.3)],
+        ..SolverParams::default()
+    };
+    let config = WorldConfig {
+        sleep,
+        ..WorldConfig::default()
+    };
+    let world = World::new(backend, params, config).unwrap();
+    let at = |x: f32| ClothOptions::new().translate(Vec3::new(x, 0.0, 0.0));
+    world_of(
+        world,
+        &[
+            (hanging_cape(1.0), at(0.0)),
+            (hanging_cape(1.0), at(1.0)),
+            (hanging_cape(1.0), at(2.0)),
+            (swinging_cape(), at(3.0)),
+        ],
+    )
+}
+
+fn asleep(world: &mut World, handles: &[chiffon::ClothHandle]) -> Vec<bool> {
+    handles
+        .iter()
+        .map(|&h| world.is_asleep(h).unwrap())
+        .collect()
+}
+
+fn snapshot(world: &mut World, handles: &[chiffon::ClothHandle]) -> Vec<Vec<Vec3>> {
+    handles
+        .iter()
+        .map(|&h| world.positions(h).unwrap())
+        .collect()
+}
+
+/// The capes at rest fall asleep after `Sleep::frames` frames and then do not move at all;
+/// the swinging cape stays awake; edits, parameter changes and a collider moving near a
+/// sleeping cape wake it, and a collider moving far from the others does not. The GPU kernel
+/// decides, and the CPU twin follows its rules, so both sleep and wake on the same frames and
+/// end bit for bit alike on lavapipe (within the conformance tolerance on other GPUs).
+#[test]
+fn capes_at_rest_sleep_and_wake_alike_on_both_backends() {
+    let ctx = common::gpu("capes_at_rest_sleep_and_wake_alike_on_both_backends");
+    let mut backends = vec![Backend::Cpu];
+    if let Some(ctx) = &ctx {
+        backends.push(Backend::Gpu(ctx));
+    }
+    let sleep = Sleep {
+        speed: 0.02,
+        frames: 20,
+    };
+    let mut ends = Vec::new();
+    for backend in backends {
+        let name = format!("{backend:?}");
+        let (mut world, h) = sleepy_world(backend, Some(sleep));
+        for _ in 0..19 {
+            world.step(1.0 / 60.0).unwrap();
+        }
+        assert_eq!(asleep(&mut world, &h), [false; 4], "{name}: too early");
+        world.step(1.0 / 60.0).unwrap();
+        assert_eq!(asleep(&mut world, &h), [true, true, true, false], "{name}");
+        // Asleep, they do not move at all.
+        let before = snapshot(&mut world, &h);
+        for _ in 0..10 {
+            world.step(1.0 / 60.0).unwrap();
+        }
+        let after = snapshot(&mut world, &h);
+        assert_eq!(before[..3], after[..3], "{name}: a sleeping cape moved");
+        assert_ne!(before[3], after[3], "{name}: the swinging cape stopped");
+
+        // An edit wakes its cape only (it moves again), and it sleeps again once at rest.
+        let top = world.positions(h[0]).unwrap()[0];
+        world
+            .set_particle(h[0], 0, top + Vec3::new(0.0, 0.0, 0.05), 0.0)
+            .unwrap();
+        assert_eq!(
+            asleep(&mut world, &h),
+            [false, true, true, false],
+            "{name}: edit"
+        );
+        world.step(1.0 / 60.0).unwrap();
+        let last = after[0].len() - 1;
+        assert_ne!(
+            world.positions(h[0]).unwrap()[last],
+            after[0][last],
+            "{name}"
+        );
+
+        // Setting the same parameters again wakes nothing.
+        world.set_params(world.params().clone()).unwrap();
+        assert_eq!(
+            asleep(&mut world, &h)[1..3],
+            [true, true],
+            "{name}: same params"
+        );
+
+        // A sphere sweeping through cape 1 wakes it; cape 2, a metre on, sleeps on.
+        world
+            .set_collider_pose(0, Pose::new(Vec3::new(1.0, 0.7, 0.0), Quat::IDENTITY))
+            .unwrap();
+        world.step(1.0 / 60.0).unwrap();
+        assert_eq!(
+            asleep(&mut world, &h)[1..3],
+            [false, true],
+            "{name}: collider"
+        );
+
+        // A parameter change wakes every cape.
+        let mut params = world.params().clone();
+        params.wind = Vec3::new(0.0, 0.0, 0.1);
+        world.set_params(params).unwrap();
+        assert_eq!(asleep(&mut world, &h), [false; 4], "{name}: set_params");
+        for _ in 0..30 {
+            world.step(1.0 / 60.0).unwrap();
+        }
+        ends.push(snapshot(&mut world, &h));
+    }
+    if let [cpu, gpu] = &ends[..] {
+        for (k, (a, b)) in cpu.iter().zip(gpu).enumerate() {
+            let d = deviation(a, b).max_m;
+            assert!(d <= 1e-4, "cape {k}: GPU {d} m from the CPU reference");
+        }
+    }
+}
+
+/// With sleeping off, nothing sleeps; a bad setting is a clear error.
+#[test]
+fn sleeping_off_never_sleeps_and_bad_settings_are_refused() {
+    let (mut world, h) = sleepy_world(Backend::Cpu, None);
+    for _ in 0..80 {
+        world.step(1.0 / 60.0).unwrap();
+    }
+    assert_eq!(asleep(&mut world, &h), [false; 4]);
+    for (speed, frames) in [(f32::NAN, 60), (-1.0, 60), (0.02, 0)] {
+        let config = WorldConfig {
+            sleep: Some(Sleep { speed, frames }),
+            ..WorldConfig::default()
+        };
+        let err = World::new(Backend::Cpu, SolverParams::default(), config).err();
+        assert!(
+            matches!(err, Some(ChiffonError::InvalidParameter { name, .. }) if name.starts_with("sleep")),
+            "speed {speed}, frames {frames}: {err:?}"
+        );
     }
 }

@@ -341,6 +341,29 @@ fn collide_with(
     }
 }
 
+/// Whether the collider moves this frame anywhere near the box `lo..hi`, a sleeping cloth's
+/// bounds, and so wakes it (twin of `collider_wakes`): a collider that stays put never does, a
+/// moving plane always does.
+pub(crate) fn collider_wakes(c: &ColliderRecord, lo: Vec3, hi: Vec3) -> bool {
+    if c.from_position == c.to_position && c.from_rotation == c.to_rotation {
+        return false;
+    }
+    let v = |a: [f32; 4]| Vec4::from_array(a).xyz();
+    if c.bound_from_a[3] < 0.0 {
+        return true;
+    }
+    let reach = Vec3::splat(c.bound_from_a[3] + c.material[0]);
+    let (fa, fb, ta, tb) = (
+        v(c.bound_from_a),
+        v(c.bound_from_b),
+        v(c.bound_to_a),
+        v(c.bound_to_b),
+    );
+    let box_lo = fa.min(fb).min(ta.min(tb)) - reach;
+    let box_hi = fa.max(fb).max(ta.max(tb)) + reach;
+    box_lo.cmple(hi).all() && box_hi.cmpge(lo).all()
+}
+
 /// Whether the particle's path over the substep can reach the capsule that holds the collider
 /// over it (twin of `collider_reaches`).
 fn collider_reaches(c: &ColliderRecord, t_from: f32, t_to: f32, x: Vec3, x_prev: Vec3) -> bool {

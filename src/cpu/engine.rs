@@ -9,7 +9,7 @@ use super::{
     solve_tethers,
 };
 use crate::cloth::Constraint;
-use crate::config::{ColorRange, Health, TetherSlot};
+use crate::config::{ClothRest, ColorRange, Health, TetherSlot};
 use crate::error::Result;
 use crate::gpu::StageTimer;
 use crate::hierarchy::Hierarchy;
@@ -35,6 +35,8 @@ pub(crate) struct CpuEngine {
     fused_colors: Vec<ColorRange>,
     tethers: Tethers,
     health: Health,
+    /// Each fused cloth's rest state (the GPU keeps these after the health flag).
+    rests: Vec<ClothRest>,
     /// Every mesh collider's distance samples.
     grid: Vec<f32>,
     /// Self-collision: rest positions (cloth in w), the hash table, the buckets, the pushed
@@ -72,6 +74,7 @@ impl Default for CpuEngine {
             fused_colors: Vec::new(),
             tethers: Tethers::none(0),
             health: Health::CLEAR,
+            rests: Vec::new(),
             grid: Vec::new(),
             rest: Vec::new(),
             table: Vec::new(),
@@ -108,6 +111,8 @@ impl Engine for CpuEngine {
         self.coarse_ranges = layout.global.ranges();
         self.snapshot = vec![Vec4::ZERO; layout.global.nodes().len()];
         self.fused_colors = layout.fused_colors.clone();
+        // A new layout starts every cloth awake (as the GPU engine does).
+        self.rests = vec![ClothRest::AWAKE; layout.records.len()];
         self.tethers = layout.tethers.clone();
         self.rest = layout.rest.clone();
         let n = layout.particle_count as usize;
@@ -159,6 +164,17 @@ impl Engine for CpuEngine {
 
     fn health(&mut self) -> Result<Health> {
         Ok(self.health)
+    }
+
+    fn rests(&mut self) -> Result<Vec<ClothRest>> {
+        Ok(self.rests.clone())
+    }
+
+    fn wake(&mut self, fused: std::ops::Range<u32>) {
+        let end = (fused.end as usize).min(self.rests.len());
+        for r in &mut self.rests[(fused.start as usize).min(end)..end] {
+            *r = ClothRest::AWAKE;
+        }
     }
 
     fn clear_health(&mut self) -> Result<()> {
@@ -271,6 +287,7 @@ impl Executor for CpuFrame<'_> {
                     &mut e.multipliers,
                     e.tethers.slots(),
                     &mut e.health,
+                    &mut e.rests,
                     f.colliders,
                     &e.grid,
                     f.collider_cells,

@@ -4,20 +4,22 @@
 //! same result as the kernel's threads in parallel: a stage's threads never touch the same
 //! particle (own particles, or one color). Where the kernel keeps the cloth (workgroup memory
 //! or storage) changes nothing in the arithmetic; like the kernel's two pipelines, one call
-//! takes the cloths of one kind (`workgroup_memory`).
+//! takes the cloths of one kind (`workgroup_memory`). Sleeping follows the kernel's rules
+//! exactly (the same measure, the same threshold, the same wake test), so the twin's cloths
+//! sleep and wake on the same frames.
 
-use glam::{Vec4, Vec4Swizzles};
+use glam::{Vec3, Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
-use super::collide::collide_all;
+use super::collide::{collide_all, collider_wakes};
 use super::health::{is_bad, report_bad};
 use super::integrate::integrate_particle;
 use super::solve_color::solve_constraint;
 use super::tethers::{anchor_pair, tether_pull};
 use crate::cloth::Constraint;
 use crate::config::{
-    ClothRecord, ColliderRecord, ColorRange, FusedFrame, Health, StepParams, TETHER_SLOTS,
-    TetherSlot,
+    ClothRecord, ClothRest, ColliderRecord, ColorRange, FusedFrame, Health, StepParams,
+    TETHER_SLOTS, TetherSlot,
 };
 
 /// One cloth's slices of the world's buffers.
@@ -32,7 +34,9 @@ struct ClothSlices<'a> {
 
 /// Solves every cloth of `cloths` whose `shared_memory` flag is `workgroup_memory` for one
 /// frame: `frame.substeps` substeps of integrate, `frame.iterations` sweeps over the cloth's
-/// colors, tethers and collide; then the health check.
+/// colors, tethers and collide; then the health check. `rests` (the rest of the kernel's
+/// health binding) holds each cloth's [`ClothRest`]: a sleeping cloth is skipped, unless a
+/// moving collider near its bounds wakes it.
 ///
 /// # Panics
 /// When the records overlap or leave the buffers, or a cloth's colors are not one contiguous
@@ -42,7 +46,7 @@ struct ClothSlices<'a> {
 pub fn solve_cloths(
     frame: &FusedFrame,
     first: &StepParams,
-    rest: &StepParams,
+    rest_params: &StepParams,
     cloths: &[ClothRecord],
     workgroup_memory: bool,
     colors: &[ColorRange],
@@ -52,22 +56,24 @@ pub fn solve_cloths(
     multipliers: &mut [f32],
     tethers: &[TetherSlot],
     health: &mut Health,
+    rests: &mut [ClothRest],
     colliders: &[ColliderRecord],
     distance_grid: &[f32],
     collider_cells: &[u32],
 ) {
     let colliders = &colliders[..first.collider_count as usize];
-    let slices = split(
-        &cloths[..frame.cloth_count as usize],
-        colors,
-        positions,
-        previous,
-        multipliers,
-    );
+    let cloths = &cloths[..frame.cloth_count as usize];
+    let slices = split(cloths, colors, positions, previous, multipliers);
     let bad = slices
         .into_par_iter()
-        .filter(|c| (c.record.shared_memory == 1) == workgroup_memory)
-        .filter_map(|mut c| {
+        .zip(rests[..cloths.len()].par_iter_mut())
+        .filter_map(|(mut c, rest)| {
+            // The kernel's two early returns: the other pipeline's cloth, a sleeping cloth.
+            if (c.record.shared_memory == 1) != workgroup_memory
+                || (frame.sleep_frames > 0 && !awake(frame, rest, colliders))
+            {
+                return None;
+            }
             let shared = Shared {
                 colors,
                 constraints,
@@ -76,11 +82,54 @@ pub fn solve_cloths(
                 distance_grid,
                 collider_cells,
             };
-            solve_cloth(frame, first, rest, &shared, &mut c)
+            let bad = solve_cloth(frame, first, rest_params, &shared, &mut c);
+            if frame.sleep_frames > 0 {
+                *rest = measure_rest(frame, rest, &c);
+            }
+            bad
         })
         .min();
     if let Some(i) = bad {
         report_bad(health, first, i);
+    }
+}
+
+/// Thread 0's verdict at the kernel's start: whether the cloth runs this frame. A sleeping cloth
+/// that a moving collider reaches wakes (its calm count restarts).
+fn awake(frame: &FusedFrame, rest: &mut ClothRest, colliders: &[ColliderRecord]) -> bool {
+    if !rest.asleep(frame) {
+        return true;
+    }
+    let (lo, hi) = (Vec4::from(rest.lo).xyz(), Vec4::from(rest.hi).xyz());
+    if colliders.iter().any(|c| collider_wakes(c, lo, hi)) {
+        rest.calm_frames = 0;
+        return true;
+    }
+    false
+}
+
+/// The cloth's rest state at the frame's end, as the kernel's reduction finds it: its fastest
+/// free particle's step over the last substep against `frame.sleep_step`, and its bounds.
+fn measure_rest(frame: &FusedFrame, rest: &ClothRest, c: &ClothSlices<'_>) -> ClothRest {
+    let (mut step, mut lo, mut hi) = (0.0f32, Vec3::splat(3.0e38), Vec3::splat(-3.0e38));
+    for (p, q) in c.positions.iter().zip(c.previous.iter()) {
+        if p.w != 0.0 {
+            step = step.max((p.xyz() - q.xyz()).length());
+        }
+        lo = lo.min(p.xyz());
+        hi = hi.max(p.xyz());
+    }
+    let calm_frames = if step < frame.sleep_step {
+        rest.calm_frames.min(frame.sleep_frames) + 1
+    } else {
+        0
+    };
+    ClothRest {
+        calm_frames,
+        step,
+        lo: lo.extend(0.0).to_array(),
+        hi: hi.extend(0.0).to_array(),
+        ..ClothRest::AWAKE
     }
 }
 

@@ -5,9 +5,7 @@
 use super::context::GpuContext;
 use super::kernels::bind_group;
 use super::passes::{BindGroups, Pipelines, STEP_SIZE, check_storage_buffer};
-use crate::config::{
-    BufferSizes, ColorRange, HEALTH_BYTES, Health, StepParams, TopologyCounts, TopologySizes,
-};
+use crate::config::{BufferSizes, ColorRange, Health, StepParams, TopologyCounts, TopologySizes};
 use crate::error::Result;
 use crate::hierarchy::Hierarchy;
 use crate::schedule::FramePlan;
@@ -40,7 +38,7 @@ pub(crate) struct ParticleBuffers {
     pub(crate) previous: wgpu::Buffer,
     /// The tether slots of every particle.
     pub(crate) tethers: wgpu::Buffer,
-    /// The health flag ([`Health`]).
+    /// The health flag ([`Health`]), then each fused cloth's [`crate::config::ClothRest`].
     pub(crate) health: wgpu::Buffer,
     /// One [`StepParams`] slot per substep.
     pub(crate) step_uniform: wgpu::Buffer,
@@ -53,7 +51,8 @@ impl ParticleBuffers {
         check_storage_buffer(&limits, "the particle position buffer", sizes.particles)?;
         check_storage_buffer(&limits, "the tether buffer", sizes.tethers)?;
         let d = &ctx.device;
-        let health = buffer(d, "health", HEALTH_BYTES, STORAGE);
+        // The flag, then every fused cloth's rest state (awake: zeroed).
+        let health = buffer(d, "health", sizes.health, STORAGE);
         ctx.queue
             .write_buffer(&health, 0, bytemuck::bytes_of(&Health::CLEAR));
         Ok(Self {

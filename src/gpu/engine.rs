@@ -12,8 +12,8 @@ use super::kernels::check_workgroup_size;
 use super::passes::{BindGroups, FusedKernel, HealthProbe, PassRecorder, Pipelines};
 use super::timer::StageTimer;
 use crate::config::{
-    BufferSizes, ClothRecord, Health, INVERSE_MASS_OFFSET, TETHER_SLOTS, TetherSlot, TopologySizes,
-    VEC4_BYTES,
+    BufferSizes, ClothRecord, ClothRest, Health, INVERSE_MASS_OFFSET, REST_OFFSET, TETHER_SLOTS,
+    TetherSlot, TopologySizes, VEC4_BYTES,
 };
 use crate::error::{ChiffonError, Result};
 use crate::world::WorldConfig;
@@ -43,6 +43,8 @@ pub(crate) struct GpuEngine {
     /// Particles of the current layout, and of its global cloths.
     particle_count: u32,
     global_particles: u32,
+    /// Cloths of the current layout on the fused path (each with a rest state).
+    fused_cloths: u32,
     /// Threads of each `solve_color`: the global colors, then the coarse levels'.
     color_sizes: Vec<u32>,
     /// Threads of the coarse passes: the snapshot, then each level's prolongation.
@@ -65,6 +67,7 @@ impl GpuEngine {
         }
         let sizes = BufferSizes::new(
             cap.particles as u64,
+            cap.cloths as u64,
             limits.min_uniform_buffer_offset_alignment as u64,
         );
         // The world's constraints must fit one binding too: say so now, not at the first add.
@@ -115,6 +118,7 @@ impl GpuEngine {
             fused_workgroup_size,
             particle_count: 0,
             global_particles: 0,
+            fused_cloths: 0,
             color_sizes: Vec::new(),
             coarse_counts: Vec::new(),
         })
@@ -264,6 +268,9 @@ impl Engine for GpuEngine {
         self.rest = layout.rest.clone();
         self.upload_rest();
         self.particle_count = layout.particle_count;
+        // A new layout starts every cloth awake.
+        self.fused_cloths = layout.records.len() as u32;
+        self.wake(0..self.fused_cloths);
         self.global_particles = layout.global_particles;
         self.color_sizes = layout.global.constraints().color_sizes();
         self.coarse_counts = layout.global.ranges().iter().map(|r| r.count).collect();
@@ -398,6 +405,27 @@ impl Engine for GpuEngine {
             &self.particles.health,
         )?;
         Ok(flag[0])
+    }
+
+    fn rests(&mut self) -> Result<Vec<ClothRest>> {
+        let bytes = REST_OFFSET + self.fused_cloths as u64 * size_of::<ClothRest>() as u64;
+        let (device, queue) = (&self.ctx.device, &self.ctx.queue);
+        let words: Vec<u32> = read_prefix_on(device, queue, &self.particles.health, bytes)?;
+        Ok(bytemuck::cast_slice(&words[REST_OFFSET as usize / 4..]).to_vec())
+    }
+
+    fn wake(&mut self, fused: std::ops::Range<u32>) {
+        let end = fused.end.min(self.fused_cloths);
+        let start = fused.start.min(end);
+        if start == end {
+            return;
+        }
+        let awake = vec![ClothRest::AWAKE; (end - start) as usize];
+        self.ctx.queue.write_buffer(
+            &self.particles.health,
+            REST_OFFSET + start as u64 * size_of::<ClothRest>() as u64,
+            bytemuck::cast_slice(&awake),
+        );
     }
 
     fn clear_health(&mut self) -> Result<()> {

@@ -98,6 +98,17 @@ pub fn cape(columns: u32, rows: u32) -> Result<Cloth> {
         .build()
 }
 
+/// The same cape hanging straight down from its collar, at rest from the start (the capes
+/// bench's sleepers).
+pub fn hanging_cape(columns: u32, rows: u32) -> Result<Cloth> {
+    ClothBuilder::grid(columns, rows)
+        .spacing(0.6 / columns.saturating_sub(1).max(1) as f32)
+        .total_mass(0.15)
+        .layout(Layout::Hanging { top: 1.5 })
+        .pinning(Pinning::Edge)
+        .build()
+}
+
 /// Where cape `k` of `count` hangs: a square field, one cape per square metre.
 pub fn cape_position(k: usize, count: usize) -> Vec3 {
     let side = (count as f64).sqrt().ceil().max(1.0) as usize;

@@ -82,6 +82,7 @@ impl World {
         crate::error::check_finite3("particle position", position)?;
         crate::error::check_at_least("inverse mass", inverse_mass as f64, 0.0)?;
         let at = self.place(handle)?.particles.start + index as u32;
+        self.wake(handle)?;
         let p = position.extend(inverse_mass);
         self.engine.write_positions(at, &[p]);
         self.engine.write_previous(at, &[position.extend(0.0)]);
@@ -107,6 +108,7 @@ impl World {
         self.check_particle(handle, index)?;
         crate::error::check_at_least("inverse mass", inverse_mass as f64, 0.0)?;
         let at = self.place(handle)?.particles.start + index as u32;
+        self.wake(handle)?;
         self.engine.write_inverse_mass(at, inverse_mass);
         let live = self.live_mut(handle)?;
         if let Some(mirror) = &mut live.unstarted {

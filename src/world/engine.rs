@@ -7,7 +7,7 @@ use glam::Vec4;
 
 use super::WorldConfig;
 use super::layout::Layout;
-use crate::config::{ClothRecord, ColliderRecord, FusedFrame, Health, TetherSlot};
+use crate::config::{ClothRecord, ClothRest, ColliderRecord, FusedFrame, Health, TetherSlot};
 use crate::error::Result;
 use crate::gpu::StageTimer;
 use crate::schedule::{FramePlan, FrameSchedule};
@@ -67,6 +67,10 @@ pub(crate) trait Engine {
     fn health(&mut self) -> Result<Health>;
     /// Clears the health flag.
     fn clear_health(&mut self) -> Result<()>;
+    /// The fused cloths' rest states, in record order (the GPU waits).
+    fn rests(&mut self) -> Result<Vec<ClothRest>>;
+    /// Wakes the fused cloths of these records (a new layout wakes them all by itself).
+    fn wake(&mut self, fused: std::ops::Range<u32>);
     /// Blocks until the submitted frames are done.
     fn wait(&mut self) -> Result<()>;
     /// The position buffer, on the GPU.

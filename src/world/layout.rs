@@ -180,6 +180,16 @@ impl Layout {
         self.placed.iter().enumerate().find(|(_, p)| p.slot == slot)
     }
 
+    /// The record of the cloth in `slot` among the fused cloths' (its rest state's index), if
+    /// it takes the fused path.
+    pub(crate) fn fused_index(&self, slot: u32) -> Option<u32> {
+        self.placed
+            .iter()
+            .filter(|p| matches!(p.path, ClothPath::Fused { .. }))
+            .position(|p| p.slot == slot)
+            .map(|k| k as u32)
+    }
+
     /// The fused cloths' records for a frame: `tethers(material)` when the cloth's tether
     /// stage runs, `alpha(material)` its α̃.
     pub(crate) fn frame_records(

@@ -59,7 +59,7 @@ pub(crate) use contact::hash_cells;
 pub use layout::MAX_COLORS;
 pub use options::{
     ClothOptions, ClothPath, DEFAULT_FUSED_MAX_PARTICLES, DEFAULT_FUSED_WORKGROUP_SIZE, PathChoice,
-    WorldCapacity, WorldConfig,
+    Sleep, WorldCapacity, WorldConfig,
 };
 
 /// Names one cloth of a [`World`]. A handle outlives its cloth harmlessly: once the cloth is
@@ -109,6 +109,9 @@ impl World {
             config.capacity.cloths as f64,
             1.0,
         )?;
+        if let Some(sleep) = config.sleep {
+            sleep.validate()?;
+        }
         let engine = engine::make(backend, &config)?;
         let layout = Layout::build(&[], config.paths, config.fused_max_particles, 0)?;
         Ok(Self {
@@ -315,9 +318,22 @@ impl World {
 
     /// Replaces the shared parameters from the next frame on (validated first). Turning
     /// self-collision on or off re-lays the buffers out (every cloth takes the global path
-    /// while it is on).
+    /// while it is on). A change wakes every sleeping cloth, unless only colliders' poses
+    /// changed: a moving collider wakes the cloths near it.
     pub fn set_params(&mut self, params: SolverParams) -> Result<()> {
         params.validate()?;
+        // A collider's move alone wakes only the cloths near it (the fused kernel sees it);
+        // any other change wakes them all.
+        let poses_only = params.colliders.len() == self.params.colliders.len() && {
+            let mut same = params.clone();
+            for (c, old) in same.colliders.iter_mut().zip(&self.params.colliders) {
+                c.pose = old.pose;
+            }
+            same == self.params
+        };
+        if !poses_only {
+            self.wake_all();
+        }
         self.params = params;
         if self.params.self_collision.is_some() != self.laid_out_for_self_collision {
             self.dirty = true;
@@ -391,7 +407,9 @@ impl World {
                 substeps: plan.substeps,
                 iterations: self.params.iterations,
                 cloth_count: records.len() as u32,
-                pad: 0,
+                sleep_frames: self.config.sleep.map_or(0, |s| s.frames),
+                sleep_step: self.config.sleep.map_or(0.0, |s| s.speed * plan.h as f32),
+                ..Default::default()
             },
             colliders: &colliders,
             collider_cells: &collider_cells,
@@ -411,6 +429,44 @@ impl World {
         let h = self.engine.health()?;
         self.note_health(h);
         self.check_diverged()
+    }
+
+    /// Whether the cloth sleeps ([`Sleep`]): it stayed at rest long enough and nothing has
+    /// woken it since. Always `false` on the global path or with sleeping off (the GPU waits).
+    pub fn is_asleep(&mut self, handle: ClothHandle) -> Result<bool> {
+        let Some(k) = self.fused_index(handle)? else {
+            return Ok(false);
+        };
+        let fused = self.fused_frame_settings();
+        Ok(self.engine.rests()?[k as usize].asleep(&fused))
+    }
+
+    /// Wakes the cloth (if it sleeps): it runs again from the next step, and sleeps again only
+    /// after [`Sleep::frames`] more frames at rest. Edits through the world wake it by themselves.
+    pub fn wake(&mut self, handle: ClothHandle) -> Result<()> {
+        if let Some(k) = self.fused_index(handle)? {
+            self.engine.wake(k..k + 1);
+        }
+        Ok(())
+    }
+
+    /// Wakes every cloth.
+    fn wake_all(&mut self) {
+        self.engine.wake(0..u32::MAX);
+    }
+
+    /// The cloth's record on the fused path, if it takes it.
+    fn fused_index(&mut self, handle: ClothHandle) -> Result<Option<u32>> {
+        let slot = self.place(handle)?.slot;
+        Ok(self.layout.fused_index(slot))
+    }
+
+    /// The sleep settings as the fused kernel reads them (its other fields unset).
+    fn fused_frame_settings(&self) -> FusedFrame {
+        FusedFrame {
+            sleep_frames: self.config.sleep.map_or(0, |s| s.frames),
+            ..Default::default()
+        }
     }
 
     /// Blocks until every submitted frame is done.

@@ -125,8 +125,43 @@ impl WorldCapacity {
     }
 }
 
+/// When a world's cloth sleeps: once it has stayed at rest for a while, its workgroup skips it
+/// and it costs nothing until something wakes it. Applies to the fused path (a world's small
+/// cloths); the global path's cloths share every dispatch and always run.
+///
+/// A cloth is at rest in a frame when none of its free particles moved faster than
+/// [`Sleep::speed`] over the frame's last substep. It wakes when the host touches it
+/// ([`crate::World::set_particle`], [`crate::World::set_inverse_mass`], [`crate::World::wake`]),
+/// when the parameters change ([`crate::World::set_params`]) or cloths are added or removed, and
+/// when a collider moves anywhere near its bounds. The GPU kernel decides, and the CPU reference
+/// follows the same rules, so both sleep on the same frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sleep {
+    /// The speed (m/s) under which a particle counts as at rest. Default 0.02.
+    pub speed: f32,
+    /// Frames in a row at rest before the cloth sleeps. Default 60.
+    pub frames: u32,
+}
+
+impl Default for Sleep {
+    fn default() -> Self {
+        Self {
+            speed: 0.02,
+            frames: 60,
+        }
+    }
+}
+
+impl Sleep {
+    /// Checks the settings: a finite speed ≥ 0, at least one frame.
+    pub(crate) fn validate(&self) -> crate::Result<()> {
+        crate::error::check_at_least("sleep speed (m/s)", self.speed, 0.0)?;
+        crate::error::check_at_least("sleep frames", self.frames, 1)
+    }
+}
+
 /// How a world is built.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WorldConfig {
     /// What its buffers hold.
     pub capacity: WorldCapacity,
@@ -144,6 +179,9 @@ pub struct WorldConfig {
     /// Threads per workgroup of the fused kernel (one workgroup per cloth). Default `None`:
     /// 16 on a CPU adapter such as lavapipe, [`DEFAULT_FUSED_WORKGROUP_SIZE`] on a GPU.
     pub fused_workgroup_size: Option<u32>,
+    /// When a fused cloth at rest sleeps ([`Sleep`]); `None`: never. Default
+    /// `Some(Sleep::default())`.
+    pub sleep: Option<Sleep>,
 }
 
 /// Threads per fused workgroup on a GPU: four warps (two waves) per cloth, enough to cover a
@@ -164,6 +202,7 @@ impl Default for WorldConfig {
             fused_workgroup_memory: true,
             workgroup_size: DEFAULT_WORKGROUP_SIZE,
             fused_workgroup_size: None,
+            sleep: Some(Sleep::default()),
         }
     }
 }

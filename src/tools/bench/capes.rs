@@ -6,6 +6,10 @@
 //! - `fused`: one [`crate::World`] with [`PathChoice::Auto`] (each cape one workgroup).
 //!
 //! Bytes moved per frame follow the module model of [`super`], cloth by cloth on its path.
+//!
+//! Sleeping (`--at-rest N --sleep on,off`): the first N capes of each count hang at rest
+//! instead (they sleep once the warm-up outlasts [`crate::world::Sleep::frames`]), so the
+//! saving of sleeping shows beside the same world with it off.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -18,8 +22,8 @@ use serde::Serialize;
 use super::{BenchConfig, BenchRecord, Build, Case, Column, Placed, Ran, SceneBench, SceneFields};
 use crate::tools::BackendKind as Backend;
 use crate::tools::plot::{LogLog, Series};
-use crate::tools::scenes::{cape, cape_position};
-use crate::world::{PathChoice, WorldCapacity, WorldConfig};
+use crate::tools::scenes::{cape, cape_position, hanging_cape};
+use crate::world::{PathChoice, Sleep, WorldCapacity, WorldConfig};
 
 /// How the capes are solved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -51,6 +55,11 @@ pub struct CapesConfig {
     /// Threads per workgroup of the fused kernel (`None`: the world's default for the
     /// adapter).
     pub fused_workgroup_size: Option<u32>,
+    /// Capes of each count that hang at rest from the start (the first ones); the others are
+    /// released flat and swing. Default 0.
+    pub at_rest: u32,
+    /// Run each world with sleeping on ([`Sleep::default`]), off, or both. Default on.
+    pub sleep: Vec<bool>,
 }
 
 /// The capes scene's own record fields. Scripts read these names.
@@ -64,6 +73,12 @@ pub struct Fields {
     pub cloth_size: String,
     /// How many capes each path the world chose took, e.g. `{"fused (workgroup memory)": 100}`.
     pub cloth_paths: BTreeMap<&'static str, u32>,
+    /// Capes that started hanging at rest.
+    pub at_rest: u32,
+    /// Whether the world let capes sleep (lone solvers never do).
+    pub sleep: bool,
+    /// Capes asleep at the end of the run.
+    pub asleep: u32,
     /// Capes solved per millisecond of wall time (cloths / ms per frame).
     pub cloths_per_ms: Option<f64>,
     /// This case's median over the `separate` median of the same backend and count.
@@ -96,20 +111,43 @@ impl SceneBench for CapesConfig {
         if self.paths.is_empty() {
             bail!("--path: at least one path must run");
         }
+        if let Some(n) = self.cloths.iter().find(|&&n| n < self.at_rest) {
+            bail!(
+                "--at-rest {}: more than the {n} capes of --cloths",
+                self.at_rest
+            );
+        }
+        if self.sleep.is_empty() {
+            bail!("--sleep: on, off or both");
+        }
         Ok(())
     }
 
     fn cases(&self, cfg: &BenchConfig, backends: &[Backend]) -> Vec<Case> {
         let (c, r) = self.cloth_size;
         let one = cape(c, r).map(Arc::new).map_err(|e| e.to_string());
+        let still = hanging_cape(c, r).map(Arc::new).map_err(|e| e.to_string());
+        let both = one.and_then(|a| Ok((a, still?)));
         let mut cases = Vec::new();
         for &backend in backends {
             for &count in &self.cloths {
-                for &path in &self.paths {
-                    let build = one.clone().map(|cape| {
+                for (&path, sleep) in self.paths.iter().flat_map(|p| {
+                    // Lone solvers never sleep: one case for them.
+                    let sleeps = if *p == BenchPath::Separate {
+                        &self.sleep[..1]
+                    } else {
+                        &self.sleep[..]
+                    };
+                    sleeps.iter().map(move |&s| (p, s))
+                }) {
+                    let build = both.clone().map(|(cape, still)| {
                         let cloths: Vec<Placed> = (0..count as usize)
                             .map(|k| Placed {
-                                cloth: cape.clone(),
+                                cloth: if (k as u32) < self.at_rest {
+                                    still.clone()
+                                } else {
+                                    cape.clone()
+                                },
                                 at: Affine3A::from_translation(cape_position(k, count as usize)),
                             })
                             .collect();
@@ -119,6 +157,7 @@ impl SceneBench for CapesConfig {
                                 paths,
                                 workgroup_size: cfg.workgroup_size,
                                 fused_workgroup_size: self.fused_workgroup_size,
+                                sleep: sleep.then(Sleep::default),
                                 ..WorldConfig::default()
                             },
                             cloths: cloths.clone(),
@@ -132,9 +171,14 @@ impl SceneBench for CapesConfig {
                             },
                         }
                     });
+                    let sleep = sleep && path != BenchPath::Separate;
+                    let label = match (self.sleep.len() > 1, sleep) {
+                        (true, true) => format!("{} x{count} sleep", path.name()),
+                        _ => format!("{} x{count}", path.name()),
+                    };
                     cases.push(Case {
                         backend,
-                        label: format!("{} x{count}", path.name()),
+                        label,
                         params: cfg.params.clone(),
                         build,
                         release: false,
@@ -143,6 +187,9 @@ impl SceneBench for CapesConfig {
                             path,
                             cloth_size: format!("{c}x{r}"),
                             cloth_paths: BTreeMap::new(),
+                            at_rest: self.at_rest.min(count),
+                            sleep,
+                            asleep: 0,
                             cloths_per_ms: None,
                             speedup_vs_separate: None,
                         }),
@@ -162,6 +209,7 @@ impl SceneBench for CapesConfig {
                     *f.cloth_paths.entry(p.name()).or_default() += 1;
                 }
             }
+            f.asleep = ran.asleep;
             f.cloths_per_ms = median.map(|ms| f.cloths as f64 / ms);
         }
     }
@@ -197,6 +245,15 @@ impl SceneBench for CapesConfig {
             }),
             Column::left("path", |r| {
                 fields(r).map_or("-".into(), |f| f.path.name().into())
+            }),
+            Column::right("asleep", |r| {
+                fields(r).map_or("-".into(), |f| {
+                    if f.sleep {
+                        format!("{}/{}", f.asleep, f.cloths)
+                    } else {
+                        "off".into()
+                    }
+                })
             }),
         ]
     }

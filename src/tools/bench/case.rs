@@ -89,6 +89,8 @@ pub struct Ran {
     pub paths: Vec<ClothPath>,
     /// The frame schedule of each world or solver.
     pub schedules: Vec<FrameSchedule>,
+    /// Cloths asleep at the end ([`World::is_asleep`]; lone solvers never sleep).
+    pub asleep: u32,
 }
 
 /// What the frames run on.
@@ -214,6 +216,13 @@ impl Runner {
                     .map(|&h| world.path(h))
                     .collect::<crate::Result<_>>()?,
                 schedules: vec![world.schedule(STANDARD_DT)?],
+                asleep: handles
+                    .iter()
+                    .map(|&h| world.is_asleep(h))
+                    .collect::<crate::Result<Vec<bool>>>()?
+                    .into_iter()
+                    .filter(|&a| a)
+                    .count() as u32,
             }),
             Runner::Solvers(solvers) => Ok(Ran {
                 paths: vec![ClothPath::Global; solvers.len()],
@@ -221,6 +230,7 @@ impl Runner {
                     .iter_mut()
                     .map(|s| s.schedule(STANDARD_DT))
                     .collect::<crate::Result<_>>()?,
+                asleep: 0,
             }),
         }
     }

@@ -294,6 +294,8 @@ impl BenchConfig {
                 },
                 paths: BenchPath::ALL.to_vec(),
                 fused_workgroup_size: None,
+                at_rest: 0,
+                sleep: vec![true],
             }),
             Scene::Heap => SceneConfig::Heap(HeapConfig {
                 sizes: match preset {

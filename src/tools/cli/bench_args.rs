@@ -110,6 +110,13 @@ pub struct BenchArgs {
     /// 128 on a GPU).
     #[arg(long)]
     pub fused_workgroup_size: Option<u32>,
+    /// Capes scene: capes of each count that hang at rest from the start (and sleep once the
+    /// warm-up outlasts the world's sleep frames, 60) [default: 0].
+    #[arg(long)]
+    pub at_rest: Option<u32>,
+    /// Capes scene: run each world with sleeping on, off, or both (on,off) [default: on].
+    #[arg(long, value_delimiter = ',', value_parser = parse_on_off)]
+    pub sleep: Option<Vec<bool>>,
     /// Colliders scene: which collider sets to time, comma-separated: none, sphere, capsules
     /// (64), mesh (100 000+ triangles) [default: none,sphere,capsules,mesh].
     #[arg(long, value_delimiter = ',')]
@@ -166,6 +173,15 @@ fn bounded(s: &str, min: u64, max: u64, what: &str) -> Result<u64, String> {
     Ok(n)
 }
 
+/// `on` or `off`.
+fn parse_on_off(s: &str) -> Result<bool, String> {
+    match s {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("{s:?} is not on or off")),
+    }
+}
+
 fn parse_grid_side(s: &str) -> Result<u32, String> {
     bounded(s, 2, u32::MAX.into(), "particles a grid side can have").map(|n| n as u32)
 }
@@ -207,7 +223,7 @@ impl BenchArgs {
         cfg.peak_gbps = self.peak_gbps;
         cfg.workgroup_size = self.workgroup_size;
         // Each scene's own flags, and the scenes that take them: any other refuses them.
-        let flags: [(&str, bool, &[Scene]); 10] = [
+        let flags: [(&str, bool, &[Scene]); 12] = [
             (
                 "--sizes",
                 self.sizes.is_some(),
@@ -225,6 +241,8 @@ impl BenchArgs {
                 self.fused_workgroup_size.is_some(),
                 &[Scene::Capes],
             ),
+            ("--at-rest", self.at_rest.is_some(), &[Scene::Capes]),
+            ("--sleep", self.sleep.is_some(), &[Scene::Capes]),
             ("--colliders", self.colliders.is_some(), &[Scene::Colliders]),
         ];
         if let Some((flag, _, scenes)) = flags
@@ -259,6 +277,12 @@ impl BenchArgs {
                     c.paths = paths.clone();
                 }
                 c.fused_workgroup_size = self.fused_workgroup_size;
+                if let Some(n) = self.at_rest {
+                    c.at_rest = n;
+                }
+                if let Some(sleep) = &self.sleep {
+                    c.sleep = sleep.clone();
+                }
             }
             SceneConfig::Heap(h) => {
                 if let Some(sizes) = &self.sizes {
