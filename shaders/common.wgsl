@@ -115,6 +115,9 @@ struct ClothRecord {
     pad1: u32,
 }
 
+// Rows of four words a ClothRecord takes in the fused kernel's table (Rust: config::CLOTH_RECORD_ROWS).
+const CLOTH_RECORD_ROWS: u32 = 3u;
+
 // What the fused kernel loops over this frame (Rust: config::FusedFrame).
 struct FusedFrame {
     substeps: u32,

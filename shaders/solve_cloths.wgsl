@@ -20,17 +20,33 @@
 @group(0) @binding(0) var<uniform> frame: FusedFrame;
 @group(0) @binding(1) var<uniform> first: StepParams;    // the first substep (frame's dt ratio)
 @group(0) @binding(2) var<uniform> rest: StepParams;     // every later substep
-@group(0) @binding(3) var<storage, read> cloths: array<ClothRecord>;
-@group(0) @binding(4) var<storage, read> colors: array<ColorRange>;  // each cloth's colors
-@group(0) @binding(5) var<storage, read> constraints: array<Constraint>;
-@group(0) @binding(6) var<storage, read_write> positions: array<vec4<f32>>;  // w: inverse mass
-@group(0) @binding(7) var<storage, read_write> previous: array<vec4<f32>>;
-@group(0) @binding(8) var<storage, read_write> multipliers: array<f32>;
-@group(0) @binding(9) var<storage, read> tethers: array<TetherSlot>;
-@group(0) @binding(10) var<storage, read_write> health: FusedHealth;
-@group(0) @binding(11) var<storage, read> colliders: array<ColliderRecord>;
-@group(0) @binding(12) var<storage, read> distance_grid: array<f32>;
-@group(0) @binding(13) var<storage, read> collider_cells: array<u32>;  // the broad phase
+// The fused table: frame.cloth_count ClothRecords (three rows each), then every fused cloth's
+// colors (a ColorRange a row), as rows of four words. One buffer for both keeps the kernel within
+// 10 storage buffers, which SwiftShader's WebGPU allows (cloth_record, fused_color read it).
+@group(0) @binding(3) var<storage, read> fused_table: array<vec4<u32>>;
+@group(0) @binding(4) var<storage, read> constraints: array<Constraint>;
+@group(0) @binding(5) var<storage, read_write> positions: array<vec4<f32>>;  // w: inverse mass
+@group(0) @binding(6) var<storage, read_write> previous: array<vec4<f32>>;
+@group(0) @binding(7) var<storage, read_write> multipliers: array<f32>;
+@group(0) @binding(8) var<storage, read> tethers: array<TetherSlot>;
+@group(0) @binding(9) var<storage, read_write> health: FusedHealth;
+@group(0) @binding(10) var<storage, read> colliders: array<ColliderRecord>;
+@group(0) @binding(11) var<storage, read> distance_grid: array<f32>;
+@group(0) @binding(12) var<storage, read> collider_cells: array<u32>;  // the broad phase
+
+// Fused cloth k's record.
+fn cloth_record(k: u32) -> ClothRecord {
+    let a = fused_table[CLOTH_RECORD_ROWS * k];
+    let b = fused_table[CLOTH_RECORD_ROWS * k + 1u];
+    let c = fused_table[CLOTH_RECORD_ROWS * k + 2u];
+    return ClothRecord(bitcast<vec4<f32>>(a), b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w);
+}
+
+// Fused color c (cloth.color_offset + its own index), after the records.
+fn fused_color(c: u32) -> ColorRange {
+    let r = fused_table[CLOTH_RECORD_ROWS * frame.cloth_count + c];
+    return ColorRange(r.x, r.y, r.z, r.w);
+}
 
 // A fused cloth's rest state (Rust: config::ClothRest).
 struct ClothRest {
@@ -127,7 +143,7 @@ fn integrate_and_solve(params: StepParams, cloth: ClothRecord, local: u32) {
     // Solve: iterations × colors; within a color no two constraints share a particle.
     for (var k = 0u; k < frame.iterations; k++) {
         for (var c = 0u; c < cloth.color_count; c++) {
-            let range = colors[cloth.color_offset + c];
+            let range = fused_color(cloth.color_offset + c);
             for (var t = local; t < range.count; t += WORKGROUP_SIZE) {
                 let index = range.start + t;
                 let con = constraints[index];
@@ -196,7 +212,7 @@ fn solve_cloths(
 ) {
     // One workgroup per fused cloth; this pipeline takes only the cloths kept where it keeps
     // them (the other pipeline takes the rest).
-    let cloth = cloths[group.x];
+    let cloth = cloth_record(group.x);
     if ((cloth.shared_memory == 1u) != SHARED_MEMORY) {
         return;
     }

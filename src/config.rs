@@ -148,6 +148,11 @@ pub struct ClothRecord {
     pub pad1: u32,
 }
 
+/// Rows of four words a [`ClothRecord`] takes in the fused kernel's table (the records, then
+/// the fused colors, one buffer: `shaders/solve_cloths.wgsl`).
+pub const CLOTH_RECORD_ROWS: u32 = (size_of::<ClothRecord>() / 16) as u32;
+const _: () = assert!(size_of::<ClothRecord>() % 16 == 0 && size_of::<ColorRange>() == 16);
+
 /// The fused kernel's loop bounds for a frame (`FusedFrame` in `shaders/common.wgsl`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]

@@ -176,4 +176,8 @@ fn the_shaders_constants_are_the_librarys() {
         wgsl_const("TETHER_SLOTS").parse::<usize>().unwrap(),
         chiffon::config::TETHER_SLOTS
     );
+    assert_eq!(
+        wgsl_const("CLOTH_RECORD_ROWS").parse::<u32>().unwrap(),
+        chiffon::config::CLOTH_RECORD_ROWS
+    );
 }

@@ -100,10 +100,10 @@ pub(crate) struct TopologyBuffers {
     pub(crate) snapshot: wgpu::Buffer,
     pub(crate) prolongations: wgpu::Buffer,
     pub(crate) coarse_uniform: wgpu::Buffer,
-    /// The fused path's frame, one record per fused cloth, and their colors.
+    /// The fused path's frame, and its table: one record per fused cloth, then their colors
+    /// (one buffer, so the fused kernel binds one storage buffer fewer).
     pub(crate) fused_frame: wgpu::Buffer,
-    pub(crate) records: wgpu::Buffer,
-    pub(crate) fused_colors: wgpu::Buffer,
+    pub(crate) fused_table: wgpu::Buffer,
 }
 
 impl TopologyBuffers {
@@ -116,8 +116,7 @@ impl TopologyBuffers {
             ("the material table", sizes.materials),
             ("the coarse-level snapshot", sizes.snapshot),
             ("the prolongation table", sizes.prolongations),
-            ("the fused cloth records", sizes.records),
-            ("the fused color table", sizes.fused_colors),
+            ("the fused table", sizes.records + sizes.fused_colors),
         ] {
             check_storage_buffer(&limits, what, bytes)?;
         }
@@ -137,8 +136,12 @@ impl TopologyBuffers {
                 size_of::<crate::config::FusedFrame>() as u64,
                 UNIFORM,
             ),
-            records: buffer(d, "fused cloth records", sizes.records, STORAGE),
-            fused_colors: buffer(d, "fused color table", sizes.fused_colors, STORAGE),
+            fused_table: buffer(
+                d,
+                "fused table",
+                sizes.records + sizes.fused_colors,
+                STORAGE,
+            ),
             sizes,
         })
     }
@@ -382,8 +385,7 @@ pub(crate) fn bind_groups(
             whole(&t.fused_frame),
             slot(0),
             slot(1),
-            whole(&t.records),
-            whole(&t.fused_colors),
+            whole(&t.fused_table),
             whole(&t.constraints),
             whole(&p.positions),
             whole(&p.previous),

@@ -259,9 +259,10 @@ impl Engine for GpuEngine {
         q.write_buffer(&t.constraints, 0, bytemuck::cast_slice(&layout.constraints));
         t.write_colors(q, stride, layout.global.constraints().colors());
         t.write_hierarchy(q, stride, &layout.global);
+        // The fused colors follow this layout's records in the fused table.
         q.write_buffer(
-            &t.fused_colors,
-            0,
+            &t.fused_table,
+            (layout.records.len() * size_of::<ClothRecord>()) as u64,
             bytemuck::cast_slice(&layout.fused_colors),
         );
         debug_assert_eq!(layout.tethers.slots().len(), positions.len() * TETHER_SLOTS);
@@ -365,7 +366,7 @@ impl Engine for GpuEngine {
         if !frame.records.is_empty() {
             q.write_buffer(&t.fused_frame, 0, bytemuck::bytes_of(&frame.fused));
             q.write_buffer(
-                &t.records,
+                &t.fused_table,
                 0,
                 bytemuck::cast_slice::<ClothRecord, u8>(frame.records),
             );

@@ -50,7 +50,7 @@ pub(crate) struct FusedKernel {
 pub(super) const STEP_SIZE: u64 = size_of::<StepParams>() as u64;
 
 /// The fused kernel's bindings (`shaders/solve_cloths.wgsl`).
-const FUSED_BINDINGS: [Binding; 14] = {
+const FUSED_BINDINGS: [Binding; 13] = {
     let fixed_step = Binding::Uniform {
         size: STEP_SIZE,
         dynamic: false,
@@ -64,7 +64,6 @@ const FUSED_BINDINGS: [Binding; 14] = {
         fixed_step,
         Binding::StorageRead,
         Binding::StorageRead,
-        Binding::StorageRead,
         Binding::StorageReadWrite,
         Binding::StorageReadWrite,
         Binding::StorageReadWrite,
@@ -76,8 +75,8 @@ const FUSED_BINDINGS: [Binding; 14] = {
     ]
 };
 
-/// Storage buffers the fused kernel binds: a device that allows fewer per shader stage (a
-/// browser's default is 8, SwiftShader's 10) solves every cloth on the global path.
+/// Storage buffers the fused kernel binds (10): a device that allows fewer per shader stage (a
+/// browser's default is 8; SwiftShader allows 10) solves every cloth on the global path.
 pub(crate) fn fused_storage_buffers() -> u32 {
     FUSED_BINDINGS
         .iter()
