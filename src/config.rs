@@ -153,6 +153,12 @@ pub struct ClothRecord {
 pub const CLOTH_RECORD_ROWS: u32 = (size_of::<ClothRecord>() / 16) as u32;
 const _: () = assert!(size_of::<ClothRecord>() % 16 == 0 && size_of::<ColorRange>() == 16);
 
+/// Bytes of workgroup memory the fused kernel takes besides its cloth's particles (its sleep
+/// verdict and end-of-frame reduction), as WebGPU counts them: each variable rounded up to 16
+/// bytes. The particles get the adapter's limit less this (`tests/shaders.rs` checks it against
+/// the kernel's variables; Chromium refused the pipeline when it was not reserved).
+pub const FUSED_WORKGROUP_RESERVED: u64 = 64;
+
 /// The fused kernel's loop bounds for a frame (`FusedFrame` in `shaders/common.wgsl`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]

@@ -7,6 +7,13 @@ use clap::Parser;
 use chiffon::tools::cli::{Cli, run, usage_error};
 
 fn main() -> ExitCode {
+    // `chiffon ... | head` closes the pipe early: end quietly, as Unix tools do, rather than
+    // panic in println! (Rust ignores SIGPIPE, so every write after would fail).
+    #[cfg(unix)]
+    // SAFETY: restoring a signal's default disposition at startup, before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let args = match Cli::try_parse() {
         Ok(args) => args,
         Err(e) => return usage_error(e),

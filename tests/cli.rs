@@ -1123,3 +1123,22 @@ fn simulate_writes_the_energy_of_every_frame() {
         "must be a file ending in .csv",
     );
 }
+
+/// `chiffon simulate ... | head -1` closed the pipe before chiffon printed, and every println
+/// after panicked ("failed printing to stdout: Broken pipe"). Now it ends quietly.
+#[test]
+fn a_closed_stdout_pipe_is_not_a_panic() {
+    let out = temp_path("pipe.csv");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chiffon"))
+        .args(sim(out.to_str().unwrap(), &[]))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run chiffon");
+    // Close the reading end before chiffon has printed anything (it starts a solver first).
+    drop(child.stdout.take());
+    let result = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_ne!(result.status.code(), Some(101), "{stderr}");
+}

@@ -181,3 +181,33 @@ fn the_shaders_constants_are_the_librarys() {
         chiffon::config::CLOTH_RECORD_ROWS
     );
 }
+
+/// The fused kernel's workgroup variables besides its cloth's particles fit what the host
+/// reserves for them. Chromium refused the pipeline when the sleep reduction's variables took
+/// 64 bytes past the adapter's limit (native drivers did not check).
+#[test]
+fn the_fused_kernels_other_workgroup_memory_fits_what_the_host_reserves() {
+    let source = chiffon::gpu::shaders::SOLVE_CLOTHS.source();
+    let module = naga::front::wgsl::parse_str(&source).unwrap();
+    let mut bytes = 0u64;
+    let mut names = Vec::new();
+    for (_, var) in module.global_variables.iter() {
+        let name = var.name.clone().unwrap_or_default();
+        if var.space != naga::AddressSpace::WorkGroup || name == "cloth_x" {
+            continue;
+        }
+        // WebGPU counts each variable rounded up to 16 bytes.
+        let size = module.types[var.ty].inner.size(module.to_ctx()) as u64;
+        bytes += size.next_multiple_of(16);
+        names.push(name);
+    }
+    assert!(
+        !names.is_empty(),
+        "the fused kernel has no other workgroup variables"
+    );
+    assert!(
+        bytes <= chiffon::config::FUSED_WORKGROUP_RESERVED,
+        "{names:?} take {bytes} bytes; FUSED_WORKGROUP_RESERVED is {}",
+        chiffon::config::FUSED_WORKGROUP_RESERVED
+    );
+}

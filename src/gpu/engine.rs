@@ -12,8 +12,8 @@ use super::kernels::check_workgroup_size;
 use super::passes::{BindGroups, FusedKernel, HealthProbe, PassRecorder, Pipelines};
 use super::timer::StageTimer;
 use crate::config::{
-    BufferSizes, ClothRecord, ClothRest, Health, INVERSE_MASS_OFFSET, REST_OFFSET, TETHER_SLOTS,
-    TetherSlot, TopologySizes, VEC4_BYTES,
+    BufferSizes, ClothRecord, ClothRest, FUSED_WORKGROUP_RESERVED, Health, INVERSE_MASS_OFFSET,
+    REST_OFFSET, TETHER_SLOTS, TetherSlot, TopologySizes, VEC4_BYTES,
 };
 use crate::error::{ChiffonError, Result};
 use crate::world::WorldConfig;
@@ -84,8 +84,12 @@ impl GpuEngine {
             sizes.topology.grid,
             sizes.topology.collider_cells,
         )?;
-        // A workgroup holds its cloth as one vec4 per particle, within the adapter's limit.
-        let capacity = (limits.max_compute_workgroup_storage_size as u64 / VEC4_BYTES) as u32;
+        // A workgroup holds its cloth as one vec4 per particle, within the adapter's limit
+        // less what the kernel's other workgroup variables take.
+        let capacity = (limits.max_compute_workgroup_storage_size as u64)
+            .saturating_sub(FUSED_WORKGROUP_RESERVED)
+            / VEC4_BYTES;
+        let capacity = capacity as u32;
         let fused_workgroup_size = config
             .fused_workgroup_size
             .unwrap_or_else(|| default_fused_workgroup_size(&ctx.info()));
