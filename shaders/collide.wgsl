@@ -5,9 +5,8 @@
 @group(0) @binding(0) var<uniform> params: StepParams;
 @group(0) @binding(1) var<storage, read_write> positions: array<vec4<f32>>;  // w: inverse mass
 @group(0) @binding(2) var<storage, read_write> previous: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read> colliders: array<ColliderRecord>;
+@group(0) @binding(3) var<storage, read> collider_table: array<vec4<u32>>;  // records, broad phase
 @group(0) @binding(4) var<storage, read> distance_grid: array<f32>;
-@group(0) @binding(5) var<storage, read> collider_cells: array<u32>;  // the broad phase
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn collide(

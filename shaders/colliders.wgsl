@@ -1,9 +1,12 @@
 // Colliders: shapes, their signed distances, and a particle's contact response (CPU twin:
 // src/cpu/collide.rs). Prepended, after common.wgsl, to the kernels that collide (collide.wgsl,
-// solve_cloths.wgsl); those declare the three tables this file reads:
-//   colliders:      array<ColliderRecord>  (Rust: config::ColliderRecord), one per collider
-//   distance_grid:  array<f32>             every mesh collider's samples (Rust: contact::DistanceGrid)
-//   collider_cells: array<u32>             the broad phase (Rust: contact::broadphase)
+// solve_cloths.wgsl); those declare the two tables this file reads:
+//   collider_table: array<vec4<u32>>  rows of four words: each collider's ColliderRecord
+//                                     (COLLIDER_ROWS rows, Rust: config::ColliderRecord), then
+//                                     the broad phase's words (Rust: contact::broadphase), both
+//                                     written every frame; one buffer, so the fused kernel fits
+//                                     a browser's 8 storage buffers (collider, cell_word read it)
+//   distance_grid:  array<f32>        every mesh collider's samples (Rust: contact::DistanceGrid)
 
 // a (1 − t) + b t, spelled out: WGSL leaves `mix`'s rounding to the implementation, and
 // SwiftShader rounds it unlike lavapipe and the CPU twin (which spells it so), and a moving sphere
@@ -49,6 +52,37 @@ struct ColliderRecord {
     from_rotation: vec4<f32>,  // a unit quaternion (x, y, z, w)
     to_position: vec4<f32>,
     to_rotation: vec4<f32>,
+}
+
+// Rows of the collider table a ColliderRecord takes (Rust: config::COLLIDER_ROWS), and the rows
+// of the fields the broad phase's culling reads (their offsets / 16: tests/shaders.rs checks).
+const COLLIDER_ROWS: u32 = 13u;
+const ROW_MATERIAL: u32 = 2u;
+const ROW_BOUND_FROM_A: u32 = 5u;
+const ROW_BOUND_FROM_B: u32 = 6u;
+const ROW_BOUND_TO_A: u32 = 7u;
+const ROW_BOUND_TO_B: u32 = 8u;
+
+// Row `row` of collider k's record, as floats.
+fn collider_row(k: u32, row: u32) -> vec4<f32> {
+    return bitcast<vec4<f32>>(collider_table[COLLIDER_ROWS * k + row]);
+}
+
+// Collider k's whole record.
+fn collider(k: u32) -> ColliderRecord {
+    let head = collider_table[COLLIDER_ROWS * k];
+    return ColliderRecord(
+        head.x, head.y, head.z, head.w,
+        collider_table[COLLIDER_ROWS * k + 1u],
+        collider_row(k, 2u), collider_row(k, 3u), collider_row(k, 4u),
+        collider_row(k, 5u), collider_row(k, 6u), collider_row(k, 7u), collider_row(k, 8u),
+        collider_row(k, 9u), collider_row(k, 10u), collider_row(k, 11u), collider_row(k, 12u),
+    );
+}
+
+// Word i of the broad phase, which follows the `count` colliders' records.
+fn cell_word(count: u32, i: u32) -> u32 {
+    return collider_table[COLLIDER_ROWS * count + i / 4u][i % 4u];
 }
 
 // A rigid pose: x_world = rotate(rotation, x_local) + position.
@@ -334,21 +368,21 @@ fn collide_with(c: ColliderRecord, t_from: f32, t_to: f32, x: vec3<f32>, x_prev:
 
 // Culling, before the collider's record is read whole or any pose interpolated: can the
 // particle's path over the substep [t_from, t_to] reach the capsule that holds collider k over
-// it? Reads five fields only (a whole record is 15 vec4s; most colliders are far from most
+// it? Reads five rows only (a whole record is 13; most colliders are far from most
 // particles).
 fn collider_reaches(k: u32, t_from: f32, t_to: f32, x: vec3<f32>, x_prev: vec3<f32>) -> bool {
-    let from_a = colliders[k].bound_from_a;
+    let from_a = collider_row(k, ROW_BOUND_FROM_A);
     if (from_a.w < 0.0) {
         return true; // a plane reaches everywhere
     }
-    let from_b = colliders[k].bound_from_b.xyz;
-    let to_a = colliders[k].bound_to_a.xyz;
-    let to_b = colliders[k].bound_to_b.xyz;
+    let from_b = collider_row(k, ROW_BOUND_FROM_B).xyz;
+    let to_a = collider_row(k, ROW_BOUND_TO_A).xyz;
+    let to_b = collider_row(k, ROW_BOUND_TO_B).xyz;
     // The capsule at the substep's end, and how far any point of it moved over the substep.
     let a = lerp3(from_a.xyz, to_a, t_to);
     let b = lerp3(from_b, to_b, t_to);
     let sweep = max(length(to_a - from_a.xyz), length(to_b - from_b)) * (t_to - t_from);
-    let reach = from_a.w + colliders[k].material.x + length(x - x_prev) + sweep;
+    let reach = from_a.w + collider_row(k, ROW_MATERIAL).x + length(x - x_prev) + sweep;
     let ab = b - a;
     let s = clamp(dot(x - a, ab) / max(dot(ab, ab), 1e-30), 0.0, 1.0);
     return length(x - (a + ab * s)) <= reach;
@@ -358,7 +392,7 @@ fn collider_reaches(k: u32, t_from: f32, t_to: f32, x: vec3<f32>, x_prev: vec3<f
 // bounds): such a collider wakes the cloth. A collider that stays put never does (a cloth asleep
 // on it stays asleep); a moving plane reaches every box.
 fn collider_wakes(k: u32, lo: vec3<f32>, hi: vec3<f32>) -> bool {
-    let c = colliders[k];
+    let c = collider(k);
     if (all(c.from_position == c.to_position) && all(c.from_rotation == c.to_rotation)) {
         return false;
     }
@@ -379,23 +413,23 @@ fn collider_wakes(k: u32, lo: vec3<f32>, hi: vec3<f32>) -> bool {
 // than the margin.
 const BROADPHASE_HEADER: u32 = 8u;
 
-fn collider_cell(x: vec3<f32>, x_prev: vec3<f32>) -> vec2<u32> {
-    let dims = vec3<u32>(collider_cells[4], collider_cells[5], collider_cells[6]);
-    if (dims.x == 0u || length(x - x_prev) > bitcast<f32>(collider_cells[7])) {
+fn collider_cell(count: u32, x: vec3<f32>, x_prev: vec3<f32>) -> vec2<u32> {
+    let dims = vec3<u32>(cell_word(count, 4u), cell_word(count, 5u), cell_word(count, 6u));
+    if (dims.x == 0u || length(x - x_prev) > bitcast<f32>(cell_word(count, 7u))) {
         return vec2<u32>(1u, 0u);
     }
     let origin = vec3<f32>(
-        bitcast<f32>(collider_cells[0]),
-        bitcast<f32>(collider_cells[1]),
-        bitcast<f32>(collider_cells[2]),
+        bitcast<f32>(cell_word(count, 0u)),
+        bitcast<f32>(cell_word(count, 1u)),
+        bitcast<f32>(cell_word(count, 2u)),
     );
-    let g = floor((x - origin) / bitcast<f32>(collider_cells[3]));
+    let g = floor((x - origin) / bitcast<f32>(cell_word(count, 3u)));
     var i = BROADPHASE_HEADER + dims.x * dims.y * dims.z;
     if (all(g >= vec3<f32>(0.0)) && all(g < vec3<f32>(dims))) {
         let c = vec3<u32>(g);
         i = BROADPHASE_HEADER + (c.z * dims.y + c.y) * dims.x + c.x;
     }
-    return vec2<u32>(collider_cells[i], collider_cells[i + 1u]);
+    return vec2<u32>(cell_word(count, i), cell_word(count, i + 1u));
 }
 
 // A free particle against every collider that can reach it, over the substep [t_from, t_to]
@@ -405,19 +439,19 @@ fn collider_cell(x: vec3<f32>, x_prev: vec3<f32>) -> vec2<u32> {
 fn collide_all(count: u32, t_from: f32, t_to: f32, x_in: vec3<f32>, x_prev_in: vec3<f32>) -> Contact {
     var result = Contact(x_in, x_prev_in, false);
     var next = 0u;
-    let cell = collider_cell(x_in, x_prev_in);
+    let cell = collider_cell(count, x_in, x_prev_in);
     if (cell.x <= cell.y) {
         next = count;
         for (var j = cell.x; j < cell.y; j++) {
-            let k = collider_cells[j];
+            let k = cell_word(count, j);
             if (!collider_reaches(k, t_from, t_to, result.x, result.x_prev)) {
                 continue;
             }
-            let c = collide_with(colliders[k], t_from, t_to, result.x, result.x_prev);
+            let c = collide_with(collider(k), t_from, t_to, result.x, result.x_prev);
             if (c.hit) {
                 result = c;
                 // Moved out of the cell (or too far): the rest, one by one.
-                let now = collider_cell(result.x, result.x_prev);
+                let now = collider_cell(count, result.x, result.x_prev);
                 if (now.x != cell.x || now.y != cell.y) {
                     next = k + 1u;
                     break;
@@ -429,7 +463,7 @@ fn collide_all(count: u32, t_from: f32, t_to: f32, x_in: vec3<f32>, x_prev_in: v
         if (!collider_reaches(k, t_from, t_to, result.x, result.x_prev)) {
             continue;
         }
-        let c = collide_with(colliders[k], t_from, t_to, result.x, result.x_prev);
+        let c = collide_with(collider(k), t_from, t_to, result.x, result.x_prev);
         if (c.hit) {
             result = c;
         }

@@ -111,8 +111,8 @@ struct ClothRecord {
     color_count: u32,
     shared_memory: u32,     // 1: its particles live in workgroup memory for the frame
     tethers: u32,           // 1: the tether stage runs for it
-    pad0: u32,
-    pad1: u32,
+    tether_row: u32,        // the fused table's row of its first particle's tether slots
+    pad: u32,
 }
 
 // Rows of four words a ClothRecord takes in the fused kernel's table (Rust: config::CLOTH_RECORD_ROWS).

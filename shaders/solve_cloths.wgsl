@@ -20,19 +20,18 @@
 @group(0) @binding(0) var<uniform> frame: FusedFrame;
 @group(0) @binding(1) var<uniform> first: StepParams;    // the first substep (frame's dt ratio)
 @group(0) @binding(2) var<uniform> rest: StepParams;     // every later substep
-// The fused table: frame.cloth_count ClothRecords (three rows each), then every fused cloth's
-// colors (a ColorRange a row), as rows of four words. One buffer for both keeps the kernel within
-// 10 storage buffers, which SwiftShader's WebGPU allows (cloth_record, fused_color read it).
+// The fused table, rows of four words: frame.cloth_count ClothRecords (three rows each), every
+// fused cloth's colors (a ColorRange a row), then every fused particle's two tether slots (a row
+// each; the host mirrors them from the tether buffer). One buffer for the three keeps the kernel
+// within a browser's storage buffers (cloth_record, fused_color, tether_slots read it).
 @group(0) @binding(3) var<storage, read> fused_table: array<vec4<u32>>;
 @group(0) @binding(4) var<storage, read> constraints: array<Constraint>;
 @group(0) @binding(5) var<storage, read_write> positions: array<vec4<f32>>;  // w: inverse mass
 @group(0) @binding(6) var<storage, read_write> previous: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read_write> multipliers: array<f32>;
-@group(0) @binding(8) var<storage, read> tethers: array<TetherSlot>;
-@group(0) @binding(9) var<storage, read_write> health: FusedHealth;
-@group(0) @binding(10) var<storage, read> colliders: array<ColliderRecord>;
-@group(0) @binding(11) var<storage, read> distance_grid: array<f32>;
-@group(0) @binding(12) var<storage, read> collider_cells: array<u32>;  // the broad phase
+@group(0) @binding(8) var<storage, read_write> health: FusedHealth;
+@group(0) @binding(9) var<storage, read> collider_table: array<vec4<u32>>;  // records, broad phase
+@group(0) @binding(10) var<storage, read> distance_grid: array<f32>;
 
 // Fused cloth k's record.
 fn cloth_record(k: u32) -> ClothRecord {
@@ -40,6 +39,13 @@ fn cloth_record(k: u32) -> ClothRecord {
     let b = fused_table[CLOTH_RECORD_ROWS * k + 1u];
     let c = fused_table[CLOTH_RECORD_ROWS * k + 2u];
     return ClothRecord(bitcast<vec4<f32>>(a), b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w);
+}
+
+// The tether slots of particle i (a world index) of `cloth`: the nearest anchor, then the
+// second (NO_ANCHOR where it has fewer).
+fn tether_slots(cloth: ClothRecord, i: u32) -> array<TetherSlot, 2> {
+    let r = fused_table[cloth.tether_row + (i - cloth.particle_offset)];
+    return array<TetherSlot, 2>(TetherSlot(r.x, bitcast<f32>(r.y)), TetherSlot(r.z, bitcast<f32>(r.w)));
 }
 
 // Fused color c (cloth.color_offset + its own index), after the records.
@@ -184,8 +190,9 @@ fn tethers_and_collide(params: StepParams, s: u32, cloth: ClothRecord, local: u3
         var x = p.xyz;
         if (cloth.tethers == 1u) {
             // As solve_tethers does: slots fill nearest first.
-            let first = tethers[i * TETHER_SLOTS];
-            var second = tethers[i * TETHER_SLOTS + 1u];
+            let slots = tether_slots(cloth, i);
+            let first = slots[0];
+            var second = slots[1];
             if (second.anchor == NO_ANCHOR) {
                 second = first;
             }

@@ -142,16 +142,25 @@ pub struct ClothRecord {
     pub shared_memory: u32,
     /// 1 when the tether stage runs for it (tethers on, and it has some).
     pub tethers: u32,
+    /// The fused table's row of its first particle's tether slots (one row per particle).
+    pub tether_row: u32,
     /// Padding to 16 bytes.
-    pub pad0: u32,
-    /// Padding.
-    pub pad1: u32,
+    pub pad: u32,
 }
 
-/// Rows of four words a [`ClothRecord`] takes in the fused kernel's table (the records, then
-/// the fused colors, one buffer: `shaders/solve_cloths.wgsl`).
+/// Rows of four words a [`ClothRecord`] takes in the fused kernel's table (the records, the
+/// fused colors, then the fused particles' tethers, one buffer: `shaders/solve_cloths.wgsl`).
 pub const CLOTH_RECORD_ROWS: u32 = (size_of::<ClothRecord>() / 16) as u32;
-const _: () = assert!(size_of::<ClothRecord>() % 16 == 0 && size_of::<ColorRange>() == 16);
+const _: () = assert!(
+    size_of::<ClothRecord>() % 16 == 0
+        && size_of::<ColorRange>() == 16
+        && TETHER_SLOTS * size_of::<TetherSlot>() == 16
+);
+
+/// Rows of four words a [`ColliderRecord`] takes in the collider table (the records, then the
+/// broad phase, one buffer: `shaders/colliders.wgsl`).
+pub const COLLIDER_ROWS: u32 = (size_of::<ColliderRecord>() / 16) as u32;
+const _: () = assert!(size_of::<ColliderRecord>() % 16 == 0);
 
 /// Bytes of workgroup memory the fused kernel takes besides its cloth's particles (its sleep
 /// verdict and end-of-frame reduction), as WebGPU counts them: each variable rounded up to 16
@@ -401,8 +410,8 @@ pub const GPU_STRUCTS: &[GpuStructLayout] = &[
         color_count,
         shared_memory,
         tethers,
-        pad0,
-        pad1
+        tether_row,
+        pad
     }),
     layout!(FusedFrame {
         substeps,
@@ -497,10 +506,10 @@ pub struct TopologySizes {
     pub prolongations: u64,
     /// The coarse passes' ranges (the snapshot's, then one per level), each in its own slot.
     pub coarse_table: u64,
-    /// One [`ClothRecord`] per fused cloth.
-    pub records: u64,
-    /// The fused cloths' colors ([`ColorRange`]s).
-    pub fused_colors: u64,
+    /// The fused kernel's table, rows of four words: [`CLOTH_RECORD_ROWS`] per fused cloth's
+    /// [`ClothRecord`], one per fused color ([`ColorRange`]), one per fused particle (its two
+    /// [`TetherSlot`]s).
+    pub fused_table: u64,
     /// One [`ColliderRecord`] per collider.
     pub colliders: u64,
     /// Every mesh collider's distance samples (`f32`).
@@ -528,6 +537,8 @@ pub struct TopologyCounts {
     pub fused_cloths: u64,
     /// Fused colors.
     pub fused_colors: u64,
+    /// Particles of the fused cloths.
+    pub fused_particles: u64,
     /// Colliders.
     pub colliders: u64,
     /// Distance-grid samples of the mesh colliders.
@@ -558,8 +569,7 @@ impl BufferSizes {
                 snapshot: 0,
                 prolongations: 0,
                 coarse_table: 0,
-                records: 0,
-                fused_colors: 0,
+                fused_table: 0,
                 colliders: 0,
                 grid: 0,
                 collider_cells: 0,
@@ -582,8 +592,11 @@ impl BufferSizes {
             snapshot: c.nodes.max(1) * VEC4_BYTES,
             prolongations: c.prolongations.max(1) * size_of::<Prolongation>() as u64,
             coarse_table: (1 + c.levels) * stride,
-            records: c.fused_cloths.max(1) * size_of::<ClothRecord>() as u64,
-            fused_colors: c.fused_colors.max(1) * size_of::<ColorRange>() as u64,
+            fused_table: (c.fused_cloths * CLOTH_RECORD_ROWS as u64
+                + c.fused_colors
+                + c.fused_particles)
+                .max(1)
+                * VEC4_BYTES,
             colliders: c.colliders.max(1) * size_of::<ColliderRecord>() as u64,
             grid: c.grid_samples.max(4) * 4,
             collider_cells: c
@@ -608,8 +621,7 @@ impl BufferSizes {
             + t.snapshot
             + t.prolongations
             + t.coarse_table
-            + t.records
-            + t.fused_colors
+            + t.fused_table
             + t.colliders
             + t.grid
             + t.collider_cells
@@ -624,8 +636,8 @@ impl TopologySizes {
 
     /// Each buffer at the larger of the two sizes.
     pub fn max(&self, other: &TopologySizes) -> TopologySizes {
-        let [a, b, c, d, e, f, g, h, i, j, k, l, m] = self.fields();
-        let [a2, b2, c2, d2, e2, f2, g2, h2, i2, j2, k2, l2, m2] = other.fields();
+        let [a, b, c, d, e, f, g, h, i, k, l, m] = self.fields();
+        let [a2, b2, c2, d2, e2, f2, g2, h2, i2, k2, l2, m2] = other.fields();
         TopologySizes {
             constraints: a.max(a2),
             multipliers: b.max(b2),
@@ -635,15 +647,14 @@ impl TopologySizes {
             snapshot: f.max(f2),
             prolongations: g.max(g2),
             coarse_table: h.max(h2),
-            records: i.max(i2),
-            fused_colors: j.max(j2),
+            fused_table: i.max(i2),
             colliders: k.max(k2),
             grid: l.max(l2),
             collider_cells: m.max(m2),
         }
     }
 
-    fn fields(&self) -> [u64; 13] {
+    fn fields(&self) -> [u64; 12] {
         [
             self.constraints,
             self.multipliers,
@@ -653,8 +664,7 @@ impl TopologySizes {
             self.snapshot,
             self.prolongations,
             self.coarse_table,
-            self.records,
-            self.fused_colors,
+            self.fused_table,
             self.colliders,
             self.grid,
             self.collider_cells,

@@ -180,6 +180,46 @@ fn the_shaders_constants_are_the_librarys() {
         wgsl_const("CLOTH_RECORD_ROWS").parse::<u32>().unwrap(),
         chiffon::config::CLOTH_RECORD_ROWS
     );
+    // The collider table's rows: a record's, and those of the fields the culling reads.
+    assert_eq!(
+        colliders_const("COLLIDER_ROWS"),
+        chiffon::config::COLLIDER_ROWS as usize
+    );
+    use chiffon::config::ColliderRecord;
+    for (name, offset) in [
+        (
+            "ROW_MATERIAL",
+            std::mem::offset_of!(ColliderRecord, material),
+        ),
+        (
+            "ROW_BOUND_FROM_A",
+            std::mem::offset_of!(ColliderRecord, bound_from_a),
+        ),
+        (
+            "ROW_BOUND_FROM_B",
+            std::mem::offset_of!(ColliderRecord, bound_from_b),
+        ),
+        (
+            "ROW_BOUND_TO_A",
+            std::mem::offset_of!(ColliderRecord, bound_to_a),
+        ),
+        (
+            "ROW_BOUND_TO_B",
+            std::mem::offset_of!(ColliderRecord, bound_to_b),
+        ),
+    ] {
+        assert_eq!(colliders_const(name), offset / 16, "{name}");
+    }
+}
+
+/// The value of `const NAME: u32 = VALUE;` in colliders.wgsl.
+fn colliders_const(name: &str) -> usize {
+    let line = COLLIDERS
+        .lines()
+        .find(|l| l.starts_with(&format!("const {name}:")))
+        .unwrap_or_else(|| panic!("colliders.wgsl has no const {name}"));
+    let value = line.split('=').nth(1).unwrap().trim().trim_end_matches(';');
+    value.trim_end_matches('u').parse().unwrap()
 }
 
 /// The fused kernel's workgroup variables besides its cloth's particles fit what the host

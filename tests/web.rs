@@ -1,7 +1,8 @@
 //! What the browser build relies on, checked natively: the async readers return what the
 //! blocking ones do, and a device with the web's default limits (8 storage buffers per shader
-//! stage, 16 KiB of workgroup memory) solves every cloth on the global path, matching the CPU.
-//! `web/test` runs the same scenes in a real browser.
+//! stage, 16 KiB of workgroup memory) fuses small cloths, one with fewer storage buffers solves
+//! every cloth on the global path, and both match the CPU. `web/test` runs the same scenes in
+//! a real browser.
 
 mod common;
 
@@ -13,11 +14,15 @@ use chiffon::{
 };
 use glam::Vec3;
 
-/// `ctx`'s adapter opened again with WebGPU's default limits.
-fn with_web_limits(ctx: &GpuContext) -> GpuContext {
+/// `ctx`'s adapter opened again with WebGPU's default limits, but `storage_buffers` storage
+/// buffers per shader stage.
+fn with_web_limits(ctx: &GpuContext, storage_buffers: u32) -> GpuContext {
     let (device, queue) = pollster::block_on(ctx.adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("web limits"),
-        required_limits: wgpu::Limits::default(),
+        required_limits: wgpu::Limits {
+            max_storage_buffers_per_shader_stage: storage_buffers,
+            ..wgpu::Limits::default()
+        },
         ..Default::default()
     }))
     .unwrap();
@@ -30,20 +35,15 @@ fn with_web_limits(ctx: &GpuContext) -> GpuContext {
 }
 
 #[test]
-fn a_device_with_the_webs_default_limits_solves_every_cloth_globally_and_matches() {
+fn a_device_with_the_webs_default_limits_fuses_and_one_with_fewer_buffers_goes_global() {
     let Some(native) = common::gpu("a_device_with_the_webs_default_limits") else {
         return;
     };
-    let ctx = with_web_limits(&native);
-    assert!(
-        native.fuses_cloths(),
-        "the native device binds the fused kernel's buffers"
+    assert_eq!(
+        wgpu::Limits::default().max_storage_buffers_per_shader_stage,
+        8
     );
-    assert!(
-        !ctx.fuses_cloths(),
-        "8 storage buffers per stage are fewer than the fused kernel's {}",
-        GpuContext::fused_storage_buffers()
-    );
+    assert_eq!(GpuContext::fused_storage_buffers(), 8);
     let params = SolverParams {
         colliders: vec![Collider::ground(-0.6)],
         wind: Vec3::new(1.0, 0.0, 0.5),
@@ -53,37 +53,49 @@ fn a_device_with_the_webs_default_limits_solves_every_cloth_globally_and_matches
         paths: PathChoice::Auto,
         ..WorldConfig::default()
     };
-    let mut gpu = World::new(Backend::Gpu(&ctx), params.clone(), config).unwrap();
-    let mut cpu = World::new(Backend::Cpu, params, config).unwrap();
-    let mut handles = Vec::new();
-    for (k, side) in [8, 12, 16].into_iter().enumerate() {
-        let cloth = ClothBuilder::grid(side, side)
-            .spacing(0.5 / side as f32)
-            .pinning(Pinning::Corners)
-            .build()
-            .unwrap();
-        let at = ClothOptions::new().translate(Vec3::new(k as f32 - 1.0, 0.0, 0.0));
-        handles.push((gpu.add(&cloth, at).unwrap(), cpu.add(&cloth, at).unwrap()));
+    for storage_buffers in [8, 7] {
+        let ctx = with_web_limits(&native, storage_buffers);
+        assert_eq!(ctx.fuses_cloths(), storage_buffers == 8);
+        let mut gpu = World::new(Backend::Gpu(&ctx), params.clone(), config).unwrap();
+        let mut cpu = World::new(Backend::Cpu, params.clone(), config).unwrap();
+        let mut handles = Vec::new();
+        for (k, side) in [8, 12, 16].into_iter().enumerate() {
+            let cloth = ClothBuilder::grid(side, side)
+                .spacing(0.5 / side as f32)
+                .pinning(Pinning::Corners)
+                .build()
+                .unwrap();
+            let at = ClothOptions::new().translate(Vec3::new(k as f32 - 1.0, 0.0, 0.0));
+            handles.push((gpu.add(&cloth, at).unwrap(), cpu.add(&cloth, at).unwrap()));
+        }
+        for &(g, c) in &handles {
+            // 16 KiB of workgroup memory holds these cloths' particles.
+            let expected = if storage_buffers == 8 {
+                ClothPath::Fused {
+                    workgroup_memory: true,
+                }
+            } else {
+                ClothPath::Global
+            };
+            assert_eq!(gpu.path(g).unwrap(), expected, "{storage_buffers} buffers");
+            assert!(matches!(cpu.path(c).unwrap(), ClothPath::Fused { .. }));
+        }
+        for _ in 0..60 {
+            gpu.step(1.0 / 60.0).unwrap();
+            cpu.step(1.0 / 60.0).unwrap();
+        }
+        let all = gpu.all_positions().unwrap();
+        assert_eq!(pollster::block_on(gpu.all_positions_async()).unwrap(), all);
+        for (g, c) in handles {
+            let d = deviation(&gpu.positions(g).unwrap(), &cpu.positions(c).unwrap());
+            let size = cpu.cloth(c).unwrap().size();
+            assert!(
+                d.max_m <= chiffon::conformance::LONG_RUN_TOLERANCE * size,
+                "{storage_buffers} buffers: {d:?}"
+            );
+        }
+        gpu.health().unwrap();
     }
-    for &(g, c) in &handles {
-        assert_eq!(gpu.path(g).unwrap(), ClothPath::Global);
-        assert!(matches!(cpu.path(c).unwrap(), ClothPath::Fused { .. }));
-    }
-    for _ in 0..60 {
-        gpu.step(1.0 / 60.0).unwrap();
-        cpu.step(1.0 / 60.0).unwrap();
-    }
-    let all = gpu.all_positions().unwrap();
-    assert_eq!(pollster::block_on(gpu.all_positions_async()).unwrap(), all);
-    for (g, c) in handles {
-        let d = deviation(&gpu.positions(g).unwrap(), &cpu.positions(c).unwrap());
-        let size = cpu.cloth(c).unwrap().size();
-        assert!(
-            d.max_m <= chiffon::conformance::LONG_RUN_TOLERANCE * size,
-            "{d:?}"
-        );
-    }
-    gpu.health().unwrap();
 }
 
 #[test]

@@ -649,3 +649,82 @@ fn sleeping_off_never_sleeps_and_bad_settings_are_refused() {
         );
     }
 }
+
+/// The fused kernel reads its tether slots from the fused table, a mirror of the tether buffer:
+/// when pins change mid-run, the rebuilt tethers must reach the mirror too, or the GPU's fused
+/// cloths keep pulling toward the old anchors while the CPU twin's follow the new ones.
+#[test]
+fn a_fused_cloths_new_tethers_reach_the_gpu_when_its_pins_change() {
+    let Some(ctx) = common::gpu("a_fused_cloths_new_tethers_reach_the_gpu") else {
+        return;
+    };
+    let cloths = mixed_cloths();
+    let dts = random_dts(60, 5);
+    let mut ends = Vec::new();
+    for backend in [Backend::Gpu(&ctx), Backend::Cpu] {
+        let world = World::new(backend, params(), config(PathChoice::Auto)).unwrap();
+        let (mut world, h) = world_of(world, &cloths);
+        assert!(matches!(world.path(h[1]).unwrap(), ClothPath::Fused { .. }));
+        let before = world.tethers(h[1]).unwrap().slots().to_vec();
+        for (f, &dt) in dts.iter().enumerate() {
+            if f == 20 {
+                // Free the 20×12 grid's first top particle, pin one of its last row.
+                let n = world.cloth(h[1]).unwrap().particle_count();
+                world.set_inverse_mass(h[1], 0, 500.0).unwrap();
+                world.set_inverse_mass(h[1], n - 1, 0.0).unwrap();
+            }
+            world.step(dt).unwrap();
+        }
+        assert_ne!(world.tethers(h[1]).unwrap().slots(), &before[..]);
+        ends.push(world.positions(h[1]).unwrap());
+    }
+    let d = deviation(&ends[0], &ends[1]).max_m;
+    let size = cloths[1].0.size();
+    assert!(
+        d <= LONG_RUN_TOLERANCE * size,
+        "GPU {d} m from the CPU reference (tolerance {} m)",
+        LONG_RUN_TOLERANCE * size
+    );
+}
+
+/// Removing every collider left the GPU's broad-phase table as the last frame wrote it (a frame
+/// without colliders wrote nothing), and the fused kernel, which tests the table's cell whatever
+/// the collider count, kept pushing cloths out of the removed sphere; the CPU twin reads the
+/// frame's own (empty) table. Now every frame writes its table.
+#[test]
+fn removing_every_collider_leaves_no_ghost_behind_on_the_fused_path() {
+    let Some(ctx) = common::gpu("removing_every_collider_leaves_no_ghost") else {
+        return;
+    };
+    let cloths = mixed_cloths();
+    // Five spheres in the wind's way, one behind each cloth: enough for a broad-phase grid.
+    let params = SolverParams {
+        colliders: (0..5)
+            .map(|k| Collider::sphere(Vec3::new(-1.0 + 0.5 * k as f32, -0.3, 0.25), 0.2))
+            .collect(),
+        ..params()
+    };
+    let mut ends = Vec::new();
+    for backend in [Backend::Gpu(&ctx), Backend::Cpu] {
+        let world = World::new(backend, params.clone(), config(PathChoice::Auto)).unwrap();
+        let (mut world, h) = world_of(world, &cloths);
+        for _ in 0..40 {
+            world.step(1.0 / 60.0).unwrap();
+        }
+        let mut bare = world.params().clone();
+        bare.colliders.clear();
+        world.set_params(bare).unwrap();
+        for _ in 0..40 {
+            world.step(1.0 / 60.0).unwrap();
+        }
+        ends.push(snapshot(&mut world, &h));
+    }
+    for (k, (a, b)) in ends[0].iter().zip(&ends[1]).enumerate() {
+        let d = deviation(a, b).max_m;
+        let size = cloths[k].0.size();
+        assert!(
+            d <= LONG_RUN_TOLERANCE * size,
+            "cloth {k}: GPU {d} m from the CPU reference"
+        );
+    }
+}

@@ -100,8 +100,9 @@ pub(crate) struct TopologyBuffers {
     pub(crate) snapshot: wgpu::Buffer,
     pub(crate) prolongations: wgpu::Buffer,
     pub(crate) coarse_uniform: wgpu::Buffer,
-    /// The fused path's frame, and its table: one record per fused cloth, then their colors
-    /// (one buffer, so the fused kernel binds one storage buffer fewer).
+    /// The fused path's frame, and its table: one record per fused cloth, their colors, then
+    /// their particles' tether slots (one buffer, so the fused kernel binds two storage buffers
+    /// fewer).
     pub(crate) fused_frame: wgpu::Buffer,
     pub(crate) fused_table: wgpu::Buffer,
 }
@@ -116,7 +117,7 @@ impl TopologyBuffers {
             ("the material table", sizes.materials),
             ("the coarse-level snapshot", sizes.snapshot),
             ("the prolongation table", sizes.prolongations),
-            ("the fused table", sizes.records + sizes.fused_colors),
+            ("the fused table", sizes.fused_table),
         ] {
             check_storage_buffer(&limits, what, bytes)?;
         }
@@ -136,12 +137,7 @@ impl TopologyBuffers {
                 size_of::<crate::config::FusedFrame>() as u64,
                 UNIFORM,
             ),
-            fused_table: buffer(
-                d,
-                "fused table",
-                sizes.records + sizes.fused_colors,
-                STORAGE,
-            ),
+            fused_table: buffer(d, "fused table", sizes.fused_table, STORAGE),
             sizes,
         })
     }
@@ -191,28 +187,20 @@ impl TopologyBuffers {
 /// The contact tables, which grow with the colliders (written every frame) and the mesh
 /// colliders' grids (written when the meshes change).
 pub(crate) struct ContactBuffers {
-    /// One [`crate::config::ColliderRecord`] per collider.
-    pub(crate) colliders: wgpu::Buffer,
+    /// The collider table: one [`crate::config::ColliderRecord`] per collider, then the
+    /// colliders' broad phase ([`crate::contact::broadphase`]), both written every frame.
+    pub(crate) table: wgpu::Buffer,
     /// Every mesh collider's distance samples.
     pub(crate) grid: wgpu::Buffer,
-    /// The colliders' broad phase ([`crate::contact::broadphase`]), written every frame.
-    pub(crate) cells: wgpu::Buffer,
 }
 
 impl ContactBuffers {
-    /// Room for `colliders` bytes of records and `grid` bytes of samples.
-    pub(crate) fn new(ctx: &GpuContext, colliders: u64, grid: u64, cells: u64) -> Result<Self> {
+    /// Room for `table` bytes of records and broad phase, and `grid` bytes of samples.
+    pub(crate) fn new(ctx: &GpuContext, table: u64, grid: u64) -> Result<Self> {
         Ok(Self {
-            colliders: Self::table(ctx, colliders)?,
+            table: Self::table(ctx, table)?,
             grid: Self::grid(ctx, grid)?,
-            cells: Self::cells(ctx, cells)?,
         })
-    }
-
-    /// A broad-phase table of `bytes`.
-    pub(crate) fn cells(ctx: &GpuContext, bytes: u64) -> Result<wgpu::Buffer> {
-        check_storage_buffer(&ctx.limits(), "the colliders' broad phase", bytes)?;
-        Ok(buffer(&ctx.device, "collider cells", bytes, STORAGE))
     }
 
     /// A collider table of `bytes`.
@@ -292,6 +280,7 @@ pub(crate) fn counts(layout: &crate::world::layout::Layout) -> TopologyCounts {
         levels: h.levels().len() as u64,
         fused_cloths: layout.records.len() as u64,
         fused_colors: layout.fused_colors.len() as u64,
+        fused_particles: (layout.particle_count - layout.global_particles) as u64,
         // The contact tables are sized by ContactBuffers.
         colliders: 0,
         grid_samples: 0,
@@ -355,9 +344,8 @@ pub(crate) fn bind_groups(
             (&p.step_uniform, Some(STEP_SIZE)),
             (&p.positions, None),
             (&p.previous, None),
-            (&c.colliders, None),
+            (&c.table, None),
             (&c.grid, None),
-            (&c.cells, None),
         ],
     );
     let self_collision = h.map(|h| {
@@ -390,11 +378,9 @@ pub(crate) fn bind_groups(
             whole(&p.positions),
             whole(&p.previous),
             whole(&t.multipliers),
-            whole(&p.tethers),
             whole(&p.health),
-            whole(&c.colliders),
+            whole(&c.table),
             whole(&c.grid),
-            whole(&c.cells),
         ];
         let entries: Vec<wgpu::BindGroupEntry> = resources
             .iter()

@@ -120,10 +120,9 @@ impl GpuContext {
         self.device.limits()
     }
 
-    /// Whether this device can run the fused kernel (one workgroup per small cloth): it binds
-    /// 10 storage buffers per shader stage, more than a browser's default of 8 (SwiftShader
-    /// offers 10). Without it, every cloth of a [`crate::World`] takes the global path
-    /// ([`crate::world::ClothPath`]).
+    /// Whether this device can run the fused kernel (one workgroup per small cloth): it binds 8
+    /// storage buffers per shader stage, WebGPU's default. Without it, every cloth of a
+    /// [`crate::World`] takes the global path ([`crate::world::ClothPath`]).
     pub fn fuses_cloths(&self) -> bool {
         self.limits().max_storage_buffers_per_shader_stage >= super::passes::fused_storage_buffers()
     }

@@ -45,6 +45,8 @@ pub(crate) struct GpuEngine {
     global_particles: u32,
     /// Cloths of the current layout on the fused path (each with a rest state).
     fused_cloths: u32,
+    /// The fused table's row of the first fused particle's tether slots.
+    fused_tether_row: u32,
     /// Threads of each `solve_color`: the global colors, then the coarse levels'.
     color_sizes: Vec<u32>,
     /// Threads of the coarse passes: the snapshot, then each level's prolongation.
@@ -80,9 +82,8 @@ impl GpuEngine {
         let topology = TopologyBuffers::new(ctx, sizes.topology)?;
         let contact = ContactBuffers::new(
             ctx,
-            sizes.topology.colliders,
+            sizes.topology.colliders + sizes.topology.collider_cells,
             sizes.topology.grid,
-            sizes.topology.collider_cells,
         )?;
         // A workgroup holds its cloth as one vec4 per particle, within the adapter's limit
         // less what the kernel's other workgroup variables take.
@@ -123,6 +124,7 @@ impl GpuEngine {
             particle_count: 0,
             global_particles: 0,
             fused_cloths: 0,
+            fused_tether_row: 0,
             color_sizes: Vec::new(),
             coarse_counts: Vec::new(),
         })
@@ -169,14 +171,13 @@ impl GpuEngine {
     fn ensure_contact(&mut self, colliders: u64, grid: u64, cells: u64) -> Result<()> {
         let t = &mut self.sizes.topology;
         let mut grown = false;
-        if cells > t.collider_cells {
-            t.collider_cells = cells;
-            self.contact.cells = ContactBuffers::cells(&self.ctx, cells)?;
-            grown = true;
-        }
-        if colliders > t.colliders {
-            t.colliders = colliders;
-            self.contact.colliders = ContactBuffers::table(&self.ctx, colliders)?;
+        // One table, records then broad phase: it grows when either part does.
+        if cells > t.collider_cells || colliders > t.colliders {
+            t.collider_cells = t.collider_cells.max(cells);
+            t.colliders = t.colliders.max(colliders);
+            // Whole rows: the kernels read the broad phase's last words from its last row.
+            let bytes = (t.colliders + t.collider_cells).next_multiple_of(VEC4_BYTES);
+            self.contact.table = ContactBuffers::table(&self.ctx, bytes)?;
             grown = true;
         }
         if grid > t.grid {
@@ -263,12 +264,23 @@ impl Engine for GpuEngine {
         q.write_buffer(&t.constraints, 0, bytemuck::cast_slice(&layout.constraints));
         t.write_colors(q, stride, layout.global.constraints().colors());
         t.write_hierarchy(q, stride, &layout.global);
-        // The fused colors follow this layout's records in the fused table.
+        // The fused colors follow this layout's records in the fused table, and the fused
+        // particles' tether slots follow the colors.
         q.write_buffer(
             &t.fused_table,
             (layout.records.len() * size_of::<ClothRecord>()) as u64,
             bytemuck::cast_slice(&layout.fused_colors),
         );
+        self.fused_tether_row = layout.fused_tether_row();
+        let fused_slots =
+            &layout.tethers.slots()[layout.global_particles as usize * TETHER_SLOTS..];
+        if !fused_slots.is_empty() {
+            q.write_buffer(
+                &t.fused_table,
+                self.fused_tether_row as u64 * VEC4_BYTES,
+                bytemuck::cast_slice(fused_slots),
+            );
+        }
         debug_assert_eq!(layout.tethers.slots().len(), positions.len() * TETHER_SLOTS);
         self.rest = layout.rest.clone();
         self.upload_rest();
@@ -318,11 +330,24 @@ impl Engine for GpuEngine {
     }
 
     fn write_tethers(&mut self, offset: u32, slots: &[TetherSlot]) {
+        let per_particle = (TETHER_SLOTS * size_of::<TetherSlot>()) as u64;
         self.ctx.queue.write_buffer(
             &self.particles.tethers,
-            offset as u64 * (TETHER_SLOTS * size_of::<TetherSlot>()) as u64,
+            offset as u64 * per_particle,
             bytemuck::cast_slice(slots),
         );
+        // The fused kernel reads its particles' slots from the fused table: mirror them there.
+        let end = offset + (slots.len() / TETHER_SLOTS) as u32;
+        let first = offset.max(self.global_particles);
+        if first < end {
+            let fused = &slots[(first - offset) as usize * TETHER_SLOTS..];
+            let row = self.fused_tether_row + (first - self.global_particles);
+            self.ctx.queue.write_buffer(
+                &self.topology.fused_table,
+                row as u64 * per_particle,
+                bytemuck::cast_slice(fused),
+            );
+        }
     }
 
     fn load_grids(&mut self, samples: &[f32]) -> Result<()> {
@@ -354,18 +379,20 @@ impl Engine for GpuEngine {
         let (p, t) = (&self.particles, &self.topology);
         let stride = self.sizes.uniform_stride;
         p.write_steps(q, stride, frame.plan);
+        // Every frame, even without colliders: the kernels read the broad phase's header
+        // whatever the count, and a stale one kept removed colliders alive on the fused path.
         if !frame.colliders.is_empty() {
             q.write_buffer(
-                &self.contact.colliders,
+                &self.contact.table,
                 0,
                 bytemuck::cast_slice(frame.colliders),
             );
-            q.write_buffer(
-                &self.contact.cells,
-                0,
-                bytemuck::cast_slice(frame.collider_cells),
-            );
         }
+        q.write_buffer(
+            &self.contact.table,
+            frame.colliders.len() as u64 * record,
+            bytemuck::cast_slice(frame.collider_cells),
+        );
         q.write_buffer(&t.materials, 0, bytemuck::cast_slice(frame.materials));
         if !frame.records.is_empty() {
             q.write_buffer(&t.fused_frame, 0, bytemuck::bytes_of(&frame.fused));

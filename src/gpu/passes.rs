@@ -50,7 +50,7 @@ pub(crate) struct FusedKernel {
 pub(super) const STEP_SIZE: u64 = size_of::<StepParams>() as u64;
 
 /// The fused kernel's bindings (`shaders/solve_cloths.wgsl`).
-const FUSED_BINDINGS: [Binding; 13] = {
+const FUSED_BINDINGS: [Binding; 11] = {
     let fixed_step = Binding::Uniform {
         size: STEP_SIZE,
         dynamic: false,
@@ -67,16 +67,14 @@ const FUSED_BINDINGS: [Binding; 13] = {
         Binding::StorageReadWrite,
         Binding::StorageReadWrite,
         Binding::StorageReadWrite,
-        Binding::StorageRead,
         Binding::StorageReadWrite,
-        Binding::StorageRead,
         Binding::StorageRead,
         Binding::StorageRead,
     ]
 };
 
-/// Storage buffers the fused kernel binds (10): a device that allows fewer per shader stage (a
-/// browser's default is 8; SwiftShader allows 10) solves every cloth on the global path.
+/// Storage buffers the fused kernel binds (8, a browser's default): a device that allows fewer
+/// per shader stage solves every cloth on the global path.
 pub(crate) fn fused_storage_buffers() -> u32 {
     FUSED_BINDINGS
         .iter()
@@ -132,8 +130,8 @@ impl Pipelines {
                 Binding::StorageReadWrite,
             ],
         );
-        // collide: step params, positions, previous positions, colliders, distance grids,
-        // the colliders' broad phase.
+        // collide: step params, positions, previous positions, the collider table (records,
+        // then the broad phase), distance grids.
         let collide_layout = bind_group_layout(
             device,
             "collide",
@@ -141,7 +139,6 @@ impl Pipelines {
                 step_binding,
                 Binding::StorageReadWrite,
                 Binding::StorageReadWrite,
-                Binding::StorageRead,
                 Binding::StorageRead,
                 Binding::StorageRead,
             ],

@@ -16,7 +16,7 @@ use glam::Vec4;
 use super::{ClothPath, PathChoice, WorldCapacity};
 use crate::cloth::Cloth;
 use crate::cloth::Constraint;
-use crate::config::{ClothRecord, ColorRange};
+use crate::config::{CLOTH_RECORD_ROWS, ClothRecord, ColorRange};
 use crate::error::{ChiffonError, Result};
 use crate::hierarchy::{Hierarchy, Part};
 use crate::tethers::Tethers;
@@ -150,6 +150,12 @@ impl Layout {
                 ..Default::default()
             });
         }
+        // The fused table's rows: the records, the colors, then one row of tether slots per
+        // fused particle (the fused particles follow the global ones).
+        let tether_base = CLOTH_RECORD_ROWS * records.len() as u32 + fused_colors.len() as u32;
+        for r in &mut records {
+            r.tether_row = tether_base + (r.particle_offset - global_particles);
+        }
         let rest = order
             .iter()
             .enumerate()
@@ -178,6 +184,12 @@ impl Layout {
     /// The place of the cloth in `slot`, with its material (index in [`Layout::placed`]).
     pub(crate) fn find(&self, slot: u32) -> Option<(usize, &Placed)> {
         self.placed.iter().enumerate().find(|(_, p)| p.slot == slot)
+    }
+
+    /// The fused table's row of the first fused particle's tether slots (after the records and
+    /// the colors).
+    pub(crate) fn fused_tether_row(&self) -> u32 {
+        CLOTH_RECORD_ROWS * self.records.len() as u32 + self.fused_colors.len() as u32
     }
 
     /// The record of the cloth in `slot` among the fused cloths' (its rest state's index), if

@@ -221,7 +221,7 @@ enum WorldScene {
     /// `world-sphere`: the same with the native tests' sphere.
     Sphere,
     /// `world-global`: every cloth on the global path, as a device that cannot bind the fused
-    /// kernel's buffers runs them, with coarse levels on (the 40² grid's and the cape's graph
+    /// kernel's 8 storage buffers runs them, with coarse levels on (the 40² grid's and the cape's graph
     /// levels merged). Before colliders.wgsl stopped using `mix`, the cape ended 0.11 m off the
     /// CPU reference here on SwiftShader; it now matches bit for bit.
     Global,
