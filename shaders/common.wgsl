@@ -113,10 +113,14 @@ struct ClothRecord {
     tethers: u32,           // 1: the tether stage runs for it
     tether_row: u32,        // the fused table's row of its first particle's tether slots
     pad: u32,
+    level_count: u32,       // its coarse levels (0: none), FusedLevels from level_offset on
+    level_offset: u32,
+    node_offset: u32,       // its first snapshot node among the fused cloths'
+    node_count: u32,
 }
 
 // Rows of four words a ClothRecord takes in the fused kernel's table (Rust: config::CLOTH_RECORD_ROWS).
-const CLOTH_RECORD_ROWS: u32 = 3u;
+const CLOTH_RECORD_ROWS: u32 = 4u;
 
 // What the fused kernel loops over this frame (Rust: config::FusedFrame).
 struct FusedFrame {
@@ -125,9 +129,13 @@ struct FusedFrame {
     cloth_count: u32,
     sleep_frames: u32,  // frames at rest before a cloth sleeps; 0: never
     sleep_step: f32,    // m: the largest step over the last substep that counts as at rest
+    coarse_levels: u32, // 1: the cloths' coarse levels run
+    level_row: u32,     // the fused table's first row of FusedLevels,
+    node_row: u32,      // of snapshot nodes (four a row)
+    prolong_row: u32,   // and of Prolongations (three rows each)
+    snapshot_base: u32, // the fused snapshots' first float in the multiplier buffer
     pad0: u32,
     pad1: u32,
-    pad2: u32,
 }
 
 // ---- Per-particle and per-constraint steps, shared by the per-pass kernels and the fused one,

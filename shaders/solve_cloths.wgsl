@@ -38,7 +38,42 @@ fn cloth_record(k: u32) -> ClothRecord {
     let a = fused_table[CLOTH_RECORD_ROWS * k];
     let b = fused_table[CLOTH_RECORD_ROWS * k + 1u];
     let c = fused_table[CLOTH_RECORD_ROWS * k + 2u];
-    return ClothRecord(bitcast<vec4<f32>>(a), b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w);
+    let d = fused_table[CLOTH_RECORD_ROWS * k + 3u];
+    return ClothRecord(bitcast<vec4<f32>>(a), b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w, d.x, d.y, d.z, d.w);
+}
+
+// One coarse level of a fused cloth (Rust: config::FusedLevel), a row of the fused table from
+// frame.level_row on: its colors (counted from the cloth's color_offset) and its prolongation
+// entries (three rows each from frame.prolong_row on).
+struct FusedLevel {
+    color_start: u32,
+    color_count: u32,
+    prolong_start: u32,
+    prolong_count: u32,
+}
+
+fn fused_level(cloth: ClothRecord, l: u32) -> FusedLevel {
+    let r = fused_table[frame.level_row + cloth.level_offset + l];
+    return FusedLevel(r.x, r.y, r.z, r.w);
+}
+
+// Snapshot slot s of the cloth: the world index of the particle it holds (four a row).
+fn fused_node(cloth: ClothRecord, s: u32) -> u32 {
+    let n = cloth.node_offset + s;
+    return fused_table[frame.node_row + n / 4u][n % 4u];
+}
+
+// Prolongation entry e (Rust: hierarchy::Prolongation; its parents are the cloth's slots).
+fn fused_prolongation(e: u32) -> Prolongation {
+    let row = frame.prolong_row + 3u * e;
+    let c = fused_table[row + 2u];
+    return Prolongation(fused_table[row], bitcast<vec4<f32>>(fused_table[row + 1u]), c.x, c.y, c.z, c.w);
+}
+
+// Slot s of the cloth's snapshot: three floats a slot in the multiplier buffer, after every
+// constraint's multiplier (the fused kernel has no storage buffer to spare for it).
+fn snapshot_index(cloth: ClothRecord, s: u32) -> u32 {
+    return frame.snapshot_base + 3u * (cloth.node_offset + s);
 }
 
 // The tether slots of particle i (a world index) of `cloth`: the nearest anchor, then the
@@ -130,6 +165,76 @@ fn sync() {
     workgroupBarrier();
 }
 
+// One XPBD step of constraint `index` (as solve_color does): a coarse level's limit is rigid
+// and moves its ends by the masses they stand for; any other constraint has its cloth's α̃ of
+// its kind and its particles' own inverse masses.
+fn solve_constraint(params: StepParams, cloth: ClothRecord, index: u32, first_sweep: bool) {
+    let offset = cloth.particle_offset;
+    let con = constraints[index];
+    let pi = load_x(offset, con.i);
+    let pj = load_x(offset, con.j);
+    // The substep's first sweep starts the multipliers at 0.
+    var lambda0 = 0.0;
+    if (!first_sweep) {
+        lambda0 = multipliers[index];
+    }
+    let limit = (con.packed & 3u) == LIMIT_KIND;
+    var alpha = 0.0;
+    var w = vec2<f32>(pi.w, pj.w);
+    if (limit) {
+        w = limit_weights(con.packed, pi.w, pj.w);
+    } else {
+        alpha = constraint_alpha(cloth.alpha, con.packed);
+    }
+    let r = previous[con.i].xyz - previous[con.j].xyz;
+    let step = xpbd_step(params, con.rest, vec4<f32>(pi.xyz, w.x), vec4<f32>(pj.xyz, w.y), r, alpha, lambda0, limit);
+    multipliers[index] = lambda0 + step.w;
+    store_x(offset, con.i, vec4<f32>(pi.xyz + step.xyz * (step.w * w.x), pi.w));
+    store_x(offset, con.j, vec4<f32>(pj.xyz - step.xyz * (step.w * w.y), pj.w));
+}
+
+// The cloth's coarse levels, as the global path's coarse stage runs them: the snapshot of every
+// level's particles, then per level (coarsest first) one sweep of its colors and the
+// prolongation of the particles it dropped. Called after integrate, before the fine sweeps.
+fn coarse_levels(params: StepParams, cloth: ClothRecord, local: u32) {
+    let offset = cloth.particle_offset;
+    for (var s = local; s < cloth.node_count; s += WORKGROUP_SIZE) {
+        let x = load_x(offset, fused_node(cloth, s)).xyz;
+        let at = snapshot_index(cloth, s);
+        multipliers[at] = x.x;
+        multipliers[at + 1u] = x.y;
+        multipliers[at + 2u] = x.z;
+    }
+    sync();
+    for (var l = 0u; l < cloth.level_count; l++) {
+        let level = fused_level(cloth, l);
+        for (var c = 0u; c < level.color_count; c++) {
+            let range = fused_color(cloth.color_offset + level.color_start + c);
+            for (var t = local; t < range.count; t += WORKGROUP_SIZE) {
+                solve_constraint(params, cloth, range.start + t, true);
+            }
+            sync();
+        }
+        // x += Σ weight · (x_parent − snapshot_parent); pinned (and held) particles stay.
+        for (var e = local; e < level.prolong_count; e += WORKGROUP_SIZE) {
+            let entry = fused_prolongation(level.prolong_start + e);
+            let p = load_x(offset, entry.particle);
+            if (p.w == 0.0) {
+                continue;
+            }
+            var moved = vec3<f32>(0.0);
+            for (var m = 0u; m < 4u; m++) {
+                let slot = entry.parents[m];
+                let at = snapshot_index(cloth, slot);
+                let before = vec3<f32>(multipliers[at], multipliers[at + 1u], multipliers[at + 2u]);
+                moved += (load_x(offset, fused_node(cloth, slot)).xyz - before) * entry.weights[m];
+            }
+            store_x(offset, entry.particle, vec4<f32>(p.xyz + moved, p.w));
+        }
+        sync();
+    }
+}
+
 // Integrate, then the solve (iterations × colors). Called with the substep's parameters by
 // value, so they stay values (a `var` copy costs a CPU driver a masked struct copy).
 fn integrate_and_solve(params: StepParams, cloth: ClothRecord, local: u32) {
@@ -146,27 +251,15 @@ fn integrate_and_solve(params: StepParams, cloth: ClothRecord, local: u32) {
         }
     }
     sync();
+    if (frame.coarse_levels == 1u && cloth.level_count > 0u) {
+        coarse_levels(params, cloth, local);
+    }
     // Solve: iterations × colors; within a color no two constraints share a particle.
     for (var k = 0u; k < frame.iterations; k++) {
         for (var c = 0u; c < cloth.color_count; c++) {
             let range = fused_color(cloth.color_offset + c);
             for (var t = local; t < range.count; t += WORKGROUP_SIZE) {
-                let index = range.start + t;
-                let con = constraints[index];
-                let pi = load_x(offset, con.i);
-                let pj = load_x(offset, con.j);
-                // The substep's first sweep starts the multipliers at 0.
-                var lambda0 = 0.0;
-                if (k > 0u) {
-                    lambda0 = multipliers[index];
-                }
-                let alpha = constraint_alpha(cloth.alpha, con.packed);
-                let r = previous[con.i].xyz - previous[con.j].xyz;
-                // A world's cloths have no coarse levels, so no limits.
-                let step = xpbd_step(params, con.rest, pi, pj, r, alpha, lambda0, false);
-                multipliers[index] = lambda0 + step.w;
-                store_x(offset, con.i, vec4<f32>(pi.xyz + step.xyz * (step.w * pi.w), pi.w));
-                store_x(offset, con.j, vec4<f32>(pj.xyz - step.xyz * (step.w * pj.w), pj.w));
+                solve_constraint(params, cloth, range.start + t, k == 0u);
             }
             sync();
         }

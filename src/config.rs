@@ -146,13 +146,37 @@ pub struct ClothRecord {
     pub tether_row: u32,
     /// Padding to 16 bytes.
     pub pad: u32,
+    /// Its coarse levels (0: none), coarsest first: [`FusedLevel`]s from `level_offset` on.
+    pub level_count: u32,
+    /// Its first [`FusedLevel`] among the world's fused levels.
+    pub level_offset: u32,
+    /// Its first snapshot node among the world's fused nodes (each a world particle index).
+    pub node_offset: u32,
+    /// Its snapshot nodes (every particle of its coarse levels).
+    pub node_count: u32,
+}
+
+/// One coarse level of a fused cloth (`FusedLevel` in `shaders/solve_cloths.wgsl`), coarsest
+/// first: its colors (limits) follow the cloth's own colors in the fused color table, and its
+/// prolongation entries say how the particles it dropped follow it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct FusedLevel {
+    /// Its first color, counted from the cloth's `color_offset`.
+    pub color_start: u32,
+    /// Its colors.
+    pub color_count: u32,
+    /// Its first entry among the world's fused prolongation entries.
+    pub prolong_start: u32,
+    /// Its entries (their parents are slots of the cloth's own snapshot nodes).
+    pub prolong_count: u32,
 }
 
 /// Rows of four words a [`ClothRecord`] takes in the fused kernel's table (the records, the
 /// fused colors, then the fused particles' tethers, one buffer: `shaders/solve_cloths.wgsl`).
 pub const CLOTH_RECORD_ROWS: u32 = (size_of::<ClothRecord>() / 16) as u32;
 const _: () = assert!(
-    size_of::<ClothRecord>() % 16 == 0
+    size_of::<ClothRecord>().is_multiple_of(16)
         && size_of::<ColorRange>() == 16
         && TETHER_SLOTS * size_of::<TetherSlot>() == 16
 );
@@ -160,7 +184,7 @@ const _: () = assert!(
 /// Rows of four words a [`ColliderRecord`] takes in the collider table (the records, then the
 /// broad phase, one buffer: `shaders/colliders.wgsl`).
 pub const COLLIDER_ROWS: u32 = (size_of::<ColliderRecord>() / 16) as u32;
-const _: () = assert!(size_of::<ColliderRecord>() % 16 == 0);
+const _: () = assert!(size_of::<ColliderRecord>().is_multiple_of(16));
 
 /// Bytes of workgroup memory the fused kernel takes besides its cloth's particles (its sleep
 /// verdict and end-of-frame reduction), as WebGPU counts them: each variable rounded up to 16
@@ -184,12 +208,22 @@ pub struct FusedFrame {
     /// The step (m) over a frame's last substep under which a cloth's fastest particle counts
     /// as at rest: the sleep speed times the substep length.
     pub sleep_step: f32,
-    /// Padding to 32 bytes.
+    /// 1: the cloths' coarse levels run ([`crate::SolverParams::coarse_levels`]).
+    pub coarse_levels: u32,
+    /// The fused table's first row of [`FusedLevel`]s, of snapshot nodes (four a row) and of
+    /// prolongation entries (three rows each).
+    pub level_row: u32,
+    /// See `level_row`.
+    pub node_row: u32,
+    /// See `level_row`.
+    pub prolong_row: u32,
+    /// Where the fused cloths' snapshots start in the multiplier buffer (three floats a node,
+    /// after every constraint's multiplier).
+    pub snapshot_base: u32,
+    /// Padding to 48 bytes.
     pub pad0: u32,
     /// Padding.
     pub pad1: u32,
-    /// Padding.
-    pub pad2: u32,
 }
 
 /// A fused cloth's rest state (`ClothRest` in `shaders/solve_cloths.wgsl`), kept by the fused
@@ -411,7 +445,17 @@ pub const GPU_STRUCTS: &[GpuStructLayout] = &[
         shared_memory,
         tethers,
         tether_row,
-        pad
+        pad,
+        level_count,
+        level_offset,
+        node_offset,
+        node_count
+    }),
+    layout!(FusedLevel {
+        color_start,
+        color_count,
+        prolong_start,
+        prolong_count
     }),
     layout!(FusedFrame {
         substeps,
@@ -419,9 +463,13 @@ pub const GPU_STRUCTS: &[GpuStructLayout] = &[
         cloth_count,
         sleep_frames,
         sleep_step,
+        coarse_levels,
+        level_row,
+        node_row,
+        prolong_row,
+        snapshot_base,
         pad0,
-        pad1,
-        pad2
+        pad1
     }),
     layout!(ClothRest {
         calm_frames,
@@ -491,7 +539,7 @@ pub struct BufferSizes {
 pub struct TopologySizes {
     /// The color-sorted constraints.
     pub constraints: u64,
-    /// One XPBD multiplier (f32) per constraint.
+    /// One XPBD multiplier (f32) per constraint, then three floats per fused snapshot node.
     pub multipliers: u64,
     /// Two [`ColorRange`]s per global color (first sweep, later sweeps), each in its own
     /// uniform slot.
@@ -508,7 +556,7 @@ pub struct TopologySizes {
     pub coarse_table: u64,
     /// The fused kernel's table, rows of four words: [`CLOTH_RECORD_ROWS`] per fused cloth's
     /// [`ClothRecord`], one per fused color ([`ColorRange`]), one per fused particle (its two
-    /// [`TetherSlot`]s).
+    /// [`TetherSlot`]s), then the fused cloths' coarse levels (`world::layout::FusedRows`).
     pub fused_table: u64,
     /// One [`ColliderRecord`] per collider.
     pub colliders: u64,
@@ -533,12 +581,10 @@ pub struct TopologyCounts {
     pub prolongations: u64,
     /// Coarse levels.
     pub levels: u64,
-    /// Fused cloths.
-    pub fused_cloths: u64,
-    /// Fused colors.
-    pub fused_colors: u64,
-    /// Particles of the fused cloths.
-    pub fused_particles: u64,
+    /// Rows of the fused table (records, colors, tether slots, levels, nodes, prolongations).
+    pub fused_rows: u64,
+    /// Snapshot nodes of the fused cloths (three floats each after the multipliers).
+    pub fused_nodes: u64,
     /// Colliders.
     pub colliders: u64,
     /// Distance-grid samples of the mesh colliders.
@@ -585,18 +631,14 @@ impl BufferSizes {
         let stride = self.uniform_stride;
         TopologySizes {
             constraints: c.constraints.max(1) * size_of::<Constraint>() as u64,
-            multipliers: (c.constraints * 4).max(VEC4_BYTES),
+            multipliers: ((c.constraints + 3 * c.fused_nodes) * 4).max(VEC4_BYTES),
             color_table: 2 * c.colors.max(1) * stride,
             materials: c.materials.max(1) * VEC4_BYTES,
             nodes: (c.nodes * 4).max(VEC4_BYTES),
             snapshot: c.nodes.max(1) * VEC4_BYTES,
             prolongations: c.prolongations.max(1) * size_of::<Prolongation>() as u64,
             coarse_table: (1 + c.levels) * stride,
-            fused_table: (c.fused_cloths * CLOTH_RECORD_ROWS as u64
-                + c.fused_colors
-                + c.fused_particles)
-                .max(1)
-                * VEC4_BYTES,
+            fused_table: c.fused_rows.max(1) * VEC4_BYTES,
             colliders: c.colliders.max(1) * size_of::<ColliderRecord>() as u64,
             grid: c.grid_samples.max(4) * 4,
             collider_cells: c

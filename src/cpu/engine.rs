@@ -9,7 +9,8 @@ use super::{
     solve_tethers,
 };
 use crate::cloth::Constraint;
-use crate::config::{ClothRest, ColorRange, Health, TetherSlot};
+use crate::config::{ClothRest, ColorRange, FusedLevel, Health, TetherSlot};
+use crate::hierarchy::Prolongation;
 use crate::error::Result;
 use crate::gpu::StageTimer;
 use crate::hierarchy::Hierarchy;
@@ -33,6 +34,9 @@ pub(crate) struct CpuEngine {
     coarse_ranges: Vec<ColorRange>,
     snapshot: Vec<Vec4>,
     fused_colors: Vec<ColorRange>,
+    fused_levels: Vec<FusedLevel>,
+    fused_nodes: Vec<u32>,
+    fused_prolongations: Vec<Prolongation>,
     tethers: Tethers,
     health: Health,
     /// Each fused cloth's rest state (the GPU keeps these after the health flag).
@@ -72,6 +76,9 @@ impl Default for CpuEngine {
             coarse_ranges: Vec::new(),
             snapshot: Vec::new(),
             fused_colors: Vec::new(),
+            fused_levels: Vec::new(),
+            fused_nodes: Vec::new(),
+            fused_prolongations: Vec::new(),
             tethers: Tethers::none(0),
             health: Health::CLEAR,
             rests: Vec::new(),
@@ -111,6 +118,9 @@ impl Engine for CpuEngine {
         self.coarse_ranges = layout.global.ranges();
         self.snapshot = vec![Vec4::ZERO; layout.global.nodes().len()];
         self.fused_colors = layout.fused_colors.clone();
+        self.fused_levels = layout.fused_levels.clone();
+        self.fused_nodes = layout.fused_nodes.clone();
+        self.fused_prolongations = layout.fused_prolongations.clone();
         // A new layout starts every cloth awake (as the GPU engine does).
         self.rests = vec![ClothRest::AWAKE; layout.records.len()];
         self.tethers = layout.tethers.clone();
@@ -281,6 +291,9 @@ impl Executor for CpuFrame<'_> {
                     f.records,
                     workgroup_memory,
                     &e.fused_colors,
+                    &e.fused_levels,
+                    &e.fused_nodes,
+                    &e.fused_prolongations,
                     &e.constraints,
                     &mut e.positions,
                     &mut e.previous,

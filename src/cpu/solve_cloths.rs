@@ -18,9 +18,10 @@ use super::solve_color::solve_constraint;
 use super::tethers::{anchor_pair, tether_pull};
 use crate::cloth::Constraint;
 use crate::config::{
-    ClothRecord, ClothRest, ColliderRecord, ColorRange, FusedFrame, Health, StepParams,
-    TETHER_SLOTS, TetherSlot,
+    ClothRecord, ClothRest, ColliderRecord, ColorRange, FusedFrame, FusedLevel, Health,
+    StepParams, TETHER_SLOTS, TetherSlot,
 };
+use crate::hierarchy::Prolongation;
 
 /// One cloth's slices of the world's buffers.
 struct ClothSlices<'a> {
@@ -34,9 +35,12 @@ struct ClothSlices<'a> {
 
 /// Solves every cloth of `cloths` whose `shared_memory` flag is `workgroup_memory` for one
 /// frame: `frame.substeps` substeps of integrate, `frame.iterations` sweeps over the cloth's
-/// colors, tethers and collide; then the health check. `rests` (the rest of the kernel's
-/// health binding) holds each cloth's [`ClothRest`]: a sleeping cloth is skipped, unless a
-/// moving collider near its bounds wakes it.
+/// colors (after its coarse levels, when `frame.coarse_levels` is 1), tethers and collide; then
+/// the health check. `rests` (the rest of the kernel's health binding) holds each cloth's
+/// [`ClothRest`]: a sleeping cloth is skipped, unless a moving collider near its bounds wakes
+/// it. `levels`, `nodes` and `prolongations` are the fused cloths' coarse levels (the kernel
+/// reads them from its fused table; its snapshot lives after the multipliers, the twin's in a
+/// vector of its own).
 ///
 /// # Panics
 /// When the records overlap or leave the buffers, or a cloth's colors are not one contiguous
@@ -50,6 +54,9 @@ pub fn solve_cloths(
     cloths: &[ClothRecord],
     workgroup_memory: bool,
     colors: &[ColorRange],
+    levels: &[FusedLevel],
+    nodes: &[u32],
+    prolongations: &[Prolongation],
     constraints: &[Constraint],
     positions: &mut [Vec4],
     previous: &mut [Vec4],
@@ -63,7 +70,7 @@ pub fn solve_cloths(
 ) {
     let colliders = &colliders[..first.collider_count as usize];
     let cloths = &cloths[..frame.cloth_count as usize];
-    let slices = split(cloths, colors, positions, previous, multipliers);
+    let slices = split(cloths, colors, levels, positions, previous, multipliers);
     let bad = slices
         .into_par_iter()
         .zip(rests[..cloths.len()].par_iter_mut())
@@ -76,6 +83,9 @@ pub fn solve_cloths(
             }
             let shared = Shared {
                 colors,
+                levels,
+                nodes,
+                prolongations,
                 constraints,
                 tethers,
                 colliders,
@@ -137,6 +147,7 @@ fn measure_rest(frame: &FusedFrame, rest: &ClothRest, c: &ClothSlices<'_>) -> Cl
 fn split<'a>(
     cloths: &'a [ClothRecord],
     colors: &[ColorRange],
+    levels: &[FusedLevel],
     mut positions: &'a mut [Vec4],
     mut previous: &'a mut [Vec4],
     mut multipliers: &'a mut [f32],
@@ -144,7 +155,13 @@ fn split<'a>(
     let (mut particle_base, mut constraint_base) = (0usize, 0usize);
     let mut out = Vec::with_capacity(cloths.len());
     for record in cloths {
-        let own = &colors[record.color_offset as usize..][..record.color_count as usize];
+        // Its own colors, then its levels' (one run of constraints, so one run of multipliers).
+        let level_colors: u32 = own_levels(levels, record)
+            .iter()
+            .map(|l| l.color_count)
+            .sum();
+        let own = &colors[record.color_offset as usize..]
+            [..(record.color_count + level_colors) as usize];
         let start = own.first().map_or(constraint_base, |c| c.start as usize);
         let end = own.last().map_or(start, |c| (c.start + c.count) as usize);
         assert!(
@@ -174,14 +191,66 @@ fn split<'a>(
     out
 }
 
+/// The cloth's coarse levels, coarsest first.
+fn own_levels<'a>(levels: &'a [FusedLevel], record: &ClothRecord) -> &'a [FusedLevel] {
+    &levels[record.level_offset as usize..][..record.level_count as usize]
+}
+
 /// What every cloth's "workgroup" reads.
 struct Shared<'a> {
     colors: &'a [ColorRange],
+    levels: &'a [FusedLevel],
+    nodes: &'a [u32],
+    prolongations: &'a [Prolongation],
     constraints: &'a [Constraint],
     tethers: &'a [TetherSlot],
     colliders: &'a [ColliderRecord],
     distance_grid: &'a [f32],
     collider_cells: &'a [u32],
+}
+
+/// The kernel's `coarse_levels`: the snapshot of every level's particles, then per level
+/// (coarsest first) one sweep of its colors (limits: rigid, moving their ends by the masses
+/// they stand for) and the prolongation of the particles it dropped.
+fn coarse_levels(params: &StepParams, shared: &Shared<'_>, c: &mut ClothSlices<'_>) {
+    let record = c.record;
+    let offset = record.particle_offset;
+    let local = |i: u32| (i - offset) as usize;
+    let nodes = &shared.nodes[record.node_offset as usize..][..record.node_count as usize];
+    let snapshot: Vec<Vec3> = nodes.iter().map(|&n| c.positions[local(n)].xyz()).collect();
+    for level in own_levels(shared.levels, record) {
+        let first = (record.color_offset + level.color_start) as usize;
+        for range in &shared.colors[first..][..level.color_count as usize] {
+            for index in range.range() {
+                let con = &shared.constraints[index];
+                let (i, j) = (local(con.i), local(con.j));
+                let r = c.previous[i].xyz() - c.previous[j].xyz();
+                let (mut pi, mut pj) = (c.positions[i], c.positions[j]);
+                let lambda = &mut c.multipliers[index - c.first_constraint];
+                let alpha = if con.is_limit() {
+                    0.0
+                } else {
+                    con.alpha(Vec4::from_array(record.alpha))
+                };
+                solve_constraint(params, con, &mut pi, &mut pj, r, alpha, lambda, true);
+                (c.positions[i], c.positions[j]) = (pi, pj);
+            }
+        }
+        let entries = &shared.prolongations[level.prolong_start as usize..]
+            [..level.prolong_count as usize];
+        for e in entries {
+            let p = c.positions[local(e.particle)];
+            if p.w == 0.0 {
+                continue;
+            }
+            let mut moved = Vec3::ZERO;
+            for (&s, &w) in e.parents.iter().zip(&e.weights) {
+                let x = c.positions[local(nodes[s as usize])].xyz();
+                moved += (x - snapshot[s as usize]) * w;
+            }
+            c.positions[local(e.particle)] = (p.xyz() + moved).extend(p.w);
+        }
+    }
 }
 
 /// One workgroup of `solve_cloths`: the whole frame of one cloth. Returns the first bad
@@ -203,6 +272,9 @@ fn solve_cloth(
         let params = if s == 0 { first } else { rest };
         for (p, prev) in c.positions.iter_mut().zip(c.previous.iter_mut()) {
             integrate_particle(params, p, prev);
+        }
+        if frame.coarse_levels == 1 && record.level_count > 0 {
+            coarse_levels(params, shared, c);
         }
         for k in 0..frame.iterations {
             for range in own_colors {

@@ -100,9 +100,9 @@ pub(crate) struct TopologyBuffers {
     pub(crate) snapshot: wgpu::Buffer,
     pub(crate) prolongations: wgpu::Buffer,
     pub(crate) coarse_uniform: wgpu::Buffer,
-    /// The fused path's frame, and its table: one record per fused cloth, their colors, then
-    /// their particles' tether slots (one buffer, so the fused kernel binds two storage buffers
-    /// fewer).
+    /// The fused path's frame, and its table: one record per fused cloth, their colors, their
+    /// particles' tether slots and their coarse levels (one buffer, so the fused kernel fits a
+    /// browser's storage buffers: `world::layout::FusedRows`).
     pub(crate) fused_frame: wgpu::Buffer,
     pub(crate) fused_table: wgpu::Buffer,
 }
@@ -278,9 +278,8 @@ pub(crate) fn counts(layout: &crate::world::layout::Layout) -> TopologyCounts {
         nodes: h.nodes().len() as u64,
         prolongations: h.prolongations().len() as u64,
         levels: h.levels().len() as u64,
-        fused_cloths: layout.records.len() as u64,
-        fused_colors: layout.fused_colors.len() as u64,
-        fused_particles: (layout.particle_count - layout.global_particles) as u64,
+        fused_rows: layout.fused_rows().end as u64,
+        fused_nodes: layout.fused_nodes.len() as u64,
         // The contact tables are sized by ContactBuffers.
         colliders: 0,
         grid_samples: 0,

@@ -264,22 +264,32 @@ impl Engine for GpuEngine {
         q.write_buffer(&t.constraints, 0, bytemuck::cast_slice(&layout.constraints));
         t.write_colors(q, stride, layout.global.constraints().colors());
         t.write_hierarchy(q, stride, &layout.global);
-        // The fused colors follow this layout's records in the fused table, and the fused
-        // particles' tether slots follow the colors.
+        // The fused table after this layout's records (written each frame): the colors, the
+        // fused particles' tether slots, then the coarse levels (world::layout::FusedRows).
         q.write_buffer(
             &t.fused_table,
             (layout.records.len() * size_of::<ClothRecord>()) as u64,
             bytemuck::cast_slice(&layout.fused_colors),
         );
-        self.fused_tether_row = layout.fused_tether_row();
+        let rows = layout.fused_rows();
+        self.fused_tether_row = rows.tethers;
         let fused_slots =
             &layout.tethers.slots()[layout.global_particles as usize * TETHER_SLOTS..];
-        if !fused_slots.is_empty() {
-            q.write_buffer(
-                &t.fused_table,
-                self.fused_tether_row as u64 * VEC4_BYTES,
-                bytemuck::cast_slice(fused_slots),
-            );
+        // The nodes, four a row (the last row padded).
+        let mut nodes = layout.fused_nodes.clone();
+        nodes.resize(nodes.len().next_multiple_of(4), 0);
+        for (row, bytes) in [
+            (rows.tethers, bytemuck::cast_slice::<_, u8>(fused_slots)),
+            (rows.levels, bytemuck::cast_slice(&layout.fused_levels)),
+            (rows.nodes, bytemuck::cast_slice(&nodes)),
+            (
+                rows.prolongations,
+                bytemuck::cast_slice(&layout.fused_prolongations),
+            ),
+        ] {
+            if !bytes.is_empty() {
+                q.write_buffer(&t.fused_table, row as u64 * VEC4_BYTES, bytes);
+            }
         }
         debug_assert_eq!(layout.tethers.slots().len(), positions.len() * TETHER_SLOTS);
         self.rest = layout.rest.clone();

@@ -16,9 +16,9 @@ use glam::Vec4;
 use super::{ClothPath, PathChoice, WorldCapacity};
 use crate::cloth::Cloth;
 use crate::cloth::Constraint;
-use crate::config::{CLOTH_RECORD_ROWS, ClothRecord, ColorRange};
+use crate::config::{CLOTH_RECORD_ROWS, ClothRecord, ColorRange, FusedLevel};
 use crate::error::{ChiffonError, Result};
-use crate::hierarchy::{Hierarchy, Part};
+use crate::hierarchy::{Hierarchy, Part, Prolongation};
 use crate::tethers::Tethers;
 
 /// The most colors a cloth of a world may have (the fused path's color table has room for
@@ -62,8 +62,16 @@ pub(crate) struct Layout {
     pub constraints: Vec<Constraint>,
     /// One record per fused cloth (α̃ and tethers filled in per frame).
     pub records: Vec<ClothRecord>,
-    /// The fused cloths' colors, indices into `constraints`.
+    /// The fused cloths' colors, indices into `constraints`: each cloth's own, then its coarse
+    /// levels' (limits).
     pub fused_colors: Vec<ColorRange>,
+    /// The fused cloths' coarse levels, coarsest first within each cloth.
+    pub fused_levels: Vec<FusedLevel>,
+    /// The fused cloths' snapshot nodes (world particle indices), cloth after cloth.
+    pub fused_nodes: Vec<u32>,
+    /// The fused cloths' prolongation entries (world particle indices; parents are slots of
+    /// their own cloth's nodes).
+    pub fused_prolongations: Vec<Prolongation>,
     /// Every particle's tethers (world indices).
     pub tethers: Tethers,
     /// Every particle's rest position (xyz, as placed) and its cloth (w, the material index):
@@ -123,35 +131,56 @@ impl Layout {
         let global = Hierarchy::concat(&parts, global_particles as usize)?;
         let mut constraints = global.constraints().constraints().to_vec();
 
-        // Fused region: each cloth's own colors, one run per cloth.
+        // Fused region: each cloth's own colors then its levels' colors, one run per cloth,
+        // and its levels' snapshot nodes and prolongation entries.
         let mut records = Vec::new();
         let mut fused_colors = Vec::new();
+        let (mut fused_levels, mut fused_nodes, mut fused_prolongations) =
+            (Vec::new(), Vec::new(), Vec::new());
         for (k, (m, path)) in order.iter().enumerate() {
             let ClothPath::Fused { workgroup_memory } = path else {
                 continue;
             };
             let base = placed[k].particles.start;
+            let h = m.hierarchy;
             let color_offset = fused_colors.len() as u32;
-            for range in m.cloth.colors() {
+            for range in h.constraints().colors() {
                 let start = constraints.len() as u32;
                 constraints.extend(
-                    m.cloth.constraints()[range.start as usize..range.end as usize]
+                    h.constraints().constraints()[range.start as usize..range.end as usize]
                         .iter()
                         .map(|c| c.shifted(base).with_material(k as u32)),
                 );
                 fused_colors.push(ColorRange::new(&(start..constraints.len() as u32)));
             }
+            let (level_offset, node_offset) = (fused_levels.len(), fused_nodes.len());
+            let prolong_base = fused_prolongations.len() as u32;
+            fused_nodes.extend(h.nodes().iter().map(|&p| p + base));
+            fused_prolongations.extend(h.prolongations().iter().map(|e| Prolongation {
+                particle: e.particle + base,
+                ..*e
+            }));
+            fused_levels.extend(h.levels().iter().map(|l| FusedLevel {
+                color_start: l.colors.start,
+                color_count: l.colors.end - l.colors.start,
+                prolong_start: prolong_base + l.prolong.start,
+                prolong_count: l.prolong.end - l.prolong.start,
+            }));
             records.push(ClothRecord {
                 particle_offset: base,
                 particle_count: m.cloth.particle_count() as u32,
                 color_offset,
-                color_count: m.cloth.colors().len() as u32,
+                color_count: h.cloth_colors() as u32,
                 shared_memory: *workgroup_memory as u32,
+                level_count: h.levels().len() as u32,
+                level_offset: level_offset as u32,
+                node_offset: node_offset as u32,
+                node_count: h.nodes().len() as u32,
                 ..Default::default()
             });
         }
-        // The fused table's rows: the records, the colors, then one row of tether slots per
-        // fused particle (the fused particles follow the global ones).
+        // One row of tether slots per fused particle (the fused particles follow the global
+        // ones), after the records and the colors.
         let tether_base = CLOTH_RECORD_ROWS * records.len() as u32 + fused_colors.len() as u32;
         for r in &mut records {
             r.tether_row = tether_base + (r.particle_offset - global_particles);
@@ -176,6 +205,9 @@ impl Layout {
             constraints,
             records,
             fused_colors,
+            fused_levels,
+            fused_nodes,
+            fused_prolongations,
             tethers,
             rest,
         })
@@ -186,10 +218,21 @@ impl Layout {
         self.placed.iter().enumerate().find(|(_, p)| p.slot == slot)
     }
 
-    /// The fused table's row of the first fused particle's tether slots (after the records and
-    /// the colors).
-    pub(crate) fn fused_tether_row(&self) -> u32 {
-        CLOTH_RECORD_ROWS * self.records.len() as u32 + self.fused_colors.len() as u32
+    /// Where each part of the fused kernel's table starts (rows of four words).
+    pub(crate) fn fused_rows(&self) -> FusedRows {
+        let tethers =
+            CLOTH_RECORD_ROWS * self.records.len() as u32 + self.fused_colors.len() as u32;
+        let levels = tethers + (self.particle_count - self.global_particles);
+        let nodes = levels + self.fused_levels.len() as u32;
+        let prolongations = nodes + self.fused_nodes.len().div_ceil(4) as u32;
+        let end = prolongations + PROLONG_ROWS * self.fused_prolongations.len() as u32;
+        FusedRows {
+            tethers,
+            levels,
+            nodes,
+            prolongations,
+            end,
+        }
     }
 
     /// The record of the cloth in `slot` among the fused cloths' (its rest state's index), if
@@ -224,6 +267,24 @@ impl Layout {
             })
             .collect()
     }
+}
+
+/// Rows of four words a [`Prolongation`] takes in the fused table.
+pub(crate) const PROLONG_ROWS: u32 = (size_of::<Prolongation>() / 16) as u32;
+
+/// Where the parts of the fused kernel's table start, in rows of four words:
+///
+/// ```text
+/// [ records | colors | tether slots (one row per fused particle) | levels | nodes (four a row) | prolongations ]
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct FusedRows {
+    pub tethers: u32,
+    pub levels: u32,
+    pub nodes: u32,
+    pub prolongations: u32,
+    /// Rows in all.
+    pub end: u32,
 }
 
 /// Checks that a world of `cloths` cloths with `particles` particles and `constraints`

@@ -396,6 +396,7 @@ impl World {
             |m| tethers_on && !self.placed_live(self.layout.placed[m].slot).tethers_empty(),
             |m| materials[m],
         );
+        let rows = self.layout.fused_rows();
         let colliders = self.collider_records()?;
         let collider_cells = crate::contact::broadphase::collider_cells(&colliders);
         let frame = WorldFrame {
@@ -409,6 +410,11 @@ impl World {
                 cloth_count: records.len() as u32,
                 sleep_frames: self.config.sleep.map_or(0, |s| s.frames),
                 sleep_step: self.config.sleep.map_or(0.0, |s| s.speed * plan.h as f32),
+                coarse_levels: self.params.coarse_levels as u32,
+                level_row: rows.levels,
+                node_row: rows.nodes,
+                prolong_row: rows.prolongations,
+                snapshot_base: self.layout.constraints.len() as u32,
                 ..Default::default()
             },
             colliders: &colliders,
