@@ -560,6 +560,13 @@ fn capes_at_rest_sleep_and_wake_alike_on_both_backends() {
         assert_eq!(asleep(&mut world, &h), [false; 4], "{name}: too early");
         world.step(1.0 / 60.0).unwrap();
         assert_eq!(asleep(&mut world, &h), [true, true, true, false], "{name}");
+        for &c in &h {
+            let blocking = world.is_asleep(c).unwrap();
+            assert_eq!(
+                pollster::block_on(world.is_asleep_async(c)).unwrap(),
+                blocking
+            );
+        }
         // Asleep, they do not move at all.
         let before = snapshot(&mut world, &h);
         for _ in 0..10 {

@@ -195,6 +195,17 @@ pub fn start_read(
     buffer: &wgpu::Buffer,
     bytes: u64,
 ) -> PendingRead {
+    start_read_range(device, queue, buffer, 0, bytes)
+}
+
+/// As [`start_read`], for the `bytes` bytes from `offset` on (both multiples of 4).
+pub fn start_read_range(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    offset: u64,
+    bytes: u64,
+) -> PendingRead {
     let staging = (bytes > 0).then(|| {
         let staging = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("readback"),
@@ -203,7 +214,7 @@ pub fn start_read(
             mapped_at_creation: false,
         });
         let mut encoder = device.create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
+        encoder.copy_buffer_to_buffer(buffer, offset, &staging, 0, bytes);
         queue.submit([encoder.finish()]);
         staging
     });

@@ -450,10 +450,18 @@ impl Engine for GpuEngine {
     }
 
     fn rests(&mut self) -> Result<Vec<ClothRest>> {
-        let bytes = REST_OFFSET + self.fused_cloths as u64 * size_of::<ClothRest>() as u64;
+        match self.start_rests()? {
+            Started::Gpu(pending) => pending.wait(),
+            Started::Ready(rests) => Ok(rests),
+        }
+    }
+
+    fn start_rests(&mut self) -> Result<Started<ClothRest>> {
+        let bytes = self.fused_cloths as u64 * size_of::<ClothRest>() as u64;
         let (device, queue) = (&self.ctx.device, &self.ctx.queue);
-        let words: Vec<u32> = read_prefix_on(device, queue, &self.particles.health, bytes)?;
-        Ok(bytemuck::cast_slice(&words[REST_OFFSET as usize / 4..]).to_vec())
+        let health = &self.particles.health;
+        let pending = super::context::start_read_range(device, queue, health, REST_OFFSET, bytes);
+        Ok(Started::Gpu(pending))
     }
 
     fn wake(&mut self, fused: std::ops::Range<u32>) {

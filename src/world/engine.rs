@@ -86,6 +86,10 @@ pub(crate) trait Engine {
     fn start_positions(&mut self) -> Result<Started<Vec4>> {
         Ok(Started::Ready(self.positions()?))
     }
+    /// Starts reading the fused cloths' rest states, as [`Engine::start_positions`] does.
+    fn start_rests(&mut self) -> Result<Started<ClothRest>> {
+        Ok(Started::Ready(self.rests()?))
+    }
     /// Starts reading the health flag, as [`Engine::start_positions`] does.
     fn start_health(&mut self) -> Result<Started<Health>> {
         Ok(Started::Ready(vec![self.health()?]))

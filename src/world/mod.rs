@@ -462,13 +462,13 @@ impl World {
     }
 
     /// The cloth's record on the fused path, if it takes it.
-    fn fused_index(&mut self, handle: ClothHandle) -> Result<Option<u32>> {
+    pub(super) fn fused_index(&mut self, handle: ClothHandle) -> Result<Option<u32>> {
         let slot = self.place(handle)?.slot;
         Ok(self.layout.fused_index(slot))
     }
 
     /// The sleep settings as the fused kernel reads them (its other fields unset).
-    fn fused_frame_settings(&self) -> FusedFrame {
+    pub(super) fn fused_frame_settings(&self) -> FusedFrame {
         FusedFrame {
             sleep_frames: self.config.sleep.map_or(0, |s| s.frames),
             ..Default::default()

@@ -32,6 +32,16 @@ impl World {
         self.split_by_cloth(&positions)
     }
 
+    /// As [`World::is_asleep`], without blocking.
+    pub async fn is_asleep_async(&mut self, handle: ClothHandle) -> Result<bool> {
+        let Some(k) = self.fused_index(handle)? else {
+            return Ok(false);
+        };
+        let fused = self.fused_frame_settings();
+        let rests = self.engine.start_rests()?.finish().await?;
+        Ok(rests[k as usize].asleep(&fused))
+    }
+
     /// As [`World::health`], without blocking.
     pub async fn health_async(&mut self) -> Result<()> {
         let flags = self.engine.start_health()?.finish().await?;
