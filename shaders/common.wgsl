@@ -187,6 +187,32 @@ fn xpbd_step(params: StepParams, rest: f32, pi: vec4<f32>, pj: vec4<f32>, r: vec
     return vec4<f32>(d * (1.0 / len), numerator / (w_sum + alpha));
 }
 
+// Constraint `con` after one XPBD step: its ends (w: inverse mass) and its new multiplier (CPU:
+// cpu::solve_color::solve_constraint). `r` is the bond at the start of the step; `alpha` the
+// constraint's α̃, which a coarse level's limit ignores: a limit is rigid and moves its ends by
+// the masses they stand for. Shared by solve_color and the fused kernel.
+struct Solved {
+    pi: vec4<f32>,
+    pj: vec4<f32>,
+    lambda: f32,
+}
+
+fn solve_pair(params: StepParams, con: Constraint, pi: vec4<f32>, pj: vec4<f32>, r: vec3<f32>, alpha: f32, lambda0: f32) -> Solved {
+    let limit = (con.packed & 3u) == LIMIT_KIND;
+    var w = vec2<f32>(pi.w, pj.w);
+    var a = alpha;
+    if (limit) {
+        w = limit_weights(con.packed, pi.w, pj.w);
+        a = 0.0;
+    }
+    let step = xpbd_step(params, con.rest, vec4<f32>(pi.xyz, w.x), vec4<f32>(pj.xyz, w.y), r, a, lambda0, limit);
+    return Solved(
+        vec4<f32>(pi.xyz + step.xyz * (step.w * w.x), pi.w),
+        vec4<f32>(pj.xyz - step.xyz * (step.w * w.y), pj.w),
+        lambda0 + step.w,
+    );
+}
+
 // The point nearest x within distance r of c.
 fn into_ball(x: vec3<f32>, c: vec3<f32>, r: f32) -> vec3<f32> {
     let d = x - c;

@@ -165,9 +165,8 @@ fn sync() {
     workgroupBarrier();
 }
 
-// One XPBD step of constraint `index` (as solve_color does): a coarse level's limit is rigid
-// and moves its ends by the masses they stand for; any other constraint has its cloth's α̃ of
-// its kind and its particles' own inverse masses.
+// One XPBD step of constraint `index` (solve_pair, as solve_color does), with its cloth's α̃ of
+// its kind.
 fn solve_constraint(params: StepParams, cloth: ClothRecord, index: u32, first_sweep: bool) {
     let offset = cloth.particle_offset;
     let con = constraints[index];
@@ -178,19 +177,11 @@ fn solve_constraint(params: StepParams, cloth: ClothRecord, index: u32, first_sw
     if (!first_sweep) {
         lambda0 = multipliers[index];
     }
-    let limit = (con.packed & 3u) == LIMIT_KIND;
-    var alpha = 0.0;
-    var w = vec2<f32>(pi.w, pj.w);
-    if (limit) {
-        w = limit_weights(con.packed, pi.w, pj.w);
-    } else {
-        alpha = constraint_alpha(cloth.alpha, con.packed);
-    }
     let r = previous[con.i].xyz - previous[con.j].xyz;
-    let step = xpbd_step(params, con.rest, vec4<f32>(pi.xyz, w.x), vec4<f32>(pj.xyz, w.y), r, alpha, lambda0, limit);
-    multipliers[index] = lambda0 + step.w;
-    store_x(offset, con.i, vec4<f32>(pi.xyz + step.xyz * (step.w * w.x), pi.w));
-    store_x(offset, con.j, vec4<f32>(pj.xyz - step.xyz * (step.w * w.y), pj.w));
+    let solved = solve_pair(params, con, pi, pj, r, constraint_alpha(cloth.alpha, con.packed), lambda0);
+    multipliers[index] = solved.lambda;
+    store_x(offset, con.i, solved.pi);
+    store_x(offset, con.j, solved.pj);
 }
 
 // The cloth's coarse levels, as the global path's coarse stage runs them: the snapshot of every

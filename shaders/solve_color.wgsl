@@ -33,19 +33,15 @@ fn solve_color(
     if (color.first_sweep == 0u) {
         lambda0 = multipliers[index];
     }
-    // A coarse level's limit is rigid and moves its ends by the masses they stand for; any
-    // other constraint has its material's compliance and its particles' own inverse masses.
-    let limit = (c.packed & 3u) == LIMIT_KIND;
+    // Any constraint but a coarse level's limit (rigid) has its material's compliance (a
+    // limit's packed bits are its share, not a row of the table).
     var alpha = 0.0;
-    var w = vec2<f32>(pi.w, pj.w);
-    if (limit) {
-        w = limit_weights(c.packed, pi.w, pj.w);
-    } else {
+    if ((c.packed & 3u) != LIMIT_KIND) {
         alpha = materials[c.packed];
     }
     let r = previous[c.i].xyz - previous[c.j].xyz;
-    let step = xpbd_step(params, c.rest, vec4<f32>(pi.xyz, w.x), vec4<f32>(pj.xyz, w.y), r, alpha, lambda0, limit);
-    multipliers[index] = lambda0 + step.w;
-    positions[c.i] = vec4<f32>(pi.xyz + step.xyz * (step.w * w.x), pi.w);
-    positions[c.j] = vec4<f32>(pj.xyz - step.xyz * (step.w * w.y), pj.w);
+    let solved = solve_pair(params, c, pi, pj, r, alpha, lambda0);
+    multipliers[index] = solved.lambda;
+    positions[c.i] = solved.pi;
+    positions[c.j] = solved.pj;
 }

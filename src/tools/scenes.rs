@@ -90,23 +90,25 @@ pub fn irregular_cloth(n: u32, kinds: [bool; 3]) -> Result<Cloth> {
 /// spacing), 0.15 kg,
 /// lying flat at y = 1.5 m and pinned along its first row (the collar), so it swings down.
 pub fn cape(columns: u32, rows: u32) -> Result<Cloth> {
-    ClothBuilder::grid(columns, rows)
-        .spacing(0.6 / columns.saturating_sub(1).max(1) as f32)
-        .total_mass(0.15)
+    cape_builder(columns, rows)
         .layout(Layout::Flat { height: 1.5 })
-        .pinning(Pinning::Edge)
         .build()
 }
 
 /// The same cape hanging straight down from its collar, at rest from the start (the capes
 /// bench's sleepers).
 pub fn hanging_cape(columns: u32, rows: u32) -> Result<Cloth> {
+    cape_builder(columns, rows)
+        .layout(Layout::Hanging { top: 1.5 })
+        .build()
+}
+
+/// A cape's grid, mass and collar, before its layout.
+fn cape_builder(columns: u32, rows: u32) -> ClothBuilder {
     ClothBuilder::grid(columns, rows)
         .spacing(0.6 / columns.saturating_sub(1).max(1) as f32)
         .total_mass(0.15)
-        .layout(Layout::Hanging { top: 1.5 })
         .pinning(Pinning::Edge)
-        .build()
 }
 
 /// Where cape `k` of `count` hangs: a square field, one cape per square metre.
