@@ -121,6 +121,8 @@ struct ClothRecord {
 
 // Rows of four words a ClothRecord takes in the fused kernel's table (Rust: config::CLOTH_RECORD_ROWS).
 const CLOTH_RECORD_ROWS: u32 = 4u;
+// Rows a Prolongation takes there (Rust: config::PROLONG_ROWS).
+const PROLONG_ROWS: u32 = 3u;
 
 // What the fused kernel loops over this frame (Rust: config::FusedFrame).
 struct FusedFrame {

@@ -6,8 +6,10 @@
 //
 // A cloth that fits (ClothRecord.shared_memory = 1) is copied into workgroup memory at the start
 // and back at the end; a larger one stays in the storage buffer and the barriers cover storage.
-// Per substep: integrate | barrier | per color: solve, barrier | tethers + collide, which (like
-// the next integrate) touch only each thread's own particles, so they need no barrier between.
+// Per substep: integrate | barrier | the cloth's coarse levels (snapshot, barrier, per level its
+// colors and its prolongation, each followed by a barrier) | per color: solve, barrier | tethers
+// + collide, which (like the next integrate) touch only each thread's own particles, so they
+// need no barrier between.
 // Previous positions always stay in storage: only their owner thread writes them and SHAKE
 // reads them, so they need no fast copy.
 //
@@ -20,10 +22,12 @@
 @group(0) @binding(0) var<uniform> frame: FusedFrame;
 @group(0) @binding(1) var<uniform> first: StepParams;    // the first substep (frame's dt ratio)
 @group(0) @binding(2) var<uniform> rest: StepParams;     // every later substep
-// The fused table, rows of four words: frame.cloth_count ClothRecords (three rows each), every
-// fused cloth's colors (a ColorRange a row), then every fused particle's two tether slots (a row
-// each; the host mirrors them from the tether buffer). One buffer for the three keeps the kernel
-// within a browser's storage buffers (cloth_record, fused_color, tether_slots read it).
+// The fused table, rows of four words (Rust: world::layout::FusedRows): frame.cloth_count
+// ClothRecords (CLOTH_RECORD_ROWS each), every fused cloth's colors (a ColorRange a row), every
+// fused particle's two tether slots (a row each; the host mirrors them from the tether buffer),
+// then the cloths' coarse levels, snapshot nodes and prolongation entries (from frame.level_row,
+// node_row, prolong_row). One buffer for all keeps the kernel within a browser's 8 storage
+// buffers (cloth_record, fused_color, tether_slots, fused_level, ... read it).
 @group(0) @binding(3) var<storage, read> fused_table: array<vec4<u32>>;
 @group(0) @binding(4) var<storage, read> constraints: array<Constraint>;
 @group(0) @binding(5) var<storage, read_write> positions: array<vec4<f32>>;  // w: inverse mass
@@ -65,7 +69,7 @@ fn fused_node(cloth: ClothRecord, s: u32) -> u32 {
 
 // Prolongation entry e (Rust: hierarchy::Prolongation; its parents are the cloth's slots).
 fn fused_prolongation(e: u32) -> Prolongation {
-    let row = frame.prolong_row + 3u * e;
+    let row = frame.prolong_row + PROLONG_ROWS * e;
     let c = fused_table[row + 2u];
     return Prolongation(fused_table[row], bitcast<vec4<f32>>(fused_table[row + 1u]), c.x, c.y, c.z, c.w);
 }

@@ -181,6 +181,9 @@ const _: () = assert!(
         && TETHER_SLOTS * size_of::<TetherSlot>() == 16
 );
 
+/// Rows of four words a [`Prolongation`] takes in the fused kernel's table.
+pub const PROLONG_ROWS: u32 = (size_of::<Prolongation>() / 16) as u32;
+
 /// Rows of four words a [`ColliderRecord`] takes in the collider table (the records, then the
 /// broad phase, one buffer: `shaders/colliders.wgsl`).
 pub const COLLIDER_ROWS: u32 = (size_of::<ColliderRecord>() / 16) as u32;

@@ -84,6 +84,12 @@ internal_mod!(
 #[cfg(doctest)]
 mod doctests;
 
+/// The demo's, the benchmark's and the study's scenes, shared with the web page (feature
+/// `scenes`, which `tools` turns on). Not part of the library's API.
+#[cfg(feature = "scenes")]
+#[doc(hidden)]
+pub mod scenes;
+
 /// The command line, the benchmark, the study and the demo (features `tools`, `demo`).
 #[cfg(feature = "tools")]
 #[doc(hidden)]

@@ -180,6 +180,10 @@ fn the_shaders_constants_are_the_librarys() {
         wgsl_const("CLOTH_RECORD_ROWS").parse::<u32>().unwrap(),
         chiffon::config::CLOTH_RECORD_ROWS
     );
+    assert_eq!(
+        wgsl_const("PROLONG_ROWS").parse::<u32>().unwrap(),
+        chiffon::config::PROLONG_ROWS
+    );
     // The collider table's rows: a record's, and those of the fields the culling reads.
     assert_eq!(
         colliders_const("COLLIDER_ROWS"),

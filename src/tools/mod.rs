@@ -7,8 +7,10 @@ pub mod cli;
 pub mod demo;
 pub mod dt;
 pub mod plot;
-pub mod scenes;
 pub mod study;
+
+/// The scenes the tools share with the web page (`crate::scenes`, feature `scenes`).
+pub use crate::scenes;
 
 /// Which solver a tool runs: the GPU or the CPU reference (the command line's `gpu`/`cpu`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]

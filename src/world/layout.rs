@@ -16,7 +16,7 @@ use glam::Vec4;
 use super::{ClothPath, PathChoice, WorldCapacity};
 use crate::cloth::Cloth;
 use crate::cloth::Constraint;
-use crate::config::{CLOTH_RECORD_ROWS, ClothRecord, ColorRange, FusedLevel};
+use crate::config::{CLOTH_RECORD_ROWS, ClothRecord, ColorRange, FusedLevel, PROLONG_ROWS};
 use crate::error::{ChiffonError, Result};
 use crate::hierarchy::{Hierarchy, Part, Prolongation};
 use crate::tethers::Tethers;
@@ -268,9 +268,6 @@ impl Layout {
             .collect()
     }
 }
-
-/// Rows of four words a [`Prolongation`] takes in the fused table.
-pub(crate) const PROLONG_ROWS: u32 = (size_of::<Prolongation>() / 16) as u32;
 
 /// Where the parts of the fused kernel's table start, in rows of four words:
 ///

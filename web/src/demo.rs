@@ -1,29 +1,28 @@
-//! The demo page: the demo's default scene (a grid flat at 1 m, corners pinned, falling onto
-//! a sphere and the ground) stepped on the browser's WebGPU and drawn straight from the
-//! solver's position buffer into a canvas, with an orbit camera and grab. The page's HTML
-//! panel calls the methods here; `web/static/index.html` is the page.
+//! The demo page: the native demo's `cloth` scene (a grid flat at 1 m, corners pinned, falling
+//! onto a sphere and the ground) or its `flags` scene (a field of flags in the wind, one world
+//! of many cloths on the fused path), built by the same builders (`chiffon::scenes`), stepped
+//! on the browser's WebGPU and drawn straight from the solver's position buffer into a canvas,
+//! with an orbit camera and grab. The page's HTML panel calls the methods here;
+//! `web/static/index.html` is the page.
 //!
-//! Not yet the whole native demo: one scene (the native `chiffon demo` default), no egui
-//! panel (an HTML one), no stretch or GPU timings (`docs/web.md`).
+//! Not yet the whole native demo: two of its five scenes (the others have bodies this page
+//! cannot draw yet, or self-collision), no egui panel (an HTML one), no stretch (`docs/web.md`).
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use chiffon::scenes::{self, DemoScene};
 use chiffon::{
-    Backend, ClothBuilder, ClothHandle, ClothOptions, Collider, GpuContext, Layout, Pinning,
-    SolverParams, World, WorldConfig,
+    Backend, ClothBuilder, ClothHandle, ClothOptions, GpuContext, SolverParams, World, WorldConfig,
 };
 use glam::{Mat4, Vec3, Vec4};
 use wasm_bindgen::prelude::*;
 
-/// The native demo's default scene (`src/tools/scenes.rs`: `demo_cloth`, `DEMO_SPHERE`,
-/// `DEMO_FRICTION`, the ground at 0).
+/// Where a dropped mesh's lowest point starts (m): the height of the demo's grid.
 const CLOTH_HEIGHT: f32 = 1.0;
-const SPHERE_CENTER: Vec3 = Vec3::new(0.0, 0.45, 0.1);
-const SPHERE_RADIUS: f32 = 0.28;
-const FRICTION: f32 = 0.5;
-/// Wind when the panel turns it on (m/s², along +z).
-const WIND: Vec3 = Vec3::new(0.0, 0.0, 3.0);
+/// Flags per side of the flags scene: 16 flags of 640 particles, light enough for a software
+/// adapter.
+const FLAGS: u32 = 4;
 const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 /// The shared state; the page's callbacks each borrow it briefly (never across an await).
@@ -37,16 +36,19 @@ struct State {
     depth: wgpu::TextureView,
     draw: Draw,
     world: World,
-    cloth: ClothHandle,
-    free_inverse_masses: Vec<f32>,
+    /// The scene shown: cloth or flags.
+    scene: DemoScene,
+    /// The world's cloths, each with its particles' free inverse masses (to release a grab).
+    cloths: Vec<(ClothHandle, Vec<f32>)>,
     grid: u32,
     /// A mesh dropped onto the page, shown in place of the grid until the grid changes.
     mesh: Option<chiffon::TriangleMesh>,
     wind: bool,
     sphere: bool,
     camera: Camera,
-    /// The grabbed particle and the distance from the eye of the plane it is dragged in.
-    grab: Option<(usize, f32)>,
+    /// The grabbed particle (its cloth's index in `cloths`, its own index) and the distance
+    /// from the eye of the plane it is dragged in.
+    grab: Option<(usize, usize, f32)>,
     /// Where the pointer is, in normalized device coordinates.
     pointer: (f32, f32),
     /// GPU timestamps around each stage, where the browser grants them (Chromium does with
@@ -257,8 +259,8 @@ impl Draw {
         }
     }
 
-    fn set_cloth(&mut self, ctx: &GpuContext, triangles: &[[u32; 3]]) {
-        let indices: Vec<u32> = triangles.iter().flatten().copied().collect();
+    /// The triangles of every cloth, as indices into the world's position buffer.
+    fn set_cloths(&mut self, ctx: &GpuContext, indices: &[u32]) {
         self.cloth_indices = ctx.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("cloth indices"),
             size: (indices.len() as u64 * 4).max(4),
@@ -266,7 +268,7 @@ impl Draw {
             mapped_at_creation: false,
         });
         ctx.queue
-            .write_buffer(&self.cloth_indices, 0, bytemuck::cast_slice(&indices));
+            .write_buffer(&self.cloth_indices, 0, bytemuck::cast_slice(indices));
         self.cloth_index_count = indices.len() as u32;
     }
 }
@@ -291,7 +293,8 @@ fn solid_mesh() -> (Vec<[f32; 6]>, Vec<u32>) {
                 theta.cos(),
                 theta.sin() * phi.sin(),
             );
-            let p = SPHERE_CENTER + n * (SPHERE_RADIUS - 0.005);
+            let sphere = scenes::DEMO_SPHERE;
+            let p = sphere.center + n * (sphere.radius - 0.005);
             v.push([p.x, p.y, p.z, n.x, n.y, n.z]);
         }
     }
@@ -305,14 +308,19 @@ fn solid_mesh() -> (Vec<[f32; 6]>, Vec<u32>) {
     (v, idx)
 }
 
-fn params(wind: bool, sphere: bool) -> SolverParams {
-    let mut colliders = vec![Collider::ground(0.0).friction(FRICTION)];
-    if sphere {
-        colliders.push(Collider::sphere(SPHERE_CENTER, SPHERE_RADIUS).friction(FRICTION));
-    }
+/// The scene's colliders and wind as the native demo starts them (`chiffon::scenes`): the
+/// ground, the demo's sphere where the panel has it on, the scene's wind where the panel has the
+/// wind on.
+fn params(scene: DemoScene, wind: bool, sphere: bool) -> SolverParams {
+    let colliders = scenes::demo_colliders(Some(0.0), sphere.then_some(scenes::DEMO_SPHERE));
+    let (_, strength, heading) = scenes::demo_wind(scene);
     SolverParams {
         colliders,
-        wind: if wind { WIND } else { Vec3::ZERO },
+        wind: if wind {
+            scenes::wind_vector(strength, heading)
+        } else {
+            Vec3::ZERO
+        },
         ..SolverParams::default()
     }
 }
@@ -329,31 +337,70 @@ fn mesh_cloth(mesh: &chiffon::TriangleMesh) -> chiffon::Result<chiffon::Cloth> {
         .build()
 }
 
-/// A world holding the demo's `grid`² cloth, or the cloth of a dropped mesh.
+/// A built scene: its world, and each cloth's handle and cloth as placed.
+type Built = (World, Vec<(ClothHandle, chiffon::Cloth)>);
+
+/// A world holding `scene`: the demo's `grid`² cloth (or the cloth of a dropped mesh), or the
+/// flags.
 fn scene(
     ctx: &GpuContext,
+    scene: DemoScene,
     grid: u32,
     mesh: Option<&chiffon::TriangleMesh>,
     wind: bool,
     sphere: bool,
-) -> chiffon::Result<(World, ClothHandle, chiffon::Cloth)> {
-    let cloth = match mesh {
-        Some(mesh) => mesh_cloth(mesh)?,
-        None => ClothBuilder::grid(grid, grid)
-            .layout(Layout::Flat {
-                height: CLOTH_HEIGHT,
-            })
-            .pinning(Pinning::Corners)
-            .build()?,
+) -> chiffon::Result<Built> {
+    let cloths = match (scene, mesh) {
+        (DemoScene::Cloth, Some(mesh)) => vec![(mesh_cloth(mesh)?, ClothOptions::new())],
+        (DemoScene::Cloth, None) => vec![(scenes::demo_cloth(grid, true)?, ClothOptions::new())],
+        (DemoScene::Flags, _) => scenes::flag_field(FLAGS)?,
+        (other, _) => {
+            return Err(chiffon::ChiffonError::InvalidParameter {
+                name: "scene",
+                reason: format!("the page shows the cloth and flags scenes, not {other}"),
+            });
+        }
     };
+    let mut capacity = chiffon::world::WorldCapacity::for_cloths(1, &cloths[0].0);
+    capacity.cloths = cloths.len() as u32;
+    capacity.particles *= cloths.len() as u32;
+    capacity.constraints *= cloths.len() as u32;
     let config = WorldConfig {
-        capacity: chiffon::world::WorldCapacity::for_cloths(1, &cloth),
-        paths: chiffon::world::PathChoice::Global,
+        capacity,
+        paths: scenes::demo_paths(scene),
         ..WorldConfig::default()
     };
-    let mut world = World::new(Backend::Gpu(ctx), params(wind, sphere), config)?;
-    let handle = world.add(&cloth, ClothOptions::new())?;
-    Ok((world, handle, cloth))
+    let mut world = World::new(Backend::Gpu(ctx), params(scene, wind, sphere), config)?;
+    let mut placed = Vec::with_capacity(cloths.len());
+    for (cloth, options) in cloths {
+        let handle = world.add(&cloth, options)?;
+        placed.push((handle, world.cloth(handle)?.clone()));
+    }
+    Ok((world, placed))
+}
+
+/// A camera that frames the scene: the cloth scene's view as the native demo has it, or the
+/// cloths' rest bounds seen from their front and above.
+fn camera(scene: DemoScene, cloths: &[(ClothHandle, chiffon::Cloth)]) -> Camera {
+    if scene == DemoScene::Cloth {
+        return Camera {
+            target: Vec3::new(0.0, 0.4, 0.1),
+            yaw: 0.6,
+            pitch: 0.4,
+            distance: 2.0,
+        };
+    }
+    let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+    for (_, c) in cloths {
+        let (a, b) = chiffon::geometry::bounds(c.positions());
+        (lo, hi) = (lo.min(a), hi.max(b));
+    }
+    Camera {
+        target: 0.5 * (lo + hi) - Vec3::new(0.0, 0.3, 0.0),
+        yaw: 0.5,
+        pitch: 0.45,
+        distance: (hi - lo).length() * 1.1,
+    }
 }
 
 /// The demo, as the page holds it.
@@ -428,10 +475,19 @@ impl Demo {
             chiffon::schedule::FrameSchedule::largest(chiffon::params::MAX_SUBSTEPS).stages();
         let timer = chiffon::gpu::StageTimer::new(&ctx, max_passes);
         let mut draw = Draw::new(&ctx, format);
-        let (world, cloth, built) = scene(&ctx, grid, None, false, true).map_err(js_error)?;
-        draw.set_cloth(&ctx, built.triangles());
+        let (mut world, placed) =
+            scene(&ctx, DemoScene::Cloth, grid, None, false, true).map_err(js_error)?;
+        draw.set_cloths(
+            &ctx,
+            &world_triangles(&mut world, &placed).map_err(js_error)?,
+        );
         let state = State {
-            free_inverse_masses: built.free_inverse_masses().to_vec(),
+            cloths: placed
+                .iter()
+                .map(|(h, c)| (*h, c.free_inverse_masses().to_vec()))
+                .collect(),
+            camera: camera(DemoScene::Cloth, &placed),
+            scene: DemoScene::Cloth,
             ctx,
             surface,
             offscreen,
@@ -439,17 +495,10 @@ impl Demo {
             depth,
             draw,
             world,
-            cloth,
             grid,
             mesh: None,
             wind: false,
             sphere: true,
-            camera: Camera {
-                target: Vec3::new(0.0, 0.4, 0.1),
-                yaw: 0.6,
-                pitch: 0.4,
-                distance: 2.0,
-            },
             grab: None,
             pointer: (0.0, 0.0),
             timer,
@@ -464,11 +513,11 @@ impl Demo {
     /// Steps the world `dt` seconds (the grabbed particle held at the pointer) and draws it.
     pub fn frame(&self, dt: f64) -> Result<(), JsError> {
         let mut s = self.state.borrow_mut();
-        if let Some((i, depth)) = s.grab {
+        if let Some((c, i, depth)) = s.grab {
             let aspect = s.config.width as f32 / s.config.height as f32;
             let (origin, dir) = s.camera.ray(aspect, s.pointer);
             let to = origin + dir * depth;
-            let cloth = s.cloth;
+            let cloth = s.cloths[c].0;
             s.world.set_particle(cloth, i, to, 0.0).map_err(js_error)?;
         }
         // Time this frame's stages unless the previous measurement is still being read.
@@ -624,38 +673,44 @@ impl Demo {
     pub fn grab(&self, x: f32, y: f32) -> js_sys::Promise {
         let state = self.state.clone();
         wasm_bindgen_futures::future_to_promise(async move {
-            let (ctx, buffer, range, ray) = {
+            let (ctx, buffer, ranges, ray) = {
                 let mut s = state.borrow_mut();
                 s.pointer = (x, y);
                 let aspect = s.config.width as f32 / s.config.height as f32;
-                let cloth = s.cloth;
-                let range = s.world.particle_range(cloth).map_err(js_error)?;
+                let handles: Vec<ClothHandle> = s.cloths.iter().map(|c| c.0).collect();
+                let ranges = handles
+                    .into_iter()
+                    .map(|h| s.world.particle_range(h))
+                    .collect::<chiffon::Result<Vec<_>>>()
+                    .map_err(js_error)?;
                 let buffer = s.world.position_buffer().cloned();
                 let ray = s.camera.ray(aspect, (x, y));
-                (s.ctx.clone(), buffer, range, ray)
+                (s.ctx.clone(), buffer, ranges, ray)
             };
             let Some(buffer) = buffer else {
                 return Ok(JsValue::FALSE);
             };
             let positions: Vec<Vec4> = ctx.read_buffer_async(&buffer).await.map_err(js_error)?;
             let (origin, dir) = ray;
-            let mut best: Option<(usize, f32)> = None;
-            for (k, p) in positions[range.start as usize..range.end as usize]
-                .iter()
-                .enumerate()
-            {
-                let to = p.truncate() - origin;
-                let along = to.dot(dir);
-                let off = (to - dir * along).length();
-                // Within 2 % of the distance along the ray, the nearest to the eye.
-                if along > 0.0 && off < 0.02 * along && best.is_none_or(|(_, b)| along < b) {
-                    best = Some((k, along));
+            let mut best: Option<(usize, usize, f32)> = None;
+            for (c, range) in ranges.iter().enumerate() {
+                for (k, p) in positions[range.start as usize..range.end as usize]
+                    .iter()
+                    .enumerate()
+                {
+                    let to = p.truncate() - origin;
+                    let along = to.dot(dir);
+                    let off = (to - dir * along).length();
+                    // Within 2 % of the distance along the ray, the nearest to the eye.
+                    if along > 0.0 && off < 0.02 * along && best.is_none_or(|(_, _, b)| along < b) {
+                        best = Some((c, k, along));
+                    }
                 }
             }
-            let Some((k, along)) = best else {
+            let Some(grab) = best else {
                 return Ok(JsValue::FALSE);
             };
-            state.borrow_mut().grab = Some((k, along));
+            state.borrow_mut().grab = Some(grab);
             Ok(JsValue::TRUE)
         })
     }
@@ -663,22 +718,30 @@ impl Demo {
     /// Lets the grabbed particle go (with its own mass again).
     pub fn release(&self) -> Result<(), JsError> {
         let mut s = self.state.borrow_mut();
-        if let Some((i, _)) = s.grab.take() {
-            let (cloth, w) = (s.cloth, s.free_inverse_masses[i]);
+        if let Some((c, i, _)) = s.grab.take() {
+            let (cloth, w) = (s.cloths[c].0, s.cloths[c].1[i]);
             s.world.set_inverse_mass(cloth, i, w).map_err(js_error)?;
         }
         Ok(())
     }
 
-    /// Rebuilds the scene with a `grid`² cloth (dropping a dropped mesh), the wind and the
-    /// sphere as given.
-    pub fn rebuild(&self, grid: u32, wind: bool, sphere: bool) -> Result<(), JsError> {
+    /// Rebuilds `scene` (`cloth` or `flags`) with a `grid`² cloth (dropping a dropped mesh
+    /// when the grid or the scene changes), the wind and the sphere as given. The camera frames
+    /// the scene anew when the scene changes.
+    pub fn rebuild(&self, scene: &str, grid: u32, wind: bool, sphere: bool) -> Result<(), JsError> {
+        let scene: DemoScene = scene.parse().map_err(js_error)?;
         let mut s = self.state.borrow_mut();
-        if grid != s.grid {
+        if grid != s.grid || scene != s.scene {
             s.mesh = None;
         }
         let mesh = s.mesh.clone();
-        s.build(grid, mesh, wind, sphere)
+        s.build(scene, grid, mesh, wind, sphere)
+    }
+
+    /// The wind the scene starts with (`chiffon::scenes::demo_wind`): the page sets its box.
+    pub fn scene_wind(scene: &str) -> Result<bool, JsError> {
+        let scene: DemoScene = scene.parse().map_err(js_error)?;
+        Ok(scenes::demo_wind(scene).0)
     }
 
     /// Shows the cloth of an OBJ file dropped onto the page (`bytes`, named `name`). A file
@@ -689,12 +752,12 @@ impl Demo {
         mesh_cloth(&mesh).map_err(js_error)?;
         let mut s = self.state.borrow_mut();
         let (grid, wind, sphere) = (s.grid, s.wind, s.sphere);
-        s.build(grid, Some(mesh), wind, sphere)
+        s.build(DemoScene::Cloth, grid, Some(mesh), wind, sphere)
     }
 
-    /// Particles of the cloth.
+    /// Particles of the scene's cloths.
     pub fn particles(&self) -> u32 {
-        self.state.borrow().free_inverse_masses.len() as u32
+        self.state.borrow().world.particle_count() as u32
     }
 
     /// The first WebGPU error the device reported, if any (the page shows it and stops).
@@ -769,18 +832,28 @@ impl State {
     /// Makes the scene anew; on an error the old one stays.
     fn build(
         &mut self,
+        scene_kind: DemoScene,
         grid: u32,
         mesh: Option<chiffon::TriangleMesh>,
         wind: bool,
         sphere: bool,
     ) -> Result<(), JsError> {
-        let (world, cloth, built) =
-            scene(&self.ctx, grid, mesh.as_ref(), wind, sphere).map_err(js_error)?;
+        let (mut world, placed) =
+            scene(&self.ctx, scene_kind, grid, mesh.as_ref(), wind, sphere).map_err(js_error)?;
         let ctx = self.ctx.clone();
-        self.draw.set_cloth(&ctx, built.triangles());
-        self.free_inverse_masses = built.free_inverse_masses().to_vec();
+        self.draw.set_cloths(
+            &ctx,
+            &world_triangles(&mut world, &placed).map_err(js_error)?,
+        );
+        if scene_kind != self.scene || mesh.is_some() != self.mesh.is_some() {
+            self.camera = camera(scene_kind, &placed);
+        }
+        self.cloths = placed
+            .iter()
+            .map(|(h, c)| (*h, c.free_inverse_masses().to_vec()))
+            .collect();
         self.world = world;
-        self.cloth = cloth;
+        self.scene = scene_kind;
         self.grid = grid;
         self.mesh = mesh;
         self.wind = wind;
@@ -860,6 +933,20 @@ impl State {
         }
         Ok(())
     }
+}
+
+/// Every cloth's triangles as indices into the world's position buffer (each cloth's own
+/// indices moved to where the world placed its particles).
+fn world_triangles(
+    world: &mut World,
+    placed: &[(ClothHandle, chiffon::Cloth)],
+) -> chiffon::Result<Vec<u32>> {
+    let mut indices = Vec::new();
+    for (handle, cloth) in placed {
+        let base = world.particle_range(*handle)?.start;
+        indices.extend(cloth.triangles().iter().flatten().map(|i| i + base));
+    }
+    Ok(indices)
 }
 
 fn color_texture(ctx: &GpuContext, config: &wgpu::SurfaceConfiguration) -> wgpu::Texture {

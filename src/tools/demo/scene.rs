@@ -97,27 +97,12 @@ fn cloths(s: &Settings) -> Result<SceneCloths> {
 
 /// Which path solves the scene's cloths.
 fn paths(scene: DemoScene) -> PathChoice {
-    match scene {
-        // One cloth of up to 1024²: solved as a lone Solver solves it (the global path, where
-        // the panel's coarse levels apply); with self-collision on, every cloth takes it.
-        DemoScene::Cloth | DemoScene::Heap | DemoScene::Character | DemoScene::Table => {
-            PathChoice::Global
-        }
-        // Many small cloths: one workgroup each where they fit.
-        DemoScene::Flags => PathChoice::Auto,
-    }
+    scenes::demo_paths(scene)
 }
 
 /// The wind a scene starts with: on or off, strength (m/s²) and heading (°).
 pub(crate) fn wind(scene: DemoScene) -> (bool, f32, f32) {
-    match scene {
-        // Off, but ready for the W key: a breeze across the cloth.
-        DemoScene::Cloth | DemoScene::Heap | DemoScene::Character | DemoScene::Table => {
-            (false, 3.0, 30.0)
-        }
-        // Flags are for the wind.
-        DemoScene::Flags => (true, 14.0, 70.0),
-    }
+    scenes::demo_wind(scene)
 }
 
 /// Self-collision at the start: on for the heap (it is what the heap shows), off elsewhere

@@ -102,11 +102,10 @@ impl Settings {
 
     /// The solver's parameters these settings ask for (the demo's only mapping to them).
     pub(crate) fn params(&self) -> SolverParams {
-        let heading = self.wind_heading_deg.to_radians();
         let mut params = SolverParams {
             gravity: Vec3::new(0.0, -self.gravity, 0.0),
             wind: if self.wind_on {
-                Vec3::new(heading.sin(), 0.0, heading.cos()) * self.wind_strength
+                crate::tools::scenes::wind_vector(self.wind_strength, self.wind_heading_deg)
             } else {
                 Vec3::ZERO
             },

@@ -1,7 +1,8 @@
 //! The scenes chiffon's tools share, each defined once: the benchmark's standard, capes, heap
-//! and colliders scenes, the demo's scenes (cloth, flags, heap, character, table) and the
-//! integrator study's cloth scene. Where the benchmark and the demo show the same scene (the
-//! heap), both build it here.
+//! and colliders scenes, the demo's scenes (cloth, flags, heap, character, table: the native
+//! demo and the web page build them here) and the integrator study's cloth scene. Where the
+//! benchmark and the demo show the same scene (the heap), both build it here. The irregular
+//! sheet (random points, Delaunay) needs the `tools` feature's crates.
 
 use std::f32::consts::{PI, TAU};
 
@@ -42,6 +43,7 @@ pub fn standard_cloth(n: u32, kinds: [bool; 3]) -> Result<Cloth> {
 /// triangulation has none). The same seed gives the same mesh. Not a grid: its vertices
 /// have 4 to 9 neighbours and its edges differ in length by up to 3×, which is what a garment
 /// from a modelling tool looks like to the solver.
+#[cfg(feature = "tools")]
 pub fn irregular_cloth(n: u32, kinds: [bool; 3]) -> Result<Cloth> {
     use rand::{Rng, SeedableRng};
     let n = n.max(2);
@@ -145,6 +147,38 @@ crate::names::named_enum!(DemoScene "scene" {
     Character => "character",
     Table => "table",
 });
+
+/// Which path solves a demo scene's cloths.
+pub fn demo_paths(scene: DemoScene) -> crate::world::PathChoice {
+    match scene {
+        // One cloth of up to 1024²: solved as a lone Solver solves it (the global path, where
+        // the panel's coarse levels apply); with self-collision on, every cloth takes it.
+        DemoScene::Cloth | DemoScene::Heap | DemoScene::Character | DemoScene::Table => {
+            crate::world::PathChoice::Global
+        }
+        // Many small cloths: one workgroup each where they fit.
+        DemoScene::Flags => crate::world::PathChoice::Auto,
+    }
+}
+
+/// The wind a demo scene starts with: on or off, strength (m/s²) and heading (° from +z
+/// towards +x).
+pub fn demo_wind(scene: DemoScene) -> (bool, f32, f32) {
+    match scene {
+        // Off, but ready for the W key: a breeze across the cloth.
+        DemoScene::Cloth | DemoScene::Heap | DemoScene::Character | DemoScene::Table => {
+            (false, 3.0, 30.0)
+        }
+        // Flags are for the wind.
+        DemoScene::Flags => (true, 14.0, 70.0),
+    }
+}
+
+/// The wind vector of `strength` (m/s²) and `heading` (°): as [`demo_wind`] gives them.
+pub fn wind_vector(strength: f32, heading_deg: f32) -> Vec3 {
+    let heading = heading_deg.to_radians();
+    Vec3::new(heading.sin(), 0.0, heading.cos()) * strength
+}
 
 /// Particles of one flag of [`flag_field`]: columns along the fly, rows down the pole.
 pub const FLAG_PARTICLES: (u32, u32) = (32, 20);
