@@ -1,16 +1,18 @@
 //! The demo page: the native demo's `cloth` scene (a grid flat at 1 m, corners pinned, falling
-//! onto a sphere and the ground) or its `flags` scene (a field of flags in the wind, one world
-//! of many cloths on the fused path), built by the same builders (`chiffon::scenes`), stepped
-//! on the browser's WebGPU and drawn straight from the solver's position buffer into a canvas,
-//! with an orbit camera and grab. The page's HTML panel calls the methods here;
-//! `web/static/index.html` is the page.
+//! onto a sphere and the ground), its `flags` scene (a field of flags in the wind, one world
+//! of many cloths on the fused path) or its `table` scene (a tablecloth dropped on a table),
+//! built by the same builders (`chiffon::scenes`), stepped on the browser's WebGPU and drawn
+//! straight from the solver's position buffer into a canvas, the colliders as the native demo
+//! draws them (`chiffon::scenes::solids`), with an orbit camera and grab. The page's HTML panel
+//! calls the methods here; `web/static/index.html` is the page.
 //!
-//! Not yet the whole native demo: two of its five scenes (the others have bodies this page
-//! cannot draw yet, or self-collision), no egui panel (an HTML one), no stretch (`docs/web.md`).
+//! Not yet the whole native demo: three of its five scenes (the heap's self-collision and the
+//! character's walk are not here yet), no egui panel (an HTML one), no stretch (`docs/web.md`).
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use chiffon::scenes::solids::{SolidVertex, Solids};
 use chiffon::scenes::{self, DemoScene};
 use chiffon::{
     Backend, ClothBuilder, ClothHandle, ClothOptions, GpuContext, SolverParams, World, WorldConfig,
@@ -98,6 +100,7 @@ struct Draw {
     solids: wgpu::RenderPipeline,
     cloth_indices: wgpu::Buffer,
     cloth_index_count: u32,
+    /// The ground (a 6 m square at its height), then every other collider's triangles.
     solid_vertices: wgpu::Buffer,
     solid_indices: wgpu::Buffer,
     solid_index_count: u32,
@@ -222,29 +225,18 @@ impl Draw {
                 attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3],
             },
         );
-        let (vertices, indices) = solid_mesh();
-        let buffer = |label, bytes: &[u8], usage| {
-            let b = device.create_buffer(&wgpu::BufferDescriptor {
+        let empty = |label, usage| {
+            device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(label),
-                size: (bytes.len() as u64).next_multiple_of(4),
-                usage: usage | wgpu::BufferUsages::COPY_DST,
+                size: 4,
+                usage,
                 mapped_at_creation: false,
-            });
-            ctx.queue.write_buffer(&b, 0, bytes);
-            b
+            })
         };
         Self {
-            solid_vertices: buffer(
-                "solids",
-                bytemuck::cast_slice(&vertices),
-                wgpu::BufferUsages::VERTEX,
-            ),
-            solid_index_count: indices.len() as u32,
-            solid_indices: buffer(
-                "solid indices",
-                bytemuck::cast_slice(&indices),
-                wgpu::BufferUsages::INDEX,
-            ),
+            solid_vertices: empty("solids", wgpu::BufferUsages::VERTEX),
+            solid_index_count: 0,
+            solid_indices: empty("solid indices", wgpu::BufferUsages::INDEX),
             cloth_indices: device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("cloth indices"),
                 size: 4,
@@ -257,6 +249,50 @@ impl Draw {
             cloth,
             solids,
         }
+    }
+
+    /// Draws `colliders` as the native demo does (`chiffon::scenes::solids`): a 6 m square of
+    /// ground at the first upward plane's height, and every sphere, capsule and box.
+    fn set_solids(&mut self, ctx: &GpuContext, colliders: &[chiffon::Collider]) {
+        let solids = Solids::of(colliders);
+        let mut vertices = Vec::with_capacity(solids.vertices.len() + 4);
+        if let Some(y) = solids.ground {
+            for (x, z) in [(-3.0, -3.0), (3.0, -3.0), (3.0, 3.0), (-3.0, 3.0)] {
+                vertices.push(SolidVertex {
+                    position: [x, y, z],
+                    normal: [0.0, 1.0, 0.0],
+                });
+            }
+        }
+        let base = vertices.len() as u32;
+        let mut indices: Vec<u32> = if base > 0 {
+            vec![0, 2, 1, 0, 3, 2]
+        } else {
+            Vec::new()
+        };
+        vertices.extend_from_slice(&solids.vertices);
+        indices.extend(solids.indices.iter().map(|i| i + base));
+        let buffer = |label, bytes: &[u8], usage| {
+            let b = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: (bytes.len() as u64).next_multiple_of(4).max(4),
+                usage: usage | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            ctx.queue.write_buffer(&b, 0, bytes);
+            b
+        };
+        self.solid_vertices = buffer(
+            "solids",
+            bytemuck::cast_slice(&vertices),
+            wgpu::BufferUsages::VERTEX,
+        );
+        self.solid_indices = buffer(
+            "solid indices",
+            bytemuck::cast_slice(&indices),
+            wgpu::BufferUsages::INDEX,
+        );
+        self.solid_index_count = indices.len() as u32;
     }
 
     /// The triangles of every cloth, as indices into the world's position buffer.
@@ -273,46 +309,15 @@ impl Draw {
     }
 }
 
-/// The ground (a 6 m square at y = 0) and the sphere (a UV sphere a hair inside the
-/// collider), as position and normal per vertex.
-fn solid_mesh() -> (Vec<[f32; 6]>, Vec<u32>) {
-    let mut v = Vec::new();
-    let mut idx = Vec::new();
-    for (x, z) in [(-3.0, -3.0), (3.0, -3.0), (3.0, 3.0), (-3.0, 3.0)] {
-        v.push([x, 0.0, z, 0.0, 1.0, 0.0]);
-    }
-    idx.extend_from_slice(&[0, 2, 1, 0, 3, 2]);
-    let (rings, segments) = (24u32, 48u32);
-    let base = v.len() as u32;
-    for r in 0..=rings {
-        let theta = std::f32::consts::PI * r as f32 / rings as f32;
-        for s in 0..=segments {
-            let phi = std::f32::consts::TAU * s as f32 / segments as f32;
-            let n = Vec3::new(
-                theta.sin() * phi.cos(),
-                theta.cos(),
-                theta.sin() * phi.sin(),
-            );
-            let sphere = scenes::DEMO_SPHERE;
-            let p = sphere.center + n * (sphere.radius - 0.005);
-            v.push([p.x, p.y, p.z, n.x, n.y, n.z]);
-        }
-    }
-    for r in 0..rings {
-        for s in 0..segments {
-            let a = base + r * (segments + 1) + s;
-            let b = a + segments + 1;
-            idx.extend_from_slice(&[a, b, a + 1, a + 1, b, b + 1]);
-        }
-    }
-    (v, idx)
-}
-
-/// The scene's colliders and wind as the native demo starts them (`chiffon::scenes`): the
-/// ground, the demo's sphere where the panel has it on, the scene's wind where the panel has the
+/// The scene's colliders and wind as the native demo starts them (`chiffon::scenes`): its own
+/// bodies, the ground, the demo's sphere where the panel has it on, the scene's wind where the panel has the
 /// wind on.
 fn params(scene: DemoScene, wind: bool, sphere: bool) -> SolverParams {
-    let colliders = scenes::demo_colliders(Some(0.0), sphere.then_some(scenes::DEMO_SPHERE));
+    let mut colliders = scenes::demo_bodies(scene);
+    colliders.extend(scenes::demo_colliders(
+        Some(0.0),
+        sphere.then_some(scenes::DEMO_SPHERE),
+    ));
     let (_, strength, heading) = scenes::demo_wind(scene);
     SolverParams {
         colliders,
@@ -354,10 +359,11 @@ fn scene(
         (DemoScene::Cloth, Some(mesh)) => vec![(mesh_cloth(mesh)?, ClothOptions::new())],
         (DemoScene::Cloth, None) => vec![(scenes::demo_cloth(grid, true)?, ClothOptions::new())],
         (DemoScene::Flags, _) => scenes::flag_field(FLAGS)?,
+        (DemoScene::Table, _) => vec![(scenes::tablecloth(grid)?, ClothOptions::new())],
         (other, _) => {
             return Err(chiffon::ChiffonError::InvalidParameter {
                 name: "scene",
-                reason: format!("the page shows the cloth and flags scenes, not {other}"),
+                reason: format!("the page shows the cloth, flags and table scenes, not {other}"),
             });
         }
     };
@@ -481,6 +487,7 @@ impl Demo {
             &ctx,
             &world_triangles(&mut world, &placed).map_err(js_error)?,
         );
+        draw.set_solids(&ctx, &world.params().colliders);
         let state = State {
             cloths: placed
                 .iter()
@@ -845,6 +852,7 @@ impl State {
             &ctx,
             &world_triangles(&mut world, &placed).map_err(js_error)?,
         );
+        self.draw.set_solids(&ctx, &world.params().colliders);
         if scene_kind != self.scene || mesh.is_some() != self.mesh.is_some() {
             self.camera = camera(scene_kind, &placed);
         }
@@ -917,9 +925,7 @@ impl State {
             pass.set_pipeline(&d.solids);
             pass.set_vertex_buffer(0, d.solid_vertices.slice(..));
             pass.set_index_buffer(d.solid_indices.slice(..), wgpu::IndexFormat::Uint32);
-            // The sphere only while it is a collider (the ground's 6 indices come first).
-            let count = if self.sphere { d.solid_index_count } else { 6 };
-            pass.draw_indexed(0..count, 0, 0..1);
+            pass.draw_indexed(0..d.solid_index_count, 0, 0..1);
             if let Some(positions) = self.world.position_buffer() {
                 pass.set_pipeline(&d.cloth);
                 pass.set_vertex_buffer(0, positions.slice(..));

@@ -34,13 +34,8 @@ impl Colliders {
     /// How `scene` starts: its own bodies, the ground at 0, and the demo's sphere only where the
     /// scene has something to fall on it.
     pub(crate) fn for_scene(scene: DemoScene) -> Self {
-        let bodies = match scene {
-            DemoScene::Cloth | DemoScene::Flags | DemoScene::Heap => Vec::new(),
-            DemoScene::Character => scenes::walker_colliders(),
-            DemoScene::Table => scenes::table_colliders(),
-        };
         Self {
-            bodies,
+            bodies: scenes::demo_bodies(scene),
             // The flags fly over the ground only; the other contact scenes have their bodies.
             sphere_on: scene == DemoScene::Cloth,
             sphere: scenes::DEMO_SPHERE,

@@ -15,8 +15,9 @@
 //! - `input.rs`: grab and drag, orbit and zoom, the keys;
 //! - `panel.rs`: the egui panel and its draw pass;
 //! - `screenshot.rs`: `--screenshot`: the path checked before the run, readback, PNG;
-//! - `render.rs`, `solids.rs`, `camera.rs`: the wgpu renderer, the colliders it draws (spheres,
-//!   capsules, boxes, the ground) and the orbit camera.
+//! - `render.rs`, `camera.rs`: the wgpu renderer and the orbit camera; the colliders it draws
+//!   (spheres, capsules, boxes, the ground) are triangles from `crate::scenes::solids`, which
+//!   the web page draws too.
 
 mod app;
 pub mod camera;
@@ -28,6 +29,7 @@ mod scene;
 mod screenshot;
 mod settings;
 mod sim;
-mod solids;
+/// The colliders as triangles: shared with the web page (`crate::scenes::solids`).
+use crate::scenes::solids;
 
 pub use app::{DemoOptions, run};

@@ -4,6 +4,8 @@
 //! benchmark and the demo show the same scene (the heap), both build it here. The irregular
 //! sheet (random points, Delaunay) needs the `tools` feature's crates.
 
+pub mod solids;
+
 use std::f32::consts::{PI, TAU};
 
 use glam::{Affine3A, Quat, Vec2, Vec3};
@@ -147,6 +149,16 @@ crate::names::named_enum!(DemoScene "scene" {
     Character => "character",
     Table => "table",
 });
+
+/// A demo scene's own bodies (the walking figure's capsules, the table's boxes), first in the
+/// solver's list of colliders, before the ground and the sphere ([`demo_colliders`]).
+pub fn demo_bodies(scene: DemoScene) -> Vec<Collider> {
+    match scene {
+        DemoScene::Cloth | DemoScene::Flags | DemoScene::Heap => Vec::new(),
+        DemoScene::Character => walker_colliders(),
+        DemoScene::Table => table_colliders(),
+    }
+}
 
 /// Which path solves a demo scene's cloths.
 pub fn demo_paths(scene: DemoScene) -> crate::world::PathChoice {
