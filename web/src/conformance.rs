@@ -376,14 +376,7 @@ pub async fn run_conformance(
 ) -> std::result::Result<String, JsError> {
     let ctx = GpuContext::new_async().await?;
     // A browser's WebGPU reports validation errors to the console only: keep them, and fail.
-    let errors = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
-    let sink = errors.clone();
-    ctx.device
-        .on_uncaptured_error(std::sync::Arc::new(move |e| {
-            sink.lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(e.to_string());
-        }));
+    let errors = crate::keep_errors(&ctx.device);
     let adapter = format!("{adapter} ({})", ctx.describe().trim());
     let mut lines = Vec::new();
     let mut report = Vec::new();

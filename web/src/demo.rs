@@ -467,14 +467,7 @@ impl Demo {
             surface.configure(&ctx.device, &config);
         }
         let offscreen = surface.is_none().then(|| color_texture(&ctx, &config));
-        let errors = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
-        let sink = errors.clone();
-        ctx.device
-            .on_uncaptured_error(std::sync::Arc::new(move |e| {
-                sink.lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(e.to_string());
-            }));
+        let errors = crate::keep_errors(&ctx.device);
         let depth = depth_view(&ctx, width, height);
         // Room for every stage of a frame of the most substeps the solver allows.
         let max_passes =

@@ -3,7 +3,7 @@
 //! browser's WebGPU and on the CPU reference compiled to wasm and compares them; `web/test`
 //! runs it in headless Chromium.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use wasm_bindgen::prelude::*;
 
@@ -28,4 +28,17 @@ pub fn start() {
 #[wasm_bindgen]
 pub fn last_panic() -> Option<String> {
     LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+/// The WebGPU validation errors `device` reports from now on. A browser reports them as events
+/// (to the console), not as return values: both pages keep them and fail on the first.
+pub(crate) fn keep_errors(device: &wgpu::Device) -> Arc<Mutex<Vec<String>>> {
+    let errors = Arc::new(Mutex::new(Vec::<String>::new()));
+    let sink = errors.clone();
+    device.on_uncaptured_error(Arc::new(move |e| {
+        sink.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(e.to_string());
+    }));
+    errors
 }
