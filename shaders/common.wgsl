@@ -172,15 +172,22 @@ fn xpbd_step(params: StepParams, rest: f32, pi: vec4<f32>, pj: vec4<f32>, r: vec
     if (unilateral && constraint <= 0.0) {
         return vec4<f32>(0.0);
     }
-    // SHAKE corrects along the bond r at the start of the step; where that bond turned by more
-    // than 60° in one step the linearization is poor, so fall back to the current bond. A
-    // limit always uses the current bond: it spans several edges whose start-of-step chord
-    // turns with folds, and SHAKE along it was measured to go unstable (a 256² cloth blew up).
-    // cos(turn) = d·r / (|d| |r|) > ½ is tested without roots: d·r > 0 and 4 (d·r)² > |d|² |r|².
+    // SHAKE corrects along the bond r at the start of the step. Its step along r shortens the
+    // bond by C only to first order: the bond keeps its part across r, and a step longer than
+    // the bond's length along r turns it inside out. So where the bond turned by more than 30°
+    // in the step, or the step would move its ends along r by more than half that length, it
+    // corrects along the current bond instead (Jakobsen). With the old bound alone (60°, no
+    // length test), a cloth folding over a sphere at 128² and 256² fed energy into every
+    // folded edge until the cloth flew apart (tests/contact.rs pins it). A limit always uses
+    // the current bond: it spans several edges whose start-of-step chord turns with folds, and
+    // SHAKE along it was measured to go unstable (a 256² cloth blew up). Without roots:
+    //   cos²(turn) = (d·r)² / (|d|² |r|²) > ¾   ⇔  d·r > 0 and 4 (d·r)² > 3 |d|² |r|²;
+    //   |step along r| = −numerator |r| |d| / (d·r) < ½ |d| cos(turn)  ⇔  −2 numerator |d| |r|² < (d·r)².
     let numerator = (-constraint - alpha * lambda0) * params.over_relaxation;
     let r2 = dot(r, r);
     let dr = dot(d, r);
-    if (params.shake == 1u && !unilateral && r2 > 1e-18 && dr > 0.0 && 4.0 * dr * dr > len2 * r2) {
+    let along_start = r2 > 1e-18 && dr > 0.0 && 4.0 * dr * dr > 3.0 * len2 * r2 && -2.0 * numerator * len * r2 < dr * dr;
+    if (params.shake == 1u && !unilateral && along_start) {
         // Along r/|r| with n·dir = d·r / (|d| |r|), the divisions folded into one.
         let r_len = sqrt(r2);
         let scale = r_len * len;

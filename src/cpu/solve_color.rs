@@ -154,13 +154,18 @@ fn xpbd_step(
     if unilateral && constraint <= 0.0 {
         return (glam::Vec3::ZERO, 0.0);
     }
-    // SHAKE corrects along the bond at the start of the step; where that bond turned by more
-    // than 60° in one step, fall back to the current bond; a limit always uses the current
-    // bond (see `xpbd_step` in common.wgsl). cos(turn) > ½ is tested without roots.
+    // SHAKE corrects along the bond at the start of the step, unless the bond turned by more
+    // than 30° in the step or the correction along it would carry the bond past half its
+    // length; then along the current bond. A limit always uses the current bond (see
+    // `xpbd_step` in common.wgsl for why, tested there without roots).
     let numerator = (-constraint - alpha * lambda0) * params.over_relaxation;
     let r2 = r.dot(r);
     let dr = d.dot(r);
-    if params.shake == 1 && !unilateral && r2 > 1e-18 && dr > 0.0 && 4.0 * dr * dr > len2 * r2 {
+    let along_start = r2 > 1e-18
+        && dr > 0.0
+        && 4.0 * dr * dr > 3.0 * len2 * r2
+        && -2.0 * numerator * len * r2 < dr * dr;
+    if params.shake == 1 && !unilateral && along_start {
         // Along r/|r| with n·dir = d·r / (|d| |r|), the divisions folded into one.
         let r_len = r2.sqrt();
         let scale = r_len * len;
