@@ -1,19 +1,20 @@
-//! The demo page: the native demo's `cloth` scene (a grid flat at 1 m, corners pinned, falling
-//! onto a sphere and the ground), its `flags` scene (a field of flags in the wind, one world
-//! of many cloths on the fused path) or its `table` scene (a tablecloth dropped on a table),
-//! built by the same builders (`chiffon::scenes`), stepped on the browser's WebGPU and drawn
-//! straight from the solver's position buffer into a canvas, the colliders as the native demo
-//! draws them (`chiffon::scenes::solids`), with an orbit camera and grab. The page's HTML panel
-//! calls the methods here; `web/static/index.html` is the page.
+//! The demo page: the native demo's five scenes, `cloth` (a grid flat at 1 m, corners pinned,
+//! falling onto a sphere and the ground), `flags` (a field of flags in the wind, one world of
+//! many cloths on the fused path), `heap` (a towel let go onto the floor, folding onto itself
+//! with self-collision), `character` (a cape on a walking figure of capsules) and `table` (a
+//! tablecloth dropped on a table), built, moved and framed by the same code as the native
+//! demo's (`chiffon::scenes`: builders, `Motion`, `demo_view`), stepped on the browser's WebGPU
+//! and drawn straight from the solver's position buffer into a canvas, the colliders as the
+//! native demo draws them (`chiffon::scenes::solids`), with an orbit camera and grab. The
+//! page's HTML panel calls the methods here; `web/static/index.html` is the page.
 //!
-//! Not yet the whole native demo: three of its five scenes (the heap's self-collision and the
-//! character's walk are not here yet), no egui panel (an HTML one), no stretch (`docs/web.md`).
+//! Not yet the whole native demo: no egui panel (an HTML one), no stretch (`docs/web.md`).
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use chiffon::scenes::solids::{SolidVertex, Solids};
-use chiffon::scenes::{self, DemoScene};
+use chiffon::scenes::{self, DemoScene, Motion};
 use chiffon::{
     Backend, ClothBuilder, ClothHandle, ClothOptions, GpuContext, SolverParams, World, WorldConfig,
 };
@@ -38,8 +39,14 @@ struct State {
     depth: wgpu::TextureView,
     draw: Draw,
     world: World,
-    /// The scene shown: cloth or flags.
+    /// The scene shown.
     scene: DemoScene,
+    /// What the scene moves by itself (the heap's release, the figure's walk).
+    motion: Motion,
+    /// Simulated time since the scene was built (s): the motion's clock.
+    elapsed: f64,
+    /// Whether the cloths' own pins are held (false once the heap let its towel go).
+    pins_held: bool,
     /// The world's cloths, each with its particles' free inverse masses (to release a grab).
     cloths: Vec<(ClothHandle, Vec<f32>)>,
     grid: u32,
@@ -309,9 +316,9 @@ impl Draw {
     }
 }
 
-/// The scene's colliders and wind as the native demo starts them (`chiffon::scenes`): its own
-/// bodies, the ground, the demo's sphere where the panel has it on, the scene's wind where the panel has the
-/// wind on.
+/// The scene's colliders, wind and self-collision as the native demo starts them
+/// (`chiffon::scenes`): its own bodies, the ground, the demo's sphere where the panel has it
+/// on, the scene's wind where the panel has the wind on.
 fn params(scene: DemoScene, wind: bool, sphere: bool) -> SolverParams {
     let mut colliders = scenes::demo_bodies(scene);
     colliders.extend(scenes::demo_colliders(
@@ -326,6 +333,7 @@ fn params(scene: DemoScene, wind: bool, sphere: bool) -> SolverParams {
         } else {
             Vec3::ZERO
         },
+        self_collision: scenes::demo_self_collision(scene),
         ..SolverParams::default()
     }
 }
@@ -342,11 +350,11 @@ fn mesh_cloth(mesh: &chiffon::TriangleMesh) -> chiffon::Result<chiffon::Cloth> {
         .build()
 }
 
-/// A built scene: its world, and each cloth's handle and cloth as placed.
-type Built = (World, Vec<(ClothHandle, chiffon::Cloth)>);
+/// A built scene: its world, each cloth's handle and cloth as placed, and what it moves.
+type Built = (World, Vec<(ClothHandle, chiffon::Cloth)>, Motion);
 
-/// A world holding `scene`: the demo's `grid`² cloth (or the cloth of a dropped mesh), or the
-/// flags.
+/// A world holding `scene` at resolution `grid` (`chiffon::scenes::demo_cloths`), or the cloth
+/// of a dropped mesh.
 fn scene(
     ctx: &GpuContext,
     scene: DemoScene,
@@ -355,17 +363,11 @@ fn scene(
     wind: bool,
     sphere: bool,
 ) -> chiffon::Result<Built> {
-    let cloths = match (scene, mesh) {
-        (DemoScene::Cloth, Some(mesh)) => vec![(mesh_cloth(mesh)?, ClothOptions::new())],
-        (DemoScene::Cloth, None) => vec![(scenes::demo_cloth(grid, true)?, ClothOptions::new())],
-        (DemoScene::Flags, _) => scenes::flag_field(FLAGS)?,
-        (DemoScene::Table, _) => vec![(scenes::tablecloth(grid)?, ClothOptions::new())],
-        (other, _) => {
-            return Err(chiffon::ChiffonError::InvalidParameter {
-                name: "scene",
-                reason: format!("the page shows the cloth, flags and table scenes, not {other}"),
-            });
+    let (cloths, collar) = match (scene, mesh) {
+        (DemoScene::Cloth, Some(mesh)) => {
+            (vec![(mesh_cloth(mesh)?, ClothOptions::new())], Vec::new())
         }
+        _ => scenes::demo_cloths(scene, grid, FLAGS)?,
     };
     let mut capacity = chiffon::world::WorldCapacity::for_cloths(1, &cloths[0].0);
     capacity.cloths = cloths.len() as u32;
@@ -382,30 +384,22 @@ fn scene(
         let handle = world.add(&cloth, options)?;
         placed.push((handle, world.cloth(handle)?.clone()));
     }
-    Ok((world, placed))
+    let motion = Motion::of(scene, placed[0].0, collar);
+    Ok((world, placed, motion))
 }
 
-/// A camera that frames the scene: the cloth scene's view as the native demo has it, or the
-/// cloths' rest bounds seen from their front and above.
-fn camera(scene: DemoScene, cloths: &[(ClothHandle, chiffon::Cloth)]) -> Camera {
-    if scene == DemoScene::Cloth {
-        return Camera {
-            target: Vec3::new(0.0, 0.4, 0.1),
-            yaw: 0.6,
-            pitch: 0.4,
-            distance: 2.0,
-        };
-    }
-    let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
-    for (_, c) in cloths {
-        let (a, b) = chiffon::geometry::bounds(c.positions());
-        (lo, hi) = (lo.min(a), hi.max(b));
-    }
+/// The camera the native demo starts `scene` with (`chiffon::scenes::demo_view`).
+fn camera(scene: DemoScene, cloths: &[(ClothHandle, chiffon::Cloth)], mesh: bool) -> Camera {
+    let rest: Vec<Vec3> = cloths
+        .iter()
+        .flat_map(|(_, c)| c.positions().iter().copied())
+        .collect();
+    let v = scenes::demo_view(scene, &rest, mesh);
     Camera {
-        target: 0.5 * (lo + hi) - Vec3::new(0.0, 0.3, 0.0),
-        yaw: 0.5,
-        pitch: 0.45,
-        distance: (hi - lo).length() * 1.1,
+        target: v.target,
+        yaw: v.yaw,
+        pitch: v.pitch,
+        distance: v.distance,
     }
 }
 
@@ -474,7 +468,7 @@ impl Demo {
             chiffon::schedule::FrameSchedule::largest(chiffon::params::MAX_SUBSTEPS).stages();
         let timer = chiffon::gpu::StageTimer::new(&ctx, max_passes);
         let mut draw = Draw::new(&ctx, format);
-        let (mut world, placed) =
+        let (mut world, placed, motion) =
             scene(&ctx, DemoScene::Cloth, grid, None, false, true).map_err(js_error)?;
         draw.set_cloths(
             &ctx,
@@ -486,8 +480,11 @@ impl Demo {
                 .iter()
                 .map(|(h, c)| (*h, c.free_inverse_masses().to_vec()))
                 .collect(),
-            camera: camera(DemoScene::Cloth, &placed),
+            camera: camera(DemoScene::Cloth, &placed, false),
             scene: DemoScene::Cloth,
+            motion,
+            elapsed: 0.0,
+            pins_held: true,
             ctx,
             surface,
             offscreen,
@@ -522,9 +519,8 @@ impl Demo {
         }
         // Time this frame's stages unless the previous measurement is still being read.
         let s = &mut *s;
-        let timer = s.timer.as_mut().filter(|t| t.is_idle());
-        let timed = timer.is_some();
-        s.world.step_timed(dt, timer).map_err(js_error)?;
+        let timed = s.timer.as_ref().is_some_and(|t| t.is_idle());
+        s.advance(dt, timed).map_err(js_error)?;
         if let Some(t) = s.timer.as_mut() {
             if timed {
                 t.request();
@@ -604,7 +600,7 @@ impl Demo {
 
     /// Steps the world `dt` seconds without drawing (the page's compute-only timing).
     pub fn step(&self, dt: f64) -> Result<(), JsError> {
-        self.state.borrow_mut().world.step(dt).map_err(js_error)
+        self.state.borrow_mut().advance(dt, false).map_err(js_error)
     }
 
     /// Resolves once the GPU has finished every frame submitted so far (the page's frame
@@ -725,7 +721,7 @@ impl Demo {
         Ok(())
     }
 
-    /// Rebuilds `scene` (`cloth` or `flags`) with a `grid`² cloth (dropping a dropped mesh
+    /// Rebuilds `scene` (`cloth`, `flags`, `heap`, `character` or `table`) at `grid` (dropping a dropped mesh
     /// when the grid or the scene changes), the wind and the sphere as given. The camera frames
     /// the scene anew when the scene changes.
     pub fn rebuild(&self, scene: &str, grid: u32, wind: bool, sphere: bool) -> Result<(), JsError> {
@@ -838,7 +834,7 @@ impl State {
         wind: bool,
         sphere: bool,
     ) -> Result<(), JsError> {
-        let (mut world, placed) =
+        let (mut world, placed, motion) =
             scene(&self.ctx, scene_kind, grid, mesh.as_ref(), wind, sphere).map_err(js_error)?;
         let ctx = self.ctx.clone();
         self.draw.set_cloths(
@@ -847,7 +843,7 @@ impl State {
         );
         self.draw.set_solids(&ctx, &world.params().colliders);
         if scene_kind != self.scene || mesh.is_some() != self.mesh.is_some() {
-            self.camera = camera(scene_kind, &placed);
+            self.camera = camera(scene_kind, &placed, mesh.is_some());
         }
         self.cloths = placed
             .iter()
@@ -855,11 +851,36 @@ impl State {
             .collect();
         self.world = world;
         self.scene = scene_kind;
+        self.motion = motion;
+        self.elapsed = 0.0;
+        self.pins_held = true;
         self.grid = grid;
         self.mesh = mesh;
         self.wind = wind;
         self.sphere = sphere;
         self.grab = None;
+        Ok(())
+    }
+
+    /// One frame of `dt` seconds: the scene's motion to the frame's end (the heap's release,
+    /// the figure's walk, whose capsules are drawn where they go), then the world's step, its
+    /// stages timed when `timed`.
+    fn advance(&mut self, dt: f64, timed: bool) -> chiffon::Result<()> {
+        let (from, to) = (self.elapsed, self.elapsed + dt);
+        if self
+            .motion
+            .before_step(&mut self.world, from, to, self.pins_held)?
+        {
+            self.pins_held = false;
+            scenes::set_pins_held(&mut self.world, false)?;
+        }
+        if matches!(self.motion, Motion::Walk { .. }) {
+            let ctx = self.ctx.clone();
+            self.draw.set_solids(&ctx, &self.world.params().colliders);
+        }
+        let timer = self.timer.as_mut().filter(|_| timed);
+        self.world.step_timed(dt, timer)?;
+        self.elapsed = to;
         Ok(())
     }
 

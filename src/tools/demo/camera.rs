@@ -21,27 +21,18 @@ const MAX_PITCH: f32 = 89.0 * std::f32::consts::PI / 180.0;
 
 impl Default for OrbitCamera {
     fn default() -> Self {
-        Self {
-            target: Vec3::new(0.0, 0.4, 0.1),
-            yaw: 0.6,
-            pitch: 0.4,
-            distance: 2.0,
-            fov_y: 45f32.to_radians(),
-        }
+        Self::from(crate::tools::scenes::DemoView::DEFAULT)
     }
 }
 
-impl OrbitCamera {
-    /// The default view, moved to frame `positions` (a mesh placed elsewhere than the grid):
-    /// looks at the middle of their bounding box from far enough to see all of it.
-    pub fn framing(positions: &[Vec3]) -> Self {
-        let (lo, hi) = crate::geometry::bounds(positions);
-        let radius = 0.5 * (hi - lo).length();
-        let camera = Self::default();
+impl From<crate::tools::scenes::DemoView> for OrbitCamera {
+    fn from(v: crate::tools::scenes::DemoView) -> Self {
         Self {
-            target: 0.5 * (lo + hi) - Vec3::new(0.0, 0.1 * radius, 0.0),
-            distance: (3.2 * radius).clamp(1.0, 50.0),
-            ..camera
+            target: v.target,
+            yaw: v.yaw,
+            pitch: v.pitch,
+            distance: v.distance,
+            fov_y: 45f32.to_radians(),
         }
     }
 }

@@ -97,7 +97,7 @@ impl Settings {
         self.scene = scene;
         (self.wind_on, self.wind_strength, self.wind_heading_deg) = scene::wind(scene);
         self.colliders = Colliders::for_scene(scene);
-        self.solver.self_collision = scene::self_collision(scene);
+        self.solver.self_collision = scenes::demo_self_collision(scene);
     }
 
     /// The solver's parameters these settings ask for (the demo's only mapping to them).

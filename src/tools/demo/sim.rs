@@ -6,11 +6,11 @@ use anyhow::{Context, Result};
 use glam::Vec3;
 
 use super::camera::{Ray, pick};
-use super::scene::Motion;
 use crate::Backend;
 use crate::cloth::{Cloth, ClothDesc};
 use crate::geometry::{UvLayer, planar_uvs};
 use crate::quality::Stretch;
+use crate::tools::scenes::{self, Motion};
 use crate::world::{ClothHandle, ClothOptions, World, WorldCapacity, WorldConfig};
 
 /// A world, its cloths and the surface that draws them.
@@ -86,27 +86,11 @@ impl Sim {
         timer: Option<&mut crate::gpu::StageTimer>,
     ) -> Result<()> {
         let (from, to) = (self.elapsed, self.elapsed + dt);
-        match &self.motion {
-            Motion::Still => {}
-            Motion::Release { at } => {
-                if (from..to).contains(at) && self.pins_held {
-                    self.toggle_pins()?;
-                }
-            }
-            Motion::Walk { cape, collar } => {
-                // Where the figure is at the end of the frame: the solver moves each capsule
-                // there across the substeps.
-                let pose = crate::tools::scenes::walker_poses(to as f32);
-                for (k, &bone) in pose.bones.iter().enumerate() {
-                    self.world.set_collider_pose(k, bone)?;
-                }
-                if self.pins_held {
-                    for &(i, local) in collar {
-                        let at = pose.upper.transform_point3(local);
-                        self.world.set_particle(*cape, i as usize, at, 0.0)?;
-                    }
-                }
-            }
+        if self
+            .motion
+            .before_step(&mut self.world, from, to, self.pins_held)?
+        {
+            self.toggle_pins()?;
         }
         self.world.step_timed(dt, timer)?;
         self.elapsed = to;
@@ -142,17 +126,7 @@ impl Sim {
     /// pins, the flags' poles), or holds them again where they are now.
     pub(crate) fn toggle_pins(&mut self) -> Result<()> {
         self.pins_held = !self.pins_held;
-        for h in self.world.handles() {
-            let cloth = self.world.cloth(h)?;
-            let free = cloth.free_inverse_masses();
-            let edits: Vec<(usize, f32)> = (0..cloth.particle_count())
-                .filter(|&i| cloth.is_pinned(i))
-                .map(|i| (i, if self.pins_held { 0.0 } else { free[i] }))
-                .collect();
-            for (i, w) in edits {
-                self.world.set_inverse_mass(h, i, w)?;
-            }
-        }
+        scenes::set_pins_held(&mut self.world, self.pins_held)?;
         Ok(())
     }
 
