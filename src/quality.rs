@@ -41,6 +41,22 @@ pub fn stretch(cloth: &Cloth, positions: &[Vec3]) -> Stretch {
     }
 }
 
+/// The stretch of several cloths at once, as the demos show it: the largest p99 and max of
+/// any cloth, and the mean of the cloths' means. Each item is a cloth and its positions.
+pub fn stretch_of_cloths<'a>(cloths: impl IntoIterator<Item = (&'a Cloth, &'a [Vec3])>) -> Stretch {
+    let all: Vec<Stretch> = cloths
+        .into_iter()
+        .map(|(cloth, positions)| stretch(cloth, positions))
+        .collect();
+    let mut total = Stretch::default();
+    for one in &all {
+        total.mean += one.mean / all.len() as f64;
+        total.p99 = total.p99.max(one.p99);
+        total.max = total.max.max(one.max);
+    }
+    total
+}
+
 /// A cloth's mechanical energy (J), from Verlet's positions (seed 001): what a user plots to
 /// see how much a solver damps.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

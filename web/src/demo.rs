@@ -8,7 +8,7 @@
 //! native demo draws them (`chiffon::scenes::solids`), with an orbit camera and grab. The
 //! page's HTML panel calls the methods here; `web/static/index.html` is the page.
 //!
-//! Not yet the whole native demo: no egui panel (an HTML one), no stretch (`docs/web.md`).
+//! Not yet the whole native demo: an HTML panel in place of egui (`docs/web.md`).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -49,6 +49,8 @@ struct State {
     pins_held: bool,
     /// The world's cloths, each with its particles' free inverse masses (to release a grab).
     cloths: Vec<(ClothHandle, Vec<f32>)>,
+    /// The world's cloths as placed (for the stretch readout, read without the world).
+    placed: Rc<Vec<(ClothHandle, chiffon::Cloth)>>,
     grid: u32,
     /// A mesh dropped onto the page, shown in place of the grid until the grid changes.
     mesh: Option<chiffon::TriangleMesh>,
@@ -481,6 +483,7 @@ impl Demo {
                 .map(|(h, c)| (*h, c.free_inverse_masses().to_vec()))
                 .collect(),
             camera: camera(DemoScene::Cloth, &placed, false),
+            placed: Rc::new(placed.clone()),
             scene: DemoScene::Cloth,
             motion,
             elapsed: 0.0,
@@ -711,6 +714,52 @@ impl Demo {
         })
     }
 
+    /// The stretch of every cloth (`chiffon::quality::stretch_of_cloths`, as the native demo's
+    /// HUD shows it) as text, from a readback that does not block.
+    pub fn stretch(&self) -> js_sys::Promise {
+        let (ctx, buffer, placed, ranges) = {
+            let mut s = self.state.borrow_mut();
+            let s = &mut *s;
+            let ranges: chiffon::Result<Vec<_>> = s
+                .placed
+                .iter()
+                .map(|(h, _)| s.world.particle_range(*h))
+                .collect();
+            (
+                s.ctx.clone(),
+                s.world.position_buffer().cloned(),
+                s.placed.clone(),
+                ranges,
+            )
+        };
+        wasm_bindgen_futures::future_to_promise(async move {
+            let ranges = ranges.map_err(js_error)?;
+            let Some(buffer) = buffer else {
+                return Ok(JsValue::NULL);
+            };
+            let all: Vec<Vec4> = ctx.read_buffer_async(&buffer).await.map_err(js_error)?;
+            let positions: Vec<Vec<Vec3>> = ranges
+                .iter()
+                .map(|r| {
+                    all[r.start as usize..r.end as usize]
+                        .iter()
+                        .map(|p| p.truncate())
+                        .collect()
+                })
+                .collect();
+            let st = chiffon::quality::stretch_of_cloths(
+                placed
+                    .iter()
+                    .zip(&positions)
+                    .map(|((_, c), p)| (c, p.as_slice())),
+            );
+            Ok(JsValue::from_str(&format!(
+                "stretch mean {:.4}, p99 {:.3}, max {:.3}",
+                st.mean, st.p99, st.max
+            )))
+        })
+    }
+
     /// Lets the grabbed particle go (with its own mass again).
     pub fn release(&self) -> Result<(), JsError> {
         let mut s = self.state.borrow_mut();
@@ -849,6 +898,7 @@ impl State {
             .iter()
             .map(|(h, c)| (*h, c.free_inverse_masses().to_vec()))
             .collect();
+        self.placed = Rc::new(placed);
         self.world = world;
         self.scene = scene_kind;
         self.motion = motion;

@@ -151,21 +151,14 @@ impl Sim {
         Ok(best.map(|(p, _)| p))
     }
 
-    /// Stretch over every cloth: the largest max and p99, the mean of the means.
+    /// Stretch over every cloth ([`crate::quality::stretch_of_cloths`]).
     pub(crate) fn stretch(&mut self) -> Result<Stretch> {
         let all = self.world.all_positions()?;
-        let mut total = Stretch {
-            mean: 0.0,
-            p99: 0.0,
-            max: 0.0,
-        };
-        for (h, positions) in &all {
-            let one = crate::quality::stretch(self.world.cloth(*h)?, positions);
-            total.mean += one.mean / all.len() as f64;
-            total.p99 = total.p99.max(one.p99);
-            total.max = total.max.max(one.max);
-        }
-        Ok(total)
+        let cloths = all
+            .iter()
+            .map(|(h, p)| Ok((self.world.cloth(*h)?, p.as_slice())))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(crate::quality::stretch_of_cloths(cloths))
     }
 
     /// For the HUD: particles and constraints of all cloths, the most colors of one, and how
