@@ -600,8 +600,6 @@ fn a_thickness_larger_than_the_cloths_edges_pads_the_collider() {
     );
 }
 
-/// Keep the unused-import lint honest for helpers only some tests use.
-#[allow(dead_code)]
 /// The demo's scene at 128²: a 1 m cloth held by two corners falls from 1 m onto a sphere
 /// (friction 0.5) and slides off it. Regression: SHAKE corrected a folded edge along its bond at
 /// the start of the substep even when that bond had turned by up to 60°, a first-order step that
@@ -654,4 +652,6 @@ fn a_cloth_folding_over_a_sphere_gains_no_energy_and_stays_whole() {
     }
 }
 
+/// Keep the unused-import lint honest for helpers only some tests use.
+#[allow(dead_code)]
 fn _uses(_: ClothHandle) {}
