@@ -90,6 +90,12 @@ mod doctests;
 #[doc(hidden)]
 pub mod scenes;
 
+/// The demo's control panel, shared with the web page (feature `panel`, which `demo` turns
+/// on). Not part of the library's API.
+#[cfg(feature = "panel")]
+#[doc(hidden)]
+pub mod panel;
+
 /// The command line, the benchmark, the study and the demo (features `tools`, `demo`).
 #[cfg(feature = "tools")]
 #[doc(hidden)]

@@ -289,7 +289,10 @@ fn info_names_the_adapter() {
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("adapter:") && text.contains("max_storage_buffer_binding_size"),
+        text.contains("adapter:")
+            && text.contains("max_storage_buffer_binding_size")
+            && text.contains("the fused path needs 8")
+            && text.contains("largest square grid"),
         "{text}"
     );
 }

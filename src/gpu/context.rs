@@ -133,6 +133,56 @@ impl GpuContext {
         super::passes::fused_storage_buffers()
     }
 
+    /// The limits that bound a cloth, as `(name, value)` rows: what `chiffon info` prints and
+    /// the demo page's panel shows. The last row estimates the largest square grid: a grid has
+    /// about six constraints of 16 bytes per particle, and the constraint buffer has to fit
+    /// one storage binding.
+    pub fn limit_rows(&self) -> Vec<(&'static str, String)> {
+        let l = self.limits();
+        let bytes = l.max_storage_buffer_binding_size.min(l.max_buffer_size);
+        let side = ((bytes / (6 * 16)) as f64).sqrt().floor() as u64;
+        let fused = if self.fuses_cloths() {
+            "yes"
+        } else {
+            "no, every cloth of a world takes the global path"
+        };
+        vec![
+            (
+                "max_storage_buffer_binding_size",
+                format!("{} bytes", l.max_storage_buffer_binding_size),
+            ),
+            ("max_buffer_size", format!("{} bytes", l.max_buffer_size)),
+            (
+                "max_storage_buffers_per_stage",
+                format!(
+                    "{} (the fused path needs {}: {fused})",
+                    l.max_storage_buffers_per_shader_stage,
+                    Self::fused_storage_buffers()
+                ),
+            ),
+            (
+                "max_compute_workgroup_storage",
+                format!("{} bytes", l.max_compute_workgroup_storage_size),
+            ),
+            (
+                "max_compute_workgroups_per_dim",
+                l.max_compute_workgroups_per_dimension.to_string(),
+            ),
+            (
+                "max_compute_invocations_per_wg",
+                l.max_compute_invocations_per_workgroup.to_string(),
+            ),
+            (
+                "min_uniform_buffer_offset_align",
+                format!("{} bytes", l.min_uniform_buffer_offset_alignment),
+            ),
+            (
+                "largest square grid",
+                format!("about {side} x {side} (all constraint kinds)"),
+            ),
+        ]
+    }
+
     /// True when GPU timestamps can be written between passes.
     pub fn has_timestamps(&self) -> bool {
         self.device

@@ -377,7 +377,7 @@ pub async fn run_conformance(
     let ctx = GpuContext::new_async().await?;
     // A browser's WebGPU reports validation errors to the console only: keep them, and fail.
     let errors = crate::keep_errors(&ctx.device);
-    let adapter = format!("{adapter} ({})", ctx.describe().trim());
+    let adapter = crate::adapter_name(&adapter, &ctx);
     let mut lines = Vec::new();
     let mut report = Vec::new();
     let mut pass = true;

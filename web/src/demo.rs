@@ -5,27 +5,35 @@
 //! tablecloth dropped on a table), built, moved and framed by the same code as the native
 //! demo's (`chiffon::scenes`: builders, `Motion`, `demo_view`), stepped on the browser's WebGPU
 //! and drawn straight from the solver's position buffer into a canvas, the colliders as the
-//! native demo draws them (`chiffon::scenes::solids`), with an orbit camera and grab. The
-//! page's HTML panel calls the methods here; `web/static/index.html` is the page.
-//!
-//! Not yet the whole native demo: an HTML panel in place of egui (`docs/web.md`).
+//! native demo draws them (`chiffon::scenes::solids`), with an orbit camera, grab, and the
+//! native demo's egui panel (`chiffon::panel`: the same rows, settings and mapping to the
+//! solver's parameters), fed the browser's pointer, wheel and key events, which the page
+//! (`web/static/index.html`) passes to the methods here.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use chiffon::panel::{self, Action, Counts, Hud, Key, PanelRenderer, Settings};
+use chiffon::quality::Stretch;
 use chiffon::scenes::solids::{SolidVertex, Solids};
 use chiffon::scenes::{self, DemoScene, Motion};
-use chiffon::{
-    Backend, ClothBuilder, ClothHandle, ClothOptions, GpuContext, SolverParams, World, WorldConfig,
-};
+use chiffon::{Backend, ClothBuilder, ClothHandle, Collider, GpuContext, World, WorldConfig};
 use glam::{Mat4, Vec3, Vec4};
 use wasm_bindgen::prelude::*;
 
 /// Where a dropped mesh's lowest point starts (m): the height of the demo's grid.
 const CLOTH_HEIGHT: f32 = 1.0;
-/// Flags per side of the flags scene: 16 flags of 640 particles, light enough for a software
-/// adapter.
+/// Flags per side of the flags scene at the start: 16 flags of 640 particles, light enough for
+/// a software adapter (the panel's slider sets it).
 const FLAGS: u32 = 4;
+/// Seconds between two readbacks of the stretch for the HUD (as the native demo's 30 frames).
+const STRETCH_EVERY_S: f64 = 0.5;
+/// How to use the page: the native demo's lines, and dropping a mesh file.
+const HELP: [&str; 3] = [
+    panel::HELP[0],
+    panel::HELP[1],
+    "drop an OBJ file on the page: drape it over the sphere",
+];
 const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 /// The shared state; the page's callbacks each borrow it briefly (never across an await).
@@ -39,8 +47,10 @@ struct State {
     depth: wgpu::TextureView,
     draw: Draw,
     world: World,
-    /// The scene shown.
-    scene: DemoScene,
+    /// What the panel edits: the scene, its resolution, the solver's settings, the colliders.
+    settings: Settings,
+    /// What the world was built from (the panel may already name another scene or size).
+    shown: Shown,
     /// What the scene moves by itself (the heap's release, the figure's walk).
     motion: Motion,
     /// Simulated time since the scene was built (s): the motion's clock.
@@ -51,12 +61,29 @@ struct State {
     cloths: Vec<(ClothHandle, Vec<f32>)>,
     /// The world's cloths as placed (for the stretch readout, read without the world).
     placed: Rc<Vec<(ClothHandle, chiffon::Cloth)>>,
-    grid: u32,
-    /// A mesh dropped onto the page, shown in place of the grid until the grid changes.
-    mesh: Option<chiffon::TriangleMesh>,
-    wind: bool,
-    sphere: bool,
+    /// The colliders the solids were drawn from (drawn anew when the world's differ).
+    drawn: Vec<Collider>,
     camera: Camera,
+    /// The panel: egui's context, the events the page gave it since the last frame, and its
+    /// draw pass.
+    egui: egui::Context,
+    events: Vec<egui::Event>,
+    panel: PanelRenderer,
+    /// CSS pixels per canvas pixel (the page's `devicePixelRatio`): egui's points per pixel.
+    pixels_per_point: f32,
+    /// Seconds since the page started (egui's clock) and the frame rate, smoothed.
+    clock: f64,
+    fps: f64,
+    /// The stretch the HUD shows (read back every [`STRETCH_EVERY_S`], without blocking),
+    /// when it was asked for, and whether a readback is under way.
+    stretch: Rc<RefCell<Option<Stretch>>>,
+    stretch_asked: f64,
+    /// A line for the HUD: a mesh file that could not be read, a scene that could not be built.
+    note: Option<String>,
+    /// The adapter, as the native demo names it, and its limits, as `chiffon info` prints
+    /// them (the HUD folds them).
+    adapter: String,
+    limits: String,
     /// The grabbed particle (its cloth's index in `cloths`, its own index) and the distance
     /// from the eye of the plane it is dragged in.
     grab: Option<(usize, usize, f32)>,
@@ -69,6 +96,26 @@ struct State {
     gpu_times: Option<chiffon::gpu::StageTimes>,
     /// WebGPU's validation errors, as the device reports them (events, not return values).
     errors: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+/// The settings a world was built from: what a failed rebuild goes back to.
+#[derive(Clone)]
+struct Shown {
+    scene: DemoScene,
+    grid: u32,
+    flags: u32,
+    mesh: Option<ClothBuilder>,
+}
+
+impl Shown {
+    fn of(s: &Settings) -> Self {
+        Self {
+            scene: s.scene,
+            grid: s.grid,
+            flags: s.flags,
+            mesh: s.mesh.clone(),
+        }
+    }
 }
 
 /// The orbit camera (as the native demo's `OrbitCamera`, without its picking helpers).
@@ -318,75 +365,40 @@ impl Draw {
     }
 }
 
-/// The scene's colliders, wind and self-collision as the native demo starts them
-/// (`chiffon::scenes`): its own bodies, the ground, the demo's sphere where the panel has it
-/// on, the scene's wind where the panel has the wind on.
-fn params(scene: DemoScene, wind: bool, sphere: bool) -> SolverParams {
-    let mut colliders = scenes::demo_bodies(scene);
-    colliders.extend(scenes::demo_colliders(
-        Some(0.0),
-        sphere.then_some(scenes::DEMO_SPHERE),
-    ));
-    let (_, strength, heading) = scenes::demo_wind(scene);
-    SolverParams {
-        colliders,
-        wind: if wind {
-            scenes::wind_vector(strength, heading)
-        } else {
-            Vec3::ZERO
-        },
-        self_collision: scenes::demo_self_collision(scene),
-        ..SolverParams::default()
-    }
-}
-
 /// The cloth a dropped mesh makes: scaled so its largest side is 1 m, its middle over the
 /// origin and its lowest point 1 m up, so it falls onto the sphere as the grid does; no pins.
-fn mesh_cloth(mesh: &chiffon::TriangleMesh) -> chiffon::Result<chiffon::Cloth> {
+fn mesh_cloth(mesh: &chiffon::TriangleMesh) -> ClothBuilder {
     let (lo, hi) = chiffon::geometry::bounds(&mesh.positions);
     let scale = 1.0 / (hi - lo).max_element().max(1e-6);
     let middle = 0.5 * (lo + hi) * scale;
     ClothBuilder::mesh(mesh.clone())
         .scale(scale)
         .translate(Vec3::new(-middle.x, CLOTH_HEIGHT - lo.y * scale, -middle.z))
-        .build()
 }
 
 /// A built scene: its world, each cloth's handle and cloth as placed, and what it moves.
 type Built = (World, Vec<(ClothHandle, chiffon::Cloth)>, Motion);
 
-/// A world holding `scene` at resolution `grid` (`chiffon::scenes::demo_cloths`), or the cloth
-/// of a dropped mesh.
-fn scene(
-    ctx: &GpuContext,
-    scene: DemoScene,
-    grid: u32,
-    mesh: Option<&chiffon::TriangleMesh>,
-    wind: bool,
-    sphere: bool,
-) -> chiffon::Result<Built> {
-    let (cloths, collar) = match (scene, mesh) {
-        (DemoScene::Cloth, Some(mesh)) => {
-            (vec![(mesh_cloth(mesh)?, ClothOptions::new())], Vec::new())
-        }
-        _ => scenes::demo_cloths(scene, grid, FLAGS)?,
-    };
+/// A world holding the scene `settings` show (`Settings::cloths`: the scene's cloths, or a
+/// dropped mesh's), with the solver's parameters they ask for.
+fn scene(ctx: &GpuContext, settings: &Settings) -> chiffon::Result<Built> {
+    let (cloths, collar) = settings.cloths()?;
     let mut capacity = chiffon::world::WorldCapacity::for_cloths(1, &cloths[0].0);
     capacity.cloths = cloths.len() as u32;
     capacity.particles *= cloths.len() as u32;
     capacity.constraints *= cloths.len() as u32;
     let config = WorldConfig {
         capacity,
-        paths: scenes::demo_paths(scene),
+        paths: scenes::demo_paths(settings.scene),
         ..WorldConfig::default()
     };
-    let mut world = World::new(Backend::Gpu(ctx), params(scene, wind, sphere), config)?;
+    let mut world = World::new(Backend::Gpu(ctx), settings.params(), config)?;
     let mut placed = Vec::with_capacity(cloths.len());
     for (cloth, options) in cloths {
         let handle = world.add(&cloth, options)?;
         placed.push((handle, world.cloth(handle)?.clone()));
     }
-    let motion = Motion::of(scene, placed[0].0, collar);
+    let motion = Motion::of(settings.scene, placed[0].0, collar);
     Ok((world, placed, motion))
 }
 
@@ -417,15 +429,22 @@ fn js_error(e: impl std::fmt::Display) -> JsError {
 
 #[wasm_bindgen]
 impl Demo {
-    /// Opens the browser's WebGPU on `canvas` and builds the scene with a `grid`² cloth;
-    /// `offscreen` draws into a texture of the canvas's size instead (headless Chromium on
-    /// SwiftShader cannot present a WebGPU canvas). Fails with a message for the page: no
-    /// WebGPU, or a cloth too large for the adapter's limits (naming the limit).
+    /// Opens the browser's WebGPU on `canvas` and builds `scene` (`cloth`, `flags`, `heap`,
+    /// `character` or `table`) at resolution `grid`; `adapter` names the adapter (the page
+    /// reads `GPUAdapter.info`, which wgpu leaves mostly empty); `pixels_per_point` is the page's
+    /// `devicePixelRatio` (the canvas's pixels per CSS pixel); `offscreen` draws into a texture
+    /// of the canvas's size instead (headless Chromium on SwiftShader cannot present a WebGPU
+    /// canvas). Fails with a message for the page: no WebGPU, an unknown scene, or a cloth too
+    /// large for the adapter's limits (naming the limit).
     pub async fn start(
         canvas: web_sys::HtmlCanvasElement,
+        scene_name: &str,
         grid: u32,
+        adapter: &str,
+        pixels_per_point: f32,
         offscreen: bool,
     ) -> Result<Demo, JsError> {
+        let scene_kind: DemoScene = scene_name.parse().map_err(js_error)?;
         let (width, height) = (canvas.width().max(1), canvas.height().max(1));
         if !wgpu::util::is_browser_webgpu_supported().await {
             return Err(js_error(chiffon::ChiffonError::NoWebGpu(
@@ -470,21 +489,26 @@ impl Demo {
             chiffon::schedule::FrameSchedule::largest(chiffon::params::MAX_SUBSTEPS).stages();
         let timer = chiffon::gpu::StageTimer::new(&ctx, max_passes);
         let mut draw = Draw::new(&ctx, format);
-        let (mut world, placed, motion) =
-            scene(&ctx, DemoScene::Cloth, grid, None, false, true).map_err(js_error)?;
+        let settings = Settings::new(scene_kind, grid, FLAGS, None);
+        let (mut world, placed, motion) = scene(&ctx, &settings).map_err(js_error)?;
         draw.set_cloths(
             &ctx,
             &world_triangles(&mut world, &placed).map_err(js_error)?,
         );
-        draw.set_solids(&ctx, &world.params().colliders);
+        let drawn = world.params().colliders.clone();
+        draw.set_solids(&ctx, &drawn);
+        let adapter = crate::adapter_name(adapter, &ctx);
+        let limits = limits(&ctx, &adapter);
+        let panel = PanelRenderer::new(&ctx, format);
         let state = State {
             cloths: placed
                 .iter()
                 .map(|(h, c)| (*h, c.free_inverse_masses().to_vec()))
                 .collect(),
-            camera: camera(DemoScene::Cloth, &placed, false),
-            placed: Rc::new(placed.clone()),
-            scene: DemoScene::Cloth,
+            camera: camera(scene_kind, &placed, false),
+            placed: Rc::new(placed),
+            shown: Shown::of(&settings),
+            settings,
             motion,
             elapsed: 0.0,
             pins_held: true,
@@ -495,44 +519,78 @@ impl Demo {
             depth,
             draw,
             world,
-            grid,
-            mesh: None,
-            wind: false,
-            sphere: true,
+            drawn,
             grab: None,
             pointer: (0.0, 0.0),
             timer,
             gpu_times: None,
             errors,
+            egui: egui::Context::default(),
+            events: Vec::new(),
+            panel,
+            pixels_per_point: pixels_per_point.max(0.25),
+            clock: 0.0,
+            fps: 0.0,
+            stretch: Rc::new(RefCell::new(None)),
+            stretch_asked: f64::NEG_INFINITY,
+            note: None,
+            adapter,
+            limits,
         };
         Ok(Demo {
             state: Rc::new(RefCell::new(state)),
         })
     }
 
-    /// Steps the world `dt` seconds (the grabbed particle held at the pointer) and draws it.
-    pub fn frame(&self, dt: f64) -> Result<(), JsError> {
+    /// One frame, `wall_dt` seconds after the last: the panel's settings given to the world,
+    /// a step (unless paused; of `wall_dt` exactly when `fixed`, else as the panel's
+    /// frame-time settings say), the scene and the panel drawn, and what the panel's buttons
+    /// asked for carried out.
+    pub fn frame(&self, wall_dt: f64, fixed: bool) -> Result<(), JsError> {
         let mut s = self.state.borrow_mut();
-        if let Some((c, i, depth)) = s.grab {
-            let aspect = s.config.width as f32 / s.config.height as f32;
-            let (origin, dir) = s.camera.ray(aspect, s.pointer);
-            let to = origin + dir * depth;
-            let cloth = s.cloths[c].0;
-            s.world.set_particle(cloth, i, to, 0.0).map_err(js_error)?;
-        }
-        // Time this frame's stages unless the previous measurement is still being read.
         let s = &mut *s;
-        let timed = s.timer.as_ref().is_some_and(|t| t.is_idle());
-        s.advance(dt, timed).map_err(js_error)?;
-        if let Some(t) = s.timer.as_mut() {
-            if timed {
+        s.clock += wall_dt;
+        if wall_dt > 0.0 {
+            s.fps = 0.9 * s.fps + 0.1 / wall_dt;
+        }
+        let dt = s
+            .settings
+            .frame_dt(wall_dt, fixed.then_some(wall_dt), js_sys::Math::random());
+        if let Some(dt) = dt {
+            if let Some((c, i, depth)) = s.grab {
+                let aspect = s.config.width as f32 / s.config.height as f32;
+                let (origin, dir) = s.camera.ray(aspect, s.pointer);
+                let to = origin + dir * depth;
+                let cloth = s.cloths[c].0;
+                s.world.set_particle(cloth, i, to, 0.0).map_err(js_error)?;
+            }
+            s.world.set_params(s.settings.params()).map_err(js_error)?;
+            // Time this frame's stages unless the previous measurement is still being read.
+            let timed = s.timer.as_ref().is_some_and(|t| t.is_idle());
+            s.advance(dt, timed).map_err(js_error)?;
+            if let Some(t) = s.timer.as_mut()
+                && timed
+            {
                 t.request();
             }
-            if let Some(times) = t.collect() {
-                s.gpu_times = Some(times);
-            }
         }
-        s.render()
+        if let Some(times) = s.timer.as_mut().and_then(|t| t.collect()) {
+            s.gpu_times = Some(times);
+        }
+        if s.clock - s.stretch_asked >= STRETCH_EVERY_S {
+            s.stretch_asked = s.clock;
+            let (into, read) = (s.stretch.clone(), s.read_stretch());
+            wasm_bindgen_futures::spawn_local(async move {
+                if let Ok(st) = read.await {
+                    *into.borrow_mut() = Some(st);
+                }
+            });
+        }
+        let actions = s.render()?;
+        for action in actions {
+            s.apply(action)?;
+        }
+        Ok(())
     }
 
     /// The GPU time of a recent frame, in total and per stage, as text; `None` where the
@@ -603,7 +661,10 @@ impl Demo {
 
     /// Steps the world `dt` seconds without drawing (the page's compute-only timing).
     pub fn step(&self, dt: f64) -> Result<(), JsError> {
-        self.state.borrow_mut().advance(dt, false).map_err(js_error)
+        let mut s = self.state.borrow_mut();
+        let params = s.settings.params();
+        s.world.set_params(params).map_err(js_error)?;
+        s.advance(dt, false).map_err(js_error)
     }
 
     /// Resolves once the GPU has finished every frame submitted so far (the page's frame
@@ -635,9 +696,11 @@ impl Demo {
         })
     }
 
-    /// The canvas was resized to `width` × `height` pixels.
-    pub fn resize(&self, width: u32, height: u32) {
+    /// The canvas was resized to `width` × `height` pixels, `pixels_per_point` of them per
+    /// CSS pixel.
+    pub fn resize(&self, width: u32, height: u32, pixels_per_point: f32) {
         let mut s = self.state.borrow_mut();
+        s.pixels_per_point = pixels_per_point.max(0.25);
         s.config.width = width.max(1);
         s.config.height = height.max(1);
         if let Some(surface) = &s.surface {
@@ -714,45 +777,12 @@ impl Demo {
         })
     }
 
-    /// The stretch of every cloth (`chiffon::quality::stretch_of_cloths`, as the native demo's
-    /// HUD shows it) as text, from a readback that does not block.
+    /// The stretch of every cloth (`chiffon::quality::stretch_of_cloths`, as the HUD shows
+    /// it) as text, from a readback that does not block.
     pub fn stretch(&self) -> js_sys::Promise {
-        let (ctx, buffer, placed, ranges) = {
-            let mut s = self.state.borrow_mut();
-            let s = &mut *s;
-            let ranges: chiffon::Result<Vec<_>> = s
-                .placed
-                .iter()
-                .map(|(h, _)| s.world.particle_range(*h))
-                .collect();
-            (
-                s.ctx.clone(),
-                s.world.position_buffer().cloned(),
-                s.placed.clone(),
-                ranges,
-            )
-        };
+        let read = self.state.borrow_mut().read_stretch();
         wasm_bindgen_futures::future_to_promise(async move {
-            let ranges = ranges.map_err(js_error)?;
-            let Some(buffer) = buffer else {
-                return Ok(JsValue::NULL);
-            };
-            let all: Vec<Vec4> = ctx.read_buffer_async(&buffer).await.map_err(js_error)?;
-            let positions: Vec<Vec<Vec3>> = ranges
-                .iter()
-                .map(|r| {
-                    all[r.start as usize..r.end as usize]
-                        .iter()
-                        .map(|p| p.truncate())
-                        .collect()
-                })
-                .collect();
-            let st = chiffon::quality::stretch_of_cloths(
-                placed
-                    .iter()
-                    .zip(&positions)
-                    .map(|((_, c), p)| (c, p.as_slice())),
-            );
+            let st = read.await.map_err(js_error)?;
             Ok(JsValue::from_str(&format!(
                 "stretch mean {:.4}, p99 {:.3}, max {:.3}",
                 st.mean, st.p99, st.max
@@ -770,34 +800,113 @@ impl Demo {
         Ok(())
     }
 
-    /// Rebuilds `scene` (`cloth`, `flags`, `heap`, `character` or `table`) at `grid` (dropping a dropped mesh
-    /// when the grid or the scene changes), the wind and the sphere as given. The camera frames
-    /// the scene anew when the scene changes.
-    pub fn rebuild(&self, scene: &str, grid: u32, wind: bool, sphere: bool) -> Result<(), JsError> {
-        let scene: DemoScene = scene.parse().map_err(js_error)?;
-        let mut s = self.state.borrow_mut();
-        if grid != s.grid || scene != s.scene {
-            s.mesh = None;
-        }
-        let mesh = s.mesh.clone();
-        s.build(scene, grid, mesh, wind, sphere)
-    }
-
-    /// The wind the scene starts with (`chiffon::scenes::demo_wind`): the page sets its box.
-    pub fn scene_wind(scene: &str) -> Result<bool, JsError> {
-        let scene: DemoScene = scene.parse().map_err(js_error)?;
-        Ok(scenes::demo_wind(scene).0)
-    }
-
-    /// Shows the cloth of an OBJ file dropped onto the page (`bytes`, named `name`). A file
-    /// that is not a usable mesh is an error naming it and the reason, and the scene stays as
-    /// it was.
+    /// Shows the cloth of an OBJ file dropped onto the page (`bytes`, named `name`) in the
+    /// cloth scene. A file that is not a usable mesh is an error naming it and the reason
+    /// (the HUD shows it too), and the scene stays as it was.
     pub fn load_obj(&self, bytes: &[u8], name: &str) -> Result<(), JsError> {
-        let mesh = chiffon::geometry::obj::parse(bytes, name).map_err(js_error)?;
-        mesh_cloth(&mesh).map_err(js_error)?;
         let mut s = self.state.borrow_mut();
-        let (grid, wind, sphere) = (s.grid, s.wind, s.sphere);
-        s.build(DemoScene::Cloth, grid, Some(mesh), wind, sphere)
+        let built = chiffon::geometry::obj::parse(bytes, name)
+            .map(|mesh| mesh_cloth(&mesh))
+            .and_then(|builder| builder.clone().build().map(|_| builder));
+        let builder = match built {
+            Ok(builder) => builder,
+            Err(e) => {
+                s.note = Some(format!("{name}: {e}"));
+                return Err(js_error(e));
+            }
+        };
+        s.settings.scene = DemoScene::Cloth;
+        s.settings.mesh = Some(builder);
+        s.build()?;
+        s.note = Some(format!("showing {name}"));
+        Ok(())
+    }
+
+    /// A line the HUD shows (empty: none).
+    pub fn set_note(&self, note: &str) {
+        self.state.borrow_mut().note = (!note.is_empty()).then(|| note.to_string());
+    }
+
+    /// The line the HUD shows, if any.
+    pub fn note(&self) -> Option<String> {
+        self.state.borrow().note.clone()
+    }
+
+    /// The pointer moved to `(x, y)` CSS pixels from the canvas's top left. Gives egui the
+    /// move; the camera and a held particle follow through [`Demo::pointer`].
+    pub fn pointer_moved(&self, x: f32, y: f32) {
+        let mut s = self.state.borrow_mut();
+        s.events.push(egui::Event::PointerMoved(egui::pos2(x, y)));
+    }
+
+    /// The pointer left the canvas.
+    pub fn pointer_gone(&self) {
+        self.state
+            .borrow_mut()
+            .events
+            .push(egui::Event::PointerGone);
+    }
+
+    /// A mouse button (0 left, 1 middle, 2 right, as the DOM numbers them) went down or up at
+    /// `(x, y)` CSS pixels. True when the panel takes it: a press on the panel is not a grab.
+    pub fn pointer_button(&self, x: f32, y: f32, button: u32, pressed: bool) -> bool {
+        let mut s = self.state.borrow_mut();
+        let button = match button {
+            1 => egui::PointerButton::Middle,
+            2 => egui::PointerButton::Secondary,
+            _ => egui::PointerButton::Primary,
+        };
+        s.events.push(egui::Event::PointerButton {
+            pos: egui::pos2(x, y),
+            button,
+            pressed,
+            modifiers: Default::default(),
+        });
+        s.egui.egui_wants_pointer_input()
+    }
+
+    /// The wheel turned by `(dx, dy)` CSS pixels over the canvas. True when the panel takes it
+    /// (it scrolls); else the page zooms.
+    pub fn wheel(&self, dx: f32, dy: f32) -> bool {
+        let mut s = self.state.borrow_mut();
+        s.events.push(egui::Event::MouseWheel {
+            unit: egui::MouseWheelUnit::Point,
+            delta: egui::vec2(-dx, -dy),
+            phase: egui::TouchPhase::Move,
+            source: egui::MouseWheelSource::Unknown,
+            modifiers: Default::default(),
+        });
+        s.egui.egui_wants_pointer_input()
+    }
+
+    /// A key went down (`pressed`) or up: `code` is the DOM's `KeyboardEvent.code` (the key's
+    /// place), `key` its `KeyboardEvent.key` (what it types). While the panel edits text, egui
+    /// gets it; otherwise the demo's keys act (`chiffon::panel::Key`: Space, N, R, W, P, the
+    /// arrows). True when either used it (the page then keeps the browser from scrolling).
+    pub fn key(&self, code: &str, key: &str, pressed: bool) -> Result<bool, JsError> {
+        let mut s = self.state.borrow_mut();
+        if s.egui.egui_wants_keyboard_input() {
+            if let Some(k) = egui::Key::from_name(key) {
+                s.events.push(egui::Event::Key {
+                    key: k,
+                    physical_key: None,
+                    pressed,
+                    repeat: false,
+                    modifiers: Default::default(),
+                });
+            }
+            if pressed && key.chars().count() == 1 {
+                s.events.push(egui::Event::Text(key.to_string()));
+            }
+            return Ok(true);
+        }
+        let Some(demo_key) = Key::from_code(code).filter(|_| pressed) else {
+            return Ok(false);
+        };
+        if let Some(action) = s.settings.key(demo_key) {
+            s.apply(action)?;
+        }
+        Ok(true)
     }
 
     /// Particles of the scene's cloths.
@@ -812,87 +921,46 @@ impl Demo {
         errors.first().cloned()
     }
 
-    /// The adapter and the limits that bound a cloth, as `chiffon info` prints them, as text.
+    /// The adapter and the limits that bound a cloth, as `chiffon info` prints them, as text
+    /// (the HUD folds it under "adapter and limits").
     pub fn info(&self) -> String {
-        let s = self.state.borrow();
-        let ctx = &s.ctx;
-        let i = ctx.info();
-        let l = ctx.limits();
-        let bytes = l.max_storage_buffer_binding_size.min(l.max_buffer_size);
-        let side = ((bytes / (6 * 16)) as f64).sqrt().floor() as u64;
-        let mut out = String::new();
-        let mut line = |k: &str, v: String| out.push_str(&format!("{k:<34} {v}\n"));
-        line(
-            "adapter",
-            format!("{} ({:?}, {:?})", i.name, i.backend, i.device_type),
-        );
-        line("solver", s.world.backend_name());
-        line(
-            "timestamps",
-            (if ctx.has_timestamps() { "yes" } else { "no" }).into(),
-        );
-        line(
-            "max_storage_buffer_binding_size",
-            format!("{} bytes", l.max_storage_buffer_binding_size),
-        );
-        line("max_buffer_size", format!("{} bytes", l.max_buffer_size));
-        line(
-            "max_storage_buffers_per_stage",
-            format!(
-                "{} (the fused path needs {}: {})",
-                l.max_storage_buffers_per_shader_stage,
-                GpuContext::fused_storage_buffers(),
-                if ctx.fuses_cloths() {
-                    "yes"
-                } else {
-                    "no, every cloth is global"
-                }
-            ),
-        );
-        line(
-            "max_compute_workgroup_storage",
-            format!("{} bytes", l.max_compute_workgroup_storage_size),
-        );
-        line(
-            "max_compute_workgroups_per_dim",
-            l.max_compute_workgroups_per_dimension.to_string(),
-        );
-        line(
-            "max_compute_invocations_per_wg",
-            l.max_compute_invocations_per_workgroup.to_string(),
-        );
-        line(
-            "min_uniform_buffer_offset_align",
-            format!("{} bytes", l.min_uniform_buffer_offset_alignment),
-        );
-        line(
-            "largest square grid",
-            format!("about {side} x {side} (all constraint kinds)"),
-        );
-        out
+        self.state.borrow().limits.clone()
     }
 }
 
 impl State {
-    /// Makes the scene anew; on an error the old one stays.
-    fn build(
-        &mut self,
-        scene_kind: DemoScene,
-        grid: u32,
-        mesh: Option<chiffon::TriangleMesh>,
-        wind: bool,
-        sphere: bool,
-    ) -> Result<(), JsError> {
-        let (mut world, placed, motion) =
-            scene(&self.ctx, scene_kind, grid, mesh.as_ref(), wind, sphere).map_err(js_error)?;
+    /// Builds the scene the settings show (another scene starts with its own wind, colliders
+    /// and self-collision, as on the native demo), and frames it anew if it is another scene
+    /// or the mesh came or went. On an error the old scene stays, the panel names it again,
+    /// and the HUD says why.
+    fn build(&mut self) -> Result<(), JsError> {
+        let old = self.shown.clone();
+        if self.settings.scene != old.scene {
+            let scene = self.settings.scene;
+            self.settings.enter(scene);
+        }
+        let (mut world, placed, motion) = match scene(&self.ctx, &self.settings) {
+            Ok(built) => built,
+            Err(e) => {
+                let s = &mut self.settings;
+                if s.scene != old.scene {
+                    s.enter(old.scene);
+                }
+                (s.grid, s.flags, s.mesh) = (old.grid, old.flags, old.mesh);
+                self.note = Some(format!("could not build that scene: {e}"));
+                return Err(js_error(e));
+            }
+        };
         let ctx = self.ctx.clone();
         self.draw.set_cloths(
             &ctx,
             &world_triangles(&mut world, &placed).map_err(js_error)?,
         );
-        self.draw.set_solids(&ctx, &world.params().colliders);
-        if scene_kind != self.scene || mesh.is_some() != self.mesh.is_some() {
-            self.camera = camera(scene_kind, &placed, mesh.is_some());
+        self.drawn = world.params().colliders.clone();
+        self.draw.set_solids(&ctx, &self.drawn);
+        let shown = Shown::of(&self.settings);
+        if (shown.scene, shown.mesh.is_some()) != (old.scene, old.mesh.is_some()) {
+            self.camera = camera(shown.scene, &placed, shown.mesh.is_some());
         }
         self.cloths = placed
             .iter()
@@ -900,16 +968,64 @@ impl State {
             .collect();
         self.placed = Rc::new(placed);
         self.world = world;
-        self.scene = scene_kind;
+        self.shown = shown;
         self.motion = motion;
         self.elapsed = 0.0;
         self.pins_held = true;
-        self.grid = grid;
-        self.mesh = mesh;
-        self.wind = wind;
-        self.sphere = sphere;
         self.grab = None;
+        self.note = None;
+        *self.stretch.borrow_mut() = None;
         Ok(())
+    }
+
+    /// Carries out what a key or a panel button asked for.
+    fn apply(&mut self, action: Action) -> Result<(), JsError> {
+        match action {
+            Action::Rebuild | Action::Reset => self.build(),
+            Action::TogglePins => {
+                self.pins_held = !self.pins_held;
+                scenes::set_pins_held(&mut self.world, self.pins_held).map_err(js_error)
+            }
+        }
+    }
+
+    /// A readback of every cloth's stretch that does not block (nor hold the state).
+    fn read_stretch(
+        &mut self,
+    ) -> impl std::future::Future<Output = chiffon::Result<Stretch>> + 'static {
+        let ranges: chiffon::Result<Vec<_>> = self
+            .placed
+            .iter()
+            .map(|(h, _)| self.world.particle_range(*h))
+            .collect();
+        let (ctx, buffer, placed) = (
+            self.ctx.clone(),
+            self.world.position_buffer().cloned(),
+            self.placed.clone(),
+        );
+        async move {
+            let ranges = ranges?;
+            let all: Vec<Vec4> = match buffer {
+                Some(buffer) => ctx.read_buffer_async(&buffer).await?,
+                None => Vec::new(),
+            };
+            let positions: Vec<Vec<Vec3>> = ranges
+                .iter()
+                .map(|r| {
+                    all.get(r.start as usize..r.end as usize)
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|p| p.truncate())
+                        .collect()
+                })
+                .collect();
+            Ok(chiffon::quality::stretch_of_cloths(
+                placed
+                    .iter()
+                    .zip(&positions)
+                    .map(|((_, c), p)| (c, p.as_slice())),
+            ))
+        }
     }
 
     /// One frame of `dt` seconds: the scene's motion to the frame's end (the heap's release,
@@ -934,20 +1050,28 @@ impl State {
         Ok(())
     }
 
-    fn render(&mut self) -> Result<(), JsError> {
+    /// Draws the scene and the panel over it; returns what the panel's buttons asked for.
+    fn render(&mut self) -> Result<Vec<Action>, JsError> {
+        // The colliders where the world has them now (the walk moves them, the panel's sliders
+        // move the sphere).
+        if self.world.params().colliders != self.drawn {
+            self.drawn = self.world.params().colliders.clone();
+            let ctx = self.ctx.clone();
+            self.draw.set_solids(&ctx, &self.drawn);
+        }
         let frame = match (&self.surface, &self.offscreen) {
             (Some(surface), _) => match surface.get_current_texture() {
                 wgpu::CurrentSurfaceTexture::Success(t)
                 | wgpu::CurrentSurfaceTexture::Suboptimal(t) => Some(t),
                 // Hidden or resized between frames: skip drawing this one.
-                _ => return Ok(()),
+                _ => return Ok(Vec::new()),
             },
             _ => None,
         };
         let view = match (&frame, &self.offscreen) {
             (Some(frame), _) => frame.texture.create_view(&Default::default()),
             (None, Some(texture)) => texture.create_view(&Default::default()),
-            (None, None) => return Ok(()),
+            (None, None) => return Ok(Vec::new()),
         };
         let aspect = self.config.width as f32 / self.config.height as f32;
         let mut uniforms = [0f32; 20];
@@ -997,12 +1121,80 @@ impl State {
                 pass.draw_indexed(0..d.cloth_index_count, 0, 0..1);
             }
         }
+        let actions = self.panel_pass(&mut encoder, &view);
         self.ctx.queue.submit([encoder.finish()]);
         if let Some(frame) = frame {
             self.ctx.queue.present(frame);
         }
-        Ok(())
+        Ok(actions)
     }
+
+    /// Runs the panel on the events the page gave since the last frame and records its
+    /// drawing over `view`.
+    fn panel_pass(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        view: &wgpu::TextureView,
+    ) -> Vec<Action> {
+        let size = (self.config.width, self.config.height);
+        let ppp = self.pixels_per_point;
+        let mut raw = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(size.0 as f32, size.1 as f32) / ppp,
+            )),
+            max_texture_side: Some(self.ctx.limits().max_texture_dimension_2d as usize),
+            time: Some(self.clock),
+            events: std::mem::take(&mut self.events),
+            focused: true,
+            ..Default::default()
+        };
+        if let Some(viewport) = raw.viewports.get_mut(&egui::ViewportId::ROOT) {
+            viewport.native_pixels_per_point = Some(ppp);
+        } else {
+            raw.viewports.insert(
+                egui::ViewportId::ROOT,
+                egui::ViewportInfo {
+                    native_pixels_per_point: Some(ppp),
+                    ..Default::default()
+                },
+            );
+        }
+        let stretch = *self.stretch.borrow();
+        let hud = Hud {
+            fps: self.fps,
+            solver_ms: self.gpu_times.as_ref().map(|t| t.total_ms),
+            stretch,
+            counts: Counts::of(&self.world),
+            pins_held: self.pins_held,
+            adapter: &self.adapter,
+            note: self.note.as_deref(),
+            limits: Some(&self.limits),
+            help: &HELP,
+        };
+        let mut actions = Vec::new();
+        let settings = &mut self.settings;
+        let output = self.egui.run_pass(raw, |ctx| {
+            panel::controls(ctx, settings, &hud, &mut actions);
+        });
+        self.panel
+            .paint(&self.ctx, &self.egui, output, encoder, view, size);
+        actions
+    }
+}
+
+/// The adapter (`adapter`) and the limits that bound a cloth, as `chiffon info` prints them
+/// (`GpuContext::limit_rows`), as text.
+fn limits(ctx: &GpuContext, adapter: &str) -> String {
+    let timestamps = if ctx.has_timestamps() { "yes" } else { "no" };
+    let mut out = format!(
+        "{:<32} {adapter}\n{:<32} {timestamps}\n",
+        "adapter", "timestamps"
+    );
+    for (name, value) in ctx.limit_rows() {
+        out.push_str(&format!("{name:<32} {value}\n"));
+    }
+    out
 }
 
 /// Every cloth's triangles as indices into the world's position buffer (each cloth's own

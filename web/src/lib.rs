@@ -42,3 +42,10 @@ pub(crate) fn keep_errors(device: &wgpu::Device) -> Arc<Mutex<Vec<String>>> {
     }));
     errors
 }
+
+/// The adapter as both pages name it: what the page read from `GPUAdapter.info` (`page`; wgpu's
+/// `AdapterInfo` leaves the name empty on the web), then wgpu's backend and device type.
+pub(crate) fn adapter_name(page: &str, ctx: &chiffon::GpuContext) -> String {
+    let i = ctx.info();
+    format!("{page} ({:?}, {:?})", i.backend, i.device_type)
+}

@@ -348,7 +348,6 @@ fn help(name: Option<&str>) -> Result<ExitCode> {
 fn info() -> Result<ExitCode> {
     let ctx = GpuContext::new()?;
     let i = ctx.info();
-    let l = ctx.limits();
     println!("adapter:      {}", i.name);
     println!("backend:      {:?}", i.backend);
     println!("device type:  {:?}", i.device_type);
@@ -358,30 +357,9 @@ fn info() -> Result<ExitCode> {
         if ctx.has_timestamps() { "yes" } else { "no" }
     );
     println!("limits that bound cloth size:");
-    println!(
-        "  max_storage_buffer_binding_size  {} bytes",
-        l.max_storage_buffer_binding_size
-    );
-    println!(
-        "  max_buffer_size                  {} bytes",
-        l.max_buffer_size
-    );
-    println!(
-        "  max_compute_workgroups_per_dim   {}",
-        l.max_compute_workgroups_per_dimension
-    );
-    println!(
-        "  max_compute_invocations_per_wg   {}",
-        l.max_compute_invocations_per_workgroup
-    );
-    println!(
-        "  min_uniform_buffer_offset_align  {} bytes",
-        l.min_uniform_buffer_offset_alignment
-    );
-    // A full grid has about 6 constraints of 16 bytes per particle; that buffer binds first.
-    let bytes = l.max_storage_buffer_binding_size.min(l.max_buffer_size);
-    let side = ((bytes / (6 * 16)) as f64).sqrt().floor() as u64;
-    println!("largest square grid (all constraint kinds): about {side} x {side}");
+    for (name, value) in ctx.limit_rows() {
+        println!("  {name:<32} {value}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -17,15 +17,15 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::window::{Window, WindowId};
 
 use super::camera::OrbitCamera;
-use super::input::{self, Action, Pointer};
-use super::panel::{Hud, Panel};
+use super::input::{self, Pointer};
+use super::panel::Panel;
 use super::render::{ClothMesh, Renderer, SceneView, Solids, Targets};
 use super::scene;
 use super::screenshot;
-use super::settings::Settings;
 use super::sim::Sim;
 use crate::gpu::context::poll;
 use crate::gpu::{GpuContext, StageTimer};
+use crate::panel::{Action, HELP, Hud, Settings};
 use crate::tools::scenes::DemoScene;
 
 /// How to run the demo.
@@ -365,16 +365,9 @@ impl State {
 
     /// Advances the simulation by one frame (unless paused).
     fn simulate(&mut self, wall_dt: f64, fixed_dt: Option<f64>) -> Result<()> {
-        if self.settings.paused && !self.settings.step_once {
+        let uniform = self.rng.random::<f64>();
+        let Some(dt) = self.settings.frame_dt(wall_dt, fixed_dt, uniform) else {
             return Ok(());
-        }
-        self.settings.step_once = false;
-        let dt = match fixed_dt {
-            Some(dt) => dt,
-            // Jitter: a random frame time, to show what each integrator does with it.
-            None if self.settings.jitter => 1.0 / self.rng.random_range(30.0..=144.0),
-            // The measured frame time, clamped so a stall does not become a huge step.
-            None => wall_dt.clamp(1.0 / 240.0, 1.0 / 30.0),
         };
         let viewport = self.viewport();
         self.pointer.drag(&mut self.sim, &self.camera, viewport)?;
@@ -450,6 +443,8 @@ impl State {
             pins_held: self.sim.pins_held(),
             adapter: &self.adapter_name,
             note: self.cpu_note.as_deref(),
+            limits: None,
+            help: &HELP,
         };
         let actions = self.panel.draw(
             &self.window,

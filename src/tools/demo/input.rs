@@ -1,7 +1,7 @@
 //! Mouse and keyboard: grab and drag a particle, orbit and zoom the camera, and the keys
 //! (Space pause, N step, R reset, W wind, P pins, arrows move the sphere).
 //!
-//! What a key shares with a panel button is an [`Action`], carried out in one place
+//! What a key shares with a panel button is a [`crate::panel::Action`], carried out in one place
 //! (`State::apply` in app.rs), so the key and the button do the same thing, once.
 
 use glam::{Vec2, Vec3};
@@ -9,21 +9,10 @@ use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::keyboard::{KeyCode, PhysicalKey};
 
 use super::camera::{OrbitCamera, ray_plane};
-use super::settings::Settings;
 use super::sim::Sim;
+use crate::panel::{Action, Key, Settings};
 use crate::world::ClothHandle;
 use anyhow::Result;
-
-/// What a key or a panel button asks of the demo beyond a change of settings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Action {
-    /// Build the scene again (another scene, resolution or flag count).
-    Rebuild,
-    /// Every cloth back to its start.
-    Reset,
-    /// Release the cloths' pins, or hold them again.
-    TogglePins,
-}
 
 /// A grabbed particle, dragged in the plane through the grab point facing the camera.
 struct Grab {
@@ -125,20 +114,59 @@ impl Pointer {
     }
 }
 
-/// What a key press does: a setting changed here, or an [`Action`] for the demo to carry out.
+/// What a key press does: [`Settings::key`] on the demo's key of winit's key code.
 pub(crate) fn key(event: &winit::event::KeyEvent, settings: &mut Settings) -> Option<Action> {
-    let PhysicalKey::Code(key) = event.physical_key else {
+    let PhysicalKey::Code(code) = event.physical_key else {
         return None;
     };
-    match key {
-        KeyCode::Space => settings.paused = !settings.paused,
-        KeyCode::KeyN => settings.step_once = true,
-        KeyCode::KeyW => settings.wind_on = !settings.wind_on,
-        KeyCode::KeyR => return Some(Action::Reset),
-        KeyCode::KeyP => return Some(Action::TogglePins),
-        other => {
-            settings.colliders.key(other);
+    settings.key(demo_key(code)?)
+}
+
+/// The demo's key of a winit key code, if it is one.
+fn demo_key(code: KeyCode) -> Option<Key> {
+    Some(match code {
+        KeyCode::Space => Key::Space,
+        KeyCode::KeyN => Key::N,
+        KeyCode::KeyW => Key::W,
+        KeyCode::KeyR => Key::R,
+        KeyCode::KeyP => Key::P,
+        KeyCode::ArrowLeft => Key::Left,
+        KeyCode::ArrowRight => Key::Right,
+        KeyCode::ArrowUp => Key::Up,
+        KeyCode::ArrowDown => Key::Down,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The page maps the DOM's `KeyboardEvent.code` with `Key::from_code`, the native demo
+    /// winit's key codes with `demo_key`; winit names its codes after the DOM's, so the two
+    /// must agree on every key.
+    #[test]
+    fn winit_and_the_page_map_the_same_keys() {
+        for code in [
+            KeyCode::Space,
+            KeyCode::KeyN,
+            KeyCode::KeyW,
+            KeyCode::KeyR,
+            KeyCode::KeyP,
+            KeyCode::ArrowLeft,
+            KeyCode::ArrowRight,
+            KeyCode::ArrowUp,
+            KeyCode::ArrowDown,
+            KeyCode::KeyQ,
+            KeyCode::Enter,
+            KeyCode::Digit1,
+        ] {
+            assert_eq!(
+                demo_key(code),
+                Key::from_code(&format!("{code:?}")),
+                "{code:?}"
+            );
         }
+        assert!(demo_key(KeyCode::KeyP).is_some());
     }
-    None
 }

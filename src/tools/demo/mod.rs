@@ -9,11 +9,10 @@
 //!   cloths;
 //! - `scene.rs`: what differs from scene to scene (cloth, flags, heap, character, table), and
 //!   how to add one;
-//! - `settings.rs`: what the panel edits, and its one mapping to [`crate::SolverParams`]; how
-//!   to add a toggle;
-//! - `colliders.rs`: the scene's bodies, the sphere and the ground, all of their handling;
 //! - `input.rs`: grab and drag, orbit and zoom, the keys;
-//! - `panel.rs`: the egui panel and its draw pass;
+//! - `panel.rs`: the egui panel on winit; the panel itself (what it edits and its one mapping
+//!   to [`crate::SolverParams`], its rows, the colliders' handling, its draw pass) is
+//!   [`crate::panel`], which the web page shows too;
 //! - `screenshot.rs`: `--screenshot`: the path checked before the run, readback, PNG;
 //! - `render.rs`, `camera.rs`: the wgpu renderer and the orbit camera; the colliders it draws
 //!   (spheres, capsules, boxes, the ground) are triangles from `crate::scenes::solids`, which
@@ -21,13 +20,11 @@
 
 mod app;
 pub mod camera;
-mod colliders;
 mod input;
 mod panel;
 pub mod render;
 mod scene;
 mod screenshot;
-mod settings;
 mod sim;
 /// The colliders as triangles: shared with the web page (`crate::scenes::solids`).
 use crate::scenes::solids;

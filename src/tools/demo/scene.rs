@@ -6,10 +6,10 @@
 //! 1. its variant in [`DemoScene`] and its builders in `src/scenes/mod.rs`; `--scene` and the
 //!    panel's scene menu list `DemoScene::ALL`, so they offer it at once (its line in the
 //!    `--scene` help is in `tools/cli/mod.rs`);
-//! 2. an arm in each `match` here and in [`super::colliders::Colliders::for_scene`] (the
+//! 2. an arm in each `match` here and in [`crate::panel::Colliders::for_scene`] (the
 //!    compiler points at every one);
 //! 3. only if it has a knob of its own (as the flags have their count): a field in
-//!    [`Settings`] and a row in `panel::scene_rows`.
+//!    [`Settings`] and a row in `scene_rows` (`src/panel/controls.rs`).
 //!
 //! Grab, the pin toggle, stretch, the self-collision toggle and the HUD work on any world, and
 //! the renderer draws any sphere, capsule, box and ground the world has, so a new scene has
@@ -18,41 +18,25 @@
 use anyhow::Result;
 
 use super::camera::OrbitCamera;
-use super::settings::Settings;
 use super::sim::Sim;
 use crate::Backend;
 use crate::cloth::Cloth;
+use crate::panel::Settings;
 use crate::tools::scenes::{self, DemoScene, Motion};
-use crate::world::{ClothOptions, PathChoice};
+use crate::world::PathChoice;
 
 /// The world of the scene the settings show, on `backend` (the demo's GPU; the tests' CPU).
 pub(crate) fn build(backend: Backend<'_>, s: &Settings) -> Result<Sim> {
-    let (cloths, collar) = cloths(s)?;
+    let (cloths, collar) = s.cloths()?;
     let mut sim = Sim::new(backend, &cloths, s.params(), paths(s.scene))?;
     let handle = sim.world.handles()[0];
     sim.motion = Motion::of(s.scene, handle, collar);
     Ok(sim)
 }
 
-/// The cloths of the scene the settings show ([`scenes::demo_cloths`]), or the mesh.
-fn cloths(s: &Settings) -> Result<scenes::DemoCloths> {
-    Ok(match (&s.mesh, s.scene) {
-        (Some(builder), DemoScene::Cloth) => (
-            vec![(builder.clone().build()?, ClothOptions::default())],
-            Vec::new(),
-        ),
-        _ => scenes::demo_cloths(s.scene, s.grid, s.flags)?,
-    })
-}
-
 /// Which path solves the scene's cloths.
 fn paths(scene: DemoScene) -> PathChoice {
     scenes::demo_paths(scene)
-}
-
-/// The wind a scene starts with: on or off, strength (m/s²) and heading (°).
-pub(crate) fn wind(scene: DemoScene) -> (bool, f32, f32) {
-    scenes::demo_wind(scene)
 }
 
 /// A camera that frames the scene, given the cloths' rest positions

@@ -9,6 +9,7 @@ use super::camera::{Ray, pick};
 use crate::Backend;
 use crate::cloth::{Cloth, ClothDesc};
 use crate::geometry::{UvLayer, planar_uvs};
+use crate::panel::Counts;
 use crate::quality::Stretch;
 use crate::tools::scenes::{self, Motion};
 use crate::world::{ClothHandle, ClothOptions, World, WorldCapacity, WorldConfig};
@@ -164,29 +165,8 @@ impl Sim {
     /// For the HUD: particles and constraints of all cloths, the most colors of one, and how
     /// many cloths.
     pub(crate) fn counts(&self) -> Counts {
-        let cloths = self.world.handles();
-        let (constraints, colors) = cloths
-            .iter()
-            .filter_map(|&h| self.world.cloth(h).ok())
-            .fold((0, 0), |(m, c), cloth| {
-                (m + cloth.constraint_count(), c.max(cloth.colors().len()))
-            });
-        Counts {
-            particles: self.surface.particle_count(),
-            constraints,
-            colors,
-            cloths: cloths.len(),
-        }
+        Counts::of(&self.world)
     }
-}
-
-/// What the HUD says about the world's size.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Counts {
-    pub(crate) particles: usize,
-    pub(crate) constraints: usize,
-    pub(crate) colors: usize,
-    pub(crate) cloths: usize,
 }
 
 /// One cloth of every cloth in `world`, in its particle numbering, to draw: their triangles,
@@ -232,8 +212,8 @@ fn surface(world: &mut World) -> Result<Cloth> {
 #[cfg(test)]
 mod tests {
     use super::super::scene;
-    use super::super::settings::Settings;
     use super::*;
+    use crate::panel::Settings;
     use crate::tools::scenes::DemoScene;
 
     /// A CPU world of the scene `settings` show.

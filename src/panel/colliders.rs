@@ -1,25 +1,24 @@
 //! The colliders, all of their handling in this one file: the scene's own bodies (the walking
 //! figure, the table), the sphere and the ground; what the panel holds, how each scene starts
-//! them, their panel rows, the arrow keys that move the sphere, and what they set in the
-//! solver's parameters. The renderer draws what the world was given (`render::Solids`), so a
-//! body the scene moves is drawn where the solver has it.
+//! them, their panel rows, the arrow keys that move the sphere (`Settings::key`), and what they
+//! set in the solver's parameters. The renderer draws what the world was given
+//! (`render::Solids`), so a body the scene moves is drawn where the solver has it.
 //!
 //! The solver sees them as [`crate::Collider`]s: the scene's bodies first, in their builders'
 //! order (the character's walk moves collider `k` by the figure's pose `k`), then the ground
 //! and the sphere ([`scenes::demo_colliders`]).
 
 use glam::Vec3;
-use winit::keyboard::KeyCode;
 
 use crate::Collider;
 use crate::params::SolverParams;
-use crate::tools::scenes::{self, DemoScene, DemoSphere};
+use crate::scenes::{self, DemoScene, DemoSphere};
 
 /// Metres the sphere moves per arrow-key press.
 const NUDGE: f32 = 0.05;
 
 /// The colliders as the panel edits them.
-pub(crate) struct Colliders {
+pub struct Colliders {
     /// The scene's own bodies, first in the solver's list.
     bodies: Vec<Collider>,
     sphere_on: bool,
@@ -33,7 +32,7 @@ pub(crate) struct Colliders {
 impl Colliders {
     /// How `scene` starts: its own bodies, the ground at 0, and the demo's sphere only where the
     /// scene has something to fall on it.
-    pub(crate) fn for_scene(scene: DemoScene) -> Self {
+    pub fn for_scene(scene: DemoScene) -> Self {
         Self {
             bodies: scenes::demo_bodies(scene),
             // The flags fly over the ground only; the other contact scenes have their bodies.
@@ -46,7 +45,7 @@ impl Colliders {
 
     /// Writes the colliders into `params` (for [`super::settings::Settings::params`], the
     /// demo's one mapping to solver parameters).
-    pub(crate) fn apply(&self, params: &mut SolverParams) {
+    pub fn apply(&self, params: &mut SolverParams) {
         params.colliders = self.bodies.clone();
         params.colliders.extend(scenes::demo_colliders(
             self.ground_on.then_some(self.ground),
@@ -54,21 +53,13 @@ impl Colliders {
         ));
     }
 
-    /// The arrow keys move the sphere over the ground; true when `key` was one of them.
-    pub(crate) fn key(&mut self, key: KeyCode) -> bool {
-        let step = match key {
-            KeyCode::ArrowLeft => Vec3::new(-NUDGE, 0.0, 0.0),
-            KeyCode::ArrowRight => Vec3::new(NUDGE, 0.0, 0.0),
-            KeyCode::ArrowUp => Vec3::new(0.0, 0.0, -NUDGE),
-            KeyCode::ArrowDown => Vec3::new(0.0, 0.0, NUDGE),
-            _ => return false,
-        };
-        self.sphere.center += step;
-        true
+    /// Moves the sphere [`NUDGE`] metres along `direction` (the arrow keys).
+    pub fn nudge_sphere(&mut self, direction: Vec3) {
+        self.sphere.center += NUDGE * direction;
     }
 
     /// The panel's collider rows.
-    pub(crate) fn rows(&mut self, ui: &mut egui::Ui) {
+    pub fn rows(&mut self, ui: &mut egui::Ui) {
         if !self.bodies.is_empty() {
             ui.label(format!("{} bodies of the scene", self.bodies.len()));
         }
