@@ -116,11 +116,24 @@ impl Tethers {
         for &a in &anchors {
             labels[a as usize * TETHER_SLOTS..][..TETHER_SLOTS].fill(Label::EMPTY);
         }
+        // On a flat cloth whose border is one convex loop every straight segment between two
+        // particles lies on the cloth, so the distance over it is the chord, exactly. The
+        // unfolding above comes out a few tens of micrometres long over obtuse triangles,
+        // and next to the line between two pins that decides how far below it the cloth may
+        // hang: the tethers' circle about that line has a radius² of about its rest radius²
+        // plus half the error, so an irregular sheet's second row, 3.8 mm below the line at
+        // rest, hung 5.7 mm below it, its edges to the first row stretched 1.5×.
+        let flat = flat_and_convex(cloth);
         let slots = labels
             .iter()
-            .map(|l| TetherSlot {
+            .enumerate()
+            .map(|(k, l)| TetherSlot {
                 anchor: l.anchor,
-                rest: l.distance as f32,
+                rest: if flat && l.anchor != TetherSlot::NONE {
+                    chord(k / TETHER_SLOTS, l.anchor) as f32
+                } else {
+                    l.distance as f32
+                },
             })
             .collect();
         Self { slots, anchors }
@@ -195,6 +208,94 @@ impl Tethers {
     }
 }
 
+/// Whether `cloth` lies in one plane and its border is a single convex loop (a sheet without
+/// holes, in one piece): then the straight segment between any two of its particles lies on
+/// it. False for anything else, including a mesh whose triangles are not wound alike.
+fn flat_and_convex(cloth: &Cloth) -> bool {
+    let x: Vec<glam::DVec3> = cloth.positions().iter().map(|p| p.as_dvec3()).collect();
+    let triangles = cloth.triangles();
+    if triangles.is_empty() {
+        return false;
+    }
+    let (lo, hi) = x.iter().fold(
+        (
+            glam::DVec3::splat(f64::INFINITY),
+            glam::DVec3::splat(f64::NEG_INFINITY),
+        ),
+        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+    );
+    let size = (hi - lo).max_element();
+    // The plane of the largest triangle (the most reliable normal).
+    let normal = triangles
+        .iter()
+        .map(|t| (x[t[1] as usize] - x[t[0] as usize]).cross(x[t[2] as usize] - x[t[0] as usize]))
+        .max_by(|a, b| a.length_squared().total_cmp(&b.length_squared()))
+        .unwrap_or_default();
+    // (Written so that a NaN also says no.)
+    let has_area = normal.length() > 0.0 && size > 0.0;
+    if !has_area {
+        return false;
+    }
+    let normal = normal.normalize();
+    let origin = x[triangles[0][0] as usize];
+    // f32 positions: a flat sheet is flat to their rounding.
+    let tolerance = 1e-6 * size;
+    if x.iter()
+        .any(|p| (*p - origin).dot(normal).abs() > tolerance)
+    {
+        return false;
+    }
+    // The border: edges of one triangle, directed as that triangle winds them.
+    let mut count = std::collections::HashMap::new();
+    for t in triangles {
+        for k in 0..3 {
+            let (a, b) = (t[k], t[(k + 1) % 3]);
+            *count.entry((a.min(b), a.max(b))).or_insert(0u32) += 1;
+        }
+    }
+    let mut next = std::collections::HashMap::new();
+    for t in triangles {
+        for k in 0..3 {
+            let (a, b) = (t[k], t[(k + 1) % 3]);
+            if count[&(a.min(b), a.max(b))] == 1 && next.insert(a, b).is_some() {
+                // Two border edges leave one particle: the border is not one simple loop.
+                return false;
+            }
+        }
+    }
+    let Some(&start) = next.keys().min() else {
+        return false;
+    };
+    // Walk the loop; it must cover every border edge and turn one way only.
+    let (mut at, mut steps, mut sign) = (start, 0usize, 0.0f64);
+    loop {
+        let Some(&b) = next.get(&at) else {
+            return false;
+        };
+        let Some(&c) = next.get(&b) else {
+            return false;
+        };
+        let (e1, e2) = (
+            x[b as usize] - x[at as usize],
+            x[c as usize] - x[b as usize],
+        );
+        let turn = e1.cross(e2).dot(normal);
+        // Collinear border points (a grid's, an evenly spaced border) turn by nothing.
+        if turn.abs() > 1e-9 * e1.length() * e2.length() {
+            if sign != 0.0 && turn.signum() != sign {
+                return false;
+            }
+            sign = turn.signum();
+        }
+        at = b;
+        steps += 1;
+        if at == start || steps > next.len() {
+            break;
+        }
+    }
+    at == start && steps == next.len()
+}
+
 /// A settled distance from an anchor while the tethers are built (f64; see [`Tethers::build`]).
 #[derive(Clone, Copy)]
 struct Label {
@@ -247,6 +348,107 @@ mod tests {
                 .all(|s| s.anchor == TetherSlot::NONE)
         );
         assert!(Tethers::build(&cloth, &[false; 25]).is_empty());
+    }
+
+    /// A flat mesh on an `n`×`n` lattice of unit spacing whose points `keep` admits, its
+    /// interior points moved by `jitter(c, r)`, each kept cell cut along its diagonal.
+    fn lattice(
+        n: u32,
+        keep: impl Fn(u32, u32) -> bool,
+        jitter: impl Fn(u32, u32) -> glam::Vec3,
+    ) -> crate::TriangleMesh {
+        let mut index = vec![u32::MAX; (n * n) as usize];
+        let mut positions = Vec::new();
+        for r in 0..n {
+            for c in 0..n {
+                if keep(c, r) {
+                    index[(r * n + c) as usize] = positions.len() as u32;
+                    positions.push(glam::Vec3::new(c as f32, 0.0, r as f32) + jitter(c, r));
+                }
+            }
+        }
+        let mut triangles = Vec::new();
+        for r in 0..n - 1 {
+            for c in 0..n - 1 {
+                let [a, b, d, e] = [(c, r), (c + 1, r), (c, r + 1), (c + 1, r + 1)]
+                    .map(|(c, r)| index[(r * n + c) as usize]);
+                if [a, b, d, e].contains(&u32::MAX) {
+                    continue;
+                }
+                triangles.push([a, d, b]);
+                triangles.push([b, d, e]);
+            }
+        }
+        crate::TriangleMesh::new("lattice", positions, triangles)
+    }
+
+    fn tethers_of(mesh: crate::TriangleMesh, pins: Vec<u32>) -> (Cloth, Tethers) {
+        let cloth = ClothBuilder::mesh(mesh)
+            .pinning(Pinning::List(pins))
+            .build()
+            .unwrap();
+        let pinned: Vec<bool> = (0..cloth.particle_count())
+            .map(|i| cloth.is_pinned(i))
+            .collect();
+        let t = Tethers::build(&cloth, &pinned);
+        (cloth, t)
+    }
+
+    /// Regression: on an irregular flat sheet (a garment's triangulation, not a grid) the
+    /// unfolding made tethers a few tens of micrometres longer than the straight line, and
+    /// next to the line between two pins that let the row below it hang half as far again
+    /// below the line as its rest shape puts it (`tests/shapes.rs` measures the edges). On a
+    /// flat sheet with a convex border every tether is now the straight line, to f32 rounding.
+    #[test]
+    fn tethers_on_a_flat_convex_irregular_sheet_are_straight_lines() {
+        let n = 12;
+        // Interior points moved by up to 0.35 of a spacing, deterministically.
+        let jitter = |c: u32, r: u32| {
+            if c == 0 || r == 0 || c == n - 1 || r == n - 1 {
+                return glam::Vec3::ZERO;
+            }
+            let s = ((c * 7 + r * 13) % 11) as f32 / 10.0 - 0.5;
+            let t = ((c * 5 + r * 3) % 7) as f32 / 6.0 - 0.5;
+            glam::Vec3::new(0.7 * s, 0.0, 0.7 * t)
+        };
+        let mesh = lattice(n, |_, _| true, jitter);
+        let (cloth, t) = tethers_of(mesh, vec![0, n - 1]);
+        assert!(flat_and_convex(&cloth));
+        let x = cloth.positions();
+        for (i, slots) in t.slots().chunks(TETHER_SLOTS).enumerate() {
+            for s in slots.iter().filter(|s| s.anchor != TetherSlot::NONE) {
+                let chord = x[i].as_dvec3().distance(x[s.anchor as usize].as_dvec3()) as f32;
+                assert_eq!(s.rest, chord, "particle {i}, anchor {}", s.anchor);
+            }
+        }
+    }
+
+    /// Where the straight line leaves the cloth, a tether goes around: an L-shaped sheet's
+    /// tether from the end of one arm to the end of the other bends at the inner corner.
+    /// And a cloth that is not flat keeps its distances over the surface.
+    #[test]
+    fn tethers_go_around_a_concave_corner_and_over_a_curved_cloth() {
+        // The L: a 5 × 5 lattice without the cells beyond (2, 2).
+        let mesh = lattice(5, |c, r| c <= 2 || r <= 2, |_, _| glam::Vec3::ZERO);
+        let at = |mesh: &crate::TriangleMesh, p: glam::Vec3| {
+            mesh.positions.iter().position(|q| *q == p).unwrap() as u32
+        };
+        let pin = at(&mesh, glam::Vec3::new(4.0, 0.0, 1.0));
+        let end = at(&mesh, glam::Vec3::new(1.0, 0.0, 4.0)) as usize;
+        let (cloth, t) = tethers_of(mesh, vec![pin]);
+        assert!(!flat_and_convex(&cloth));
+        // Around the corner (2, 2): 2 √5 ≈ 4.47 m, where the straight line is 3 √2 ≈ 4.24 m.
+        let rest = t.slots()[end * TETHER_SLOTS].rest;
+        assert!((rest - 2.0 * 5f32.sqrt()).abs() < 1e-3, "{rest}");
+
+        // A square with its middle lifted: not flat, so its tethers come from the surface.
+        let lifted = lattice(
+            5,
+            |_, _| true,
+            |c, r| glam::Vec3::new(0.0, if (c, r) == (2, 2) { 0.5 } else { 0.0 }, 0.0),
+        );
+        let (cloth, _) = tethers_of(lifted, vec![0]);
+        assert!(!flat_and_convex(&cloth));
     }
 
     #[test]
