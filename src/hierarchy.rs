@@ -533,8 +533,8 @@ pub const MIN_LEVEL_DIAMETER: u32 = 8;
 /// particles first and then the cloth's border (so pins and edges are on every level they can
 /// be), in index order otherwise. Every dropped particle belongs to its nearest kept one (by
 /// edges), and two kept particles whose regions touch are joined by a limit as long as the
-/// distance between them over the cloth at rest ([`SurfaceDistances`]: exact on a flat sheet,
-/// along the links on a rope, never shorter than the chord, so a limit never pulls a curved
+/// distance between them over the cloth at rest ([`SurfaceDistances`]: the chord on a flat
+/// sheet with a convex border, along the links on a rope, never shorter than the chord, so a limit never pulls a curved
 /// cloth flatter than its rest shape). A dropped particle follows the nearest (at rest) of its
 /// region's particle and that particle's coarse neighbours, weighted by inverse distance:
 /// the two nearest on a chain (linear interpolation between its two coarse neighbours), three

@@ -17,7 +17,7 @@ use std::collections::BinaryHeap;
 
 use crate::cloth::Cloth;
 use crate::config::{TETHER_SLOTS, TetherSlot};
-use crate::geometry::graph::{Adjacency, Fans, unfold};
+use crate::geometry::graph::{Adjacency, Fans, flat_and_convex, unfold};
 
 /// The tethers of a cloth for one set of anchors, two slots (`TETHER_SLOTS`) per particle.
 #[derive(Clone, Debug, PartialEq)]
@@ -208,94 +208,6 @@ impl Tethers {
     }
 }
 
-/// Whether `cloth` lies in one plane and its border is a single convex loop (a sheet without
-/// holes, in one piece): then the straight segment between any two of its particles lies on
-/// it. False for anything else, including a mesh whose triangles are not wound alike.
-fn flat_and_convex(cloth: &Cloth) -> bool {
-    let x: Vec<glam::DVec3> = cloth.positions().iter().map(|p| p.as_dvec3()).collect();
-    let triangles = cloth.triangles();
-    if triangles.is_empty() {
-        return false;
-    }
-    let (lo, hi) = x.iter().fold(
-        (
-            glam::DVec3::splat(f64::INFINITY),
-            glam::DVec3::splat(f64::NEG_INFINITY),
-        ),
-        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
-    );
-    let size = (hi - lo).max_element();
-    // The plane of the largest triangle (the most reliable normal).
-    let normal = triangles
-        .iter()
-        .map(|t| (x[t[1] as usize] - x[t[0] as usize]).cross(x[t[2] as usize] - x[t[0] as usize]))
-        .max_by(|a, b| a.length_squared().total_cmp(&b.length_squared()))
-        .unwrap_or_default();
-    // (Written so that a NaN also says no.)
-    let has_area = normal.length() > 0.0 && size > 0.0;
-    if !has_area {
-        return false;
-    }
-    let normal = normal.normalize();
-    let origin = x[triangles[0][0] as usize];
-    // f32 positions: a flat sheet is flat to their rounding.
-    let tolerance = 1e-6 * size;
-    if x.iter()
-        .any(|p| (*p - origin).dot(normal).abs() > tolerance)
-    {
-        return false;
-    }
-    // The border: edges of one triangle, directed as that triangle winds them.
-    let mut count = std::collections::HashMap::new();
-    for t in triangles {
-        for k in 0..3 {
-            let (a, b) = (t[k], t[(k + 1) % 3]);
-            *count.entry((a.min(b), a.max(b))).or_insert(0u32) += 1;
-        }
-    }
-    let mut next = std::collections::HashMap::new();
-    for t in triangles {
-        for k in 0..3 {
-            let (a, b) = (t[k], t[(k + 1) % 3]);
-            if count[&(a.min(b), a.max(b))] == 1 && next.insert(a, b).is_some() {
-                // Two border edges leave one particle: the border is not one simple loop.
-                return false;
-            }
-        }
-    }
-    let Some(&start) = next.keys().min() else {
-        return false;
-    };
-    // Walk the loop; it must cover every border edge and turn one way only.
-    let (mut at, mut steps, mut sign) = (start, 0usize, 0.0f64);
-    loop {
-        let Some(&b) = next.get(&at) else {
-            return false;
-        };
-        let Some(&c) = next.get(&b) else {
-            return false;
-        };
-        let (e1, e2) = (
-            x[b as usize] - x[at as usize],
-            x[c as usize] - x[b as usize],
-        );
-        let turn = e1.cross(e2).dot(normal);
-        // Collinear border points (a grid's, an evenly spaced border) turn by nothing.
-        if turn.abs() > 1e-9 * e1.length() * e2.length() {
-            if sign != 0.0 && turn.signum() != sign {
-                return false;
-            }
-            sign = turn.signum();
-        }
-        at = b;
-        steps += 1;
-        if at == start || steps > next.len() {
-            break;
-        }
-    }
-    at == start && steps == next.len()
-}
-
 /// A settled distance from an anchor while the tethers are built (f64; see [`Tethers::build`]).
 #[derive(Clone, Copy)]
 struct Label {
@@ -448,6 +360,56 @@ mod tests {
             |c, r| glam::Vec3::new(0.0, if (c, r) == (2, 2) { 0.5 } else { 0.0 }, 0.0),
         );
         let (cloth, _) = tethers_of(lifted, vec![0]);
+        assert!(!flat_and_convex(&cloth));
+    }
+
+    /// The straight-line rule only where it holds: a sheet folded flat onto itself (its
+    /// folded half faces the other way, and the chord between the layers is no path over the
+    /// cloth) and a sheet with a hole keep their distances over the surface.
+    #[test]
+    fn a_sheet_folded_flat_onto_itself_or_with_a_hole_is_not_taken_for_convex() {
+        // A 2 × 1 strip folded along x = 1 back over its first half (to x = 0.2, so that no
+        // corner lands on another and is welded to it).
+        let p = |x: f32, z: f32| glam::Vec3::new(x, 0.0, z);
+        let folded = crate::TriangleMesh::new(
+            "folded",
+            vec![
+                p(0.0, 0.0),
+                p(1.0, 0.0),
+                p(1.0, 1.0),
+                p(0.0, 1.0),
+                p(0.2, 0.0),
+                p(0.2, 1.0),
+            ],
+            vec![[0, 3, 1], [1, 3, 2], [1, 2, 4], [4, 2, 5]],
+        );
+        let (cloth, _) = tethers_of(folded, vec![0]);
+        assert!(!flat_and_convex(&cloth));
+        // The same strip unfolded is a flat convex sheet.
+        let strip = crate::TriangleMesh::new(
+            "strip",
+            vec![
+                p(0.0, 0.0),
+                p(1.0, 0.0),
+                p(1.0, 1.0),
+                p(0.0, 1.0),
+                p(2.0, 0.0),
+                p(2.0, 1.0),
+            ],
+            vec![[0, 3, 1], [1, 3, 2], [1, 2, 4], [4, 2, 5]],
+        );
+        let (cloth, _) = tethers_of(strip, vec![0]);
+        assert!(flat_and_convex(&cloth));
+        // A 5 × 5 lattice without its middle cell's two triangles: two border loops.
+        let holed = lattice(5, |_, _| true, |_, _| glam::Vec3::ZERO);
+        let triangles = holed
+            .triangles
+            .iter()
+            .copied()
+            .filter(|t| *t != [12, 17, 13] && *t != [13, 17, 18])
+            .collect();
+        let holed = crate::TriangleMesh::new("holed", holed.positions, triangles);
+        let (cloth, _) = tethers_of(holed, vec![0]);
         assert!(!flat_and_convex(&cloth));
     }
 

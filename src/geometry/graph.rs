@@ -112,19 +112,24 @@ pub(crate) fn unfold(p: DVec3, dp: f64, q: DVec3, dq: f64, r: DVec3) -> Option<f
 /// search but a narrow band often lacks the settled triangle corners the unfolding needs, so
 /// its distances come out long by the zigzag of the edges; half the line widens the band enough.
 /// Measured on the 384² irregular sheet's levels: plain Dijkstra 11.5 s, 1.0 → 0.98 s, 0.8 →
-/// 1.5 s, 0.5 → 3.3 s; the 192² sheet's mean stretch after 60 frames 1.0124, 1.0101 and 1.0087.
+/// 1.5 s, 0.5 → 3.3 s; the 192² sheet's mean stretch after 60 frames 1.0124, 1.0101 and 1.0087
+/// (measured before a flat sheet with a convex border took the chord instead: a curved mesh
+/// still searches).
 const ESTIMATE_WEIGHT: f64 = 0.5;
 
 /// Distances over a cloth's surface between particles (the rest lengths of a coarse level's
 /// limits): shortest paths over the constraint graph with the triangle unfolding the tethers
-/// use ([`unfold`]), never shorter than the straight line. Scratch space is kept between
-/// calls, so a search costs what it visits.
+/// use ([`unfold`]), never shorter than the straight line; on a flat sheet with a convex border
+/// ([`flat_and_convex`]) the straight line itself, with no search. Scratch space is kept
+/// between calls, so a search costs what it visits.
 pub(crate) struct SurfaceDistances<'a> {
     graph: Adjacency,
     fans: Fans,
     positions: &'a [glam::Vec3],
     settled: Vec<f64>,
     touched: Vec<u32>,
+    /// A flat sheet with a convex border ([`flat_and_convex`]): every distance is the chord.
+    flat: bool,
 }
 
 impl<'a> SurfaceDistances<'a> {
@@ -135,6 +140,7 @@ impl<'a> SurfaceDistances<'a> {
             positions: cloth.positions(),
             settled: vec![f64::NAN; cloth.particle_count()],
             touched: Vec::new(),
+            flat: flat_and_convex(cloth),
         }
     }
 
@@ -151,6 +157,10 @@ impl<'a> SurfaceDistances<'a> {
         let x = |i: u32| self.positions[i as usize].as_dvec3();
         let goal = x(target);
         let chord = |i: u32| x(i).distance(x(source));
+        if self.flat {
+            // Exact, where the unfolding below comes out slightly long over obtuse triangles.
+            return chord(target);
+        }
         let estimate = |i: u32| ESTIMATE_WEIGHT * x(i).distance(goal);
         let mut heap = BinaryHeap::new();
         let push = |heap: &mut BinaryHeap<_>, d: f64, p: u32| {
@@ -194,4 +204,103 @@ impl<'a> SurfaceDistances<'a> {
         self.touched.clear();
         found.unwrap_or_else(|| chord(target))
     }
+}
+
+/// Whether `cloth` is a flat sheet covering a convex region once: every particle in one plane,
+/// every triangle wound the same way round, their areas adding up to the area inside the
+/// border, and the border one loop that never turns the other way. Then the straight segment
+/// between any two particles lies on the cloth, and the distance over it is the chord. False
+/// for anything else: curved, holed, in pieces, concave, or folded flat onto itself.
+pub(crate) fn flat_and_convex(cloth: &Cloth) -> bool {
+    let x: Vec<DVec3> = cloth.positions().iter().map(|p| p.as_dvec3()).collect();
+    let triangles = cloth.triangles();
+    let Some(first) = triangles.first() else {
+        return false;
+    };
+    let (lo, hi) = x.iter().fold(
+        (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
+        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+    );
+    let size = (hi - lo).max_element();
+    let doubled_area = |t: &[u32; 3]| {
+        let [a, b, c] = t.map(|i| x[i as usize]);
+        (b - a).cross(c - a)
+    };
+    // The plane of the largest triangle (the most reliable normal), facing it.
+    let normal = triangles
+        .iter()
+        .map(doubled_area)
+        .max_by(|a, b| a.length_squared().total_cmp(&b.length_squared()))
+        .unwrap_or_default();
+    // (Written so that a NaN also says no.)
+    let has_area = normal.length() > 0.0 && size > 0.0;
+    if !has_area {
+        return false;
+    }
+    let normal = normal.normalize();
+    let origin = x[first[0] as usize];
+    // f32 positions: a flat sheet is flat to their rounding.
+    if x.iter()
+        .any(|p| (*p - origin).dot(normal).abs() > 1e-6 * size)
+    {
+        return false;
+    }
+    // Wound alike: no triangle faces away (a sheet folded flat onto itself has some that do).
+    let mut area = 0.0;
+    for t in triangles {
+        let a = 0.5 * doubled_area(t).dot(normal);
+        if a < -1e-12 * size * size {
+            return false;
+        }
+        area += a;
+    }
+    // The border: edges of one triangle, directed as that triangle winds them, so the cloth is
+    // on their left seen from the normal.
+    let mut count = std::collections::HashMap::new();
+    for t in triangles {
+        for k in 0..3 {
+            let (a, b) = (t[k], t[(k + 1) % 3]);
+            *count.entry((a.min(b), a.max(b))).or_insert(0u32) += 1;
+        }
+    }
+    let mut next = std::collections::HashMap::new();
+    for t in triangles {
+        for k in 0..3 {
+            let (a, b) = (t[k], t[(k + 1) % 3]);
+            if count[&(a.min(b), a.max(b))] == 1 && next.insert(a, b).is_some() {
+                // Two border edges leave one particle: the border is not one simple loop.
+                return false;
+            }
+        }
+    }
+    let Some(&start) = next.keys().min() else {
+        return false;
+    };
+    // Walk the loop: it must take in every border edge, turn left or go straight on at every
+    // corner, and enclose the triangles' area (more means layers over each other).
+    let (mut at, mut steps, mut enclosed) = (start, 0usize, 0.0);
+    loop {
+        let (Some(&b), Some(&c)) = (next.get(&at), next.get(&at).and_then(|b| next.get(b))) else {
+            return false;
+        };
+        let (e1, e2) = (
+            x[b as usize] - x[at as usize],
+            x[c as usize] - x[b as usize],
+        );
+        let turn = e1.cross(e2).dot(normal);
+        let straight = turn.abs() <= 1e-9 * e1.length() * e2.length();
+        if (straight && e1.dot(e2) <= 0.0) || (!straight && turn < 0.0) {
+            return false;
+        }
+        enclosed += 0.5
+            * (x[at as usize] - origin)
+                .cross(x[b as usize] - origin)
+                .dot(normal);
+        at = b;
+        steps += 1;
+        if at == start || steps > next.len() {
+            break;
+        }
+    }
+    at == start && steps == next.len() && (enclosed - area).abs() <= 1e-6 * area
 }
