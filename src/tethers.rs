@@ -370,36 +370,27 @@ mod tests {
     fn a_sheet_folded_flat_onto_itself_or_with_a_hole_is_not_taken_for_convex() {
         // A 2 × 1 strip folded along x = 1 back over its first half (to x = 0.2, so that no
         // corner lands on another and is welded to it).
-        let p = |x: f32, z: f32| glam::Vec3::new(x, 0.0, z);
-        let folded = crate::TriangleMesh::new(
-            "folded",
-            vec![
+        // Its second half reaches from x = 1 to `far` (x = 2 unfolded).
+        let strip = |far: f32| {
+            let p = |x: f32, z: f32| glam::Vec3::new(x, 0.0, z);
+            let positions = vec![
                 p(0.0, 0.0),
                 p(1.0, 0.0),
                 p(1.0, 1.0),
                 p(0.0, 1.0),
-                p(0.2, 0.0),
-                p(0.2, 1.0),
-            ],
-            vec![[0, 3, 1], [1, 3, 2], [1, 2, 4], [4, 2, 5]],
-        );
-        let (cloth, _) = tethers_of(folded, vec![0]);
-        assert!(!flat_and_convex(&cloth));
+                p(far, 0.0),
+                p(far, 1.0),
+            ];
+            let triangles = vec![[0, 3, 1], [1, 3, 2], [1, 2, 4], [4, 2, 5]];
+            tethers_of(
+                crate::TriangleMesh::new("strip", positions, triangles),
+                vec![0],
+            )
+            .0
+        };
+        assert!(!flat_and_convex(&strip(0.2)));
         // The same strip unfolded is a flat convex sheet.
-        let strip = crate::TriangleMesh::new(
-            "strip",
-            vec![
-                p(0.0, 0.0),
-                p(1.0, 0.0),
-                p(1.0, 1.0),
-                p(0.0, 1.0),
-                p(2.0, 0.0),
-                p(2.0, 1.0),
-            ],
-            vec![[0, 3, 1], [1, 3, 2], [1, 2, 4], [4, 2, 5]],
-        );
-        let (cloth, _) = tethers_of(strip, vec![0]);
-        assert!(flat_and_convex(&cloth));
+        assert!(flat_and_convex(&strip(2.0)));
         // A 5 × 5 lattice without its middle cell's two triangles: two border loops.
         let holed = lattice(5, |_, _| true, |_, _| glam::Vec3::ZERO);
         let triangles = holed
