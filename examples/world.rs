@@ -54,6 +54,7 @@ fn main() -> chiffon::Result<()> {
         stretch: 1e-4,
         shear: 1e-3,
         bend: 1.0,
+        ..Compliance::default()
     };
     let mut capes = Vec::new();
     for k in 0..count {

@@ -42,7 +42,7 @@ struct Constraint {
     i: u32,
     j: u32,
     rest: f32,   // m
-    packed: u32, // bits 0-1: kind (0 stretch, 1 shear, 2 bend, 3 limit); bits 2..: material (row of `materials`) or a limit's share
+    packed: u32, // bits 0-1: kind (0 stretch, 1 shear, 2 bend, 3 limit); bits 2-29: material (row of `materials`) or a limit's share; bit 31: a stencil's record, bit 30: its tail
 }
 
 // A coarse level's constraint (Rust: hierarchy::LIMIT_KIND): unilateral, and rigid (its α̃ is the
@@ -219,6 +219,66 @@ fn solve_pair(params: StepParams, con: Constraint, pi: vec4<f32>, pj: vec4<f32>,
         vec4<f32>(pi.xyz + step.xyz * (step.w * w.x), pi.w),
         vec4<f32>(pj.xyz - step.xyz * (step.w * w.y), pj.w),
         lambda0 + step.w,
+    );
+}
+
+// A mesh's isometric bending stencil (Rust: Constraint::stencil) is two constraint records:
+// the head (the edge's ends, weight k0, the material) and the tail (the opposite vertices,
+// weight k1, and k2 in its datum). Both carry STENCIL; a color holds stencils only or none.
+const STENCIL: u32 = 0x80000000u;
+const DATUM_MASK: u32 = 0x0fffffffu;
+
+// Its α̃'s index in `materials`: the material row's fourth entry (the curvature compliance).
+fn stencil_slot(head: Constraint) -> u32 {
+    return ((head.packed >> 2u) & DATUM_MASK) * 4u + 3u;
+}
+
+// A constraint's α̃ index in `materials` (four floats a material): its kind's, or for a
+// stencil the fourth.
+fn material_slot(con: Constraint) -> u32 {
+    if ((con.packed & STENCIL) != 0u) {
+        return stencil_slot(con);
+    }
+    return con.packed;
+}
+
+// The stencil's four weights (they sum to zero).
+fn stencil_weights(head: Constraint, tail: Constraint) -> vec4<f32> {
+    let k2 = bitcast<f32>(((tail.packed >> 2u) & DATUM_MASK) << 4u);
+    return vec4<f32>(head.rest, tail.rest, k2, -(head.rest + tail.rest + k2));
+}
+
+// The four particles after one XPBD step of a stencil, and its new multiplier (CPU:
+// cpu::solve_color::solve_stencil). C = |κ|, κ = Σ k_a x_a (the curvature vector, zero when
+// the four lie flat as at rest), ∇_a C = k_a κ/|κ|:
+//   Δλ = ω (−C − α̃ λ) / (Σ w_a k_a² + α̃),  x_a += w_a k_a (κ/|κ|) Δλ
+struct SolvedStencil {
+    p0: vec4<f32>,
+    p1: vec4<f32>,
+    p2: vec4<f32>,
+    p3: vec4<f32>,
+    lambda: f32,
+}
+
+fn solve_stencil(params: StepParams, k: vec4<f32>, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, p3: vec4<f32>, alpha: f32, lambda0: f32) -> SolvedStencil {
+    let kappa = k.x * p0.xyz + k.y * p1.xyz + k.z * p2.xyz + k.w * p3.xyz;
+    let c = length(kappa);
+    let w = vec4<f32>(p0.w, p1.w, p2.w, p3.w);
+    let move_by = w * k;
+    // Summed in order, not with dot(), so the CPU twin rounds alike.
+    let denominator = move_by.x * k.x + move_by.y * k.y + move_by.z * k.z + move_by.w * k.w + alpha;
+    // Flat (no direction to move along) or nothing can move.
+    if (c < 1e-9 || denominator <= 0.0) {
+        return SolvedStencil(p0, p1, p2, p3, lambda0);
+    }
+    let d_lambda = (-c - alpha * lambda0) * params.over_relaxation / denominator;
+    let step = kappa * (d_lambda / c);
+    return SolvedStencil(
+        vec4<f32>(p0.xyz + step * move_by.x, p0.w),
+        vec4<f32>(p1.xyz + step * move_by.y, p1.w),
+        vec4<f32>(p2.xyz + step * move_by.z, p2.w),
+        vec4<f32>(p3.xyz + step * move_by.w, p3.w),
+        lambda0 + d_lambda,
     );
 }
 

@@ -188,6 +188,24 @@ fn solve_constraint(params: StepParams, cloth: ClothRecord, index: u32, first_sw
     store_x(offset, con.j, solved.pj);
 }
 
+// One bending stencil (records `index` and `index + 1`), as solve_color runs it.
+fn solve_fused_stencil(params: StepParams, cloth: ClothRecord, index: u32, first_sweep: bool) {
+    let offset = cloth.particle_offset;
+    let head = constraints[index];
+    let tail = constraints[index + 1u];
+    var lambda0 = 0.0;
+    if (!first_sweep) {
+        lambda0 = multipliers[index];
+    }
+    let s = solve_stencil(params, stencil_weights(head, tail), load_x(offset, head.i), load_x(offset, head.j),
+        load_x(offset, tail.i), load_x(offset, tail.j), cloth.alpha.w, lambda0);
+    multipliers[index] = s.lambda;
+    store_x(offset, head.i, s.p0);
+    store_x(offset, head.j, s.p1);
+    store_x(offset, tail.i, s.p2);
+    store_x(offset, tail.j, s.p3);
+}
+
 // The cloth's coarse levels, as the global path's coarse stage runs them: the snapshot of every
 // level's particles, then per level (coarsest first) one sweep of its colors and the
 // prolongation of the particles it dropped. Called after integrate, before the fine sweeps.
@@ -253,8 +271,15 @@ fn integrate_and_solve(params: StepParams, cloth: ClothRecord, local: u32) {
     for (var k = 0u; k < frame.iterations; k++) {
         for (var c = 0u; c < cloth.color_count; c++) {
             let range = fused_color(cloth.color_offset + c);
-            for (var t = local; t < range.count; t += WORKGROUP_SIZE) {
-                solve_constraint(params, cloth, range.start + t, k == 0u);
+            if ((constraints[range.start].packed & STENCIL) != 0u) {
+                // A color of bending stencils, two records each.
+                for (var t = 2u * local; t < range.count; t += 2u * WORKGROUP_SIZE) {
+                    solve_fused_stencil(params, cloth, range.start + t, k == 0u);
+                }
+            } else {
+                for (var t = local; t < range.count; t += WORKGROUP_SIZE) {
+                    solve_constraint(params, cloth, range.start + t, k == 0u);
+                }
             }
             sync();
         }

@@ -1,4 +1,5 @@
-// Relax one color of distance constraints, one thread per constraint, one XPBD step each
+// Relax one color of distance constraints, one thread per constraint, one XPBD step each, or
+// one color of a mesh's bending stencils, one thread per stencil
 // (CPU twin: src/cpu/solve_color.rs). Within a color no two constraints share a particle, so
 // the read-modify-write of both ends needs no atomics.
 // The step itself is `xpbd_step` (common.wgsl): along the current bond (Jakobsen) or the bond at
@@ -11,8 +12,9 @@
 @group(0) @binding(3) var<storage, read> previous: array<vec4<f32>>;         // x at step start
 @group(0) @binding(4) var<storage, read_write> multipliers: array<f32>;
 @group(0) @binding(5) var<uniform> params: StepParams;
-// α̃ per material and kind, four floats a material (stretch, shear, bend, unused): a
-// constraint's `kind` (its material × 4 + its kind) is its index here, one load per solve.
+// α̃ per material and kind, four floats a material (stretch, shear, bend, a mesh's bending
+// stencils): a distance constraint's `packed` (its material × 4 + its kind) is its index here,
+// one load per solve.
 @group(0) @binding(6) var<storage, read> materials: array<f32>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -23,6 +25,27 @@ fn solve_color(
 ) {
     let k = thread_index(group, groups, local);
     if (k >= color.count) {
+        return;
+    }
+    // A color of bending stencils: thread k takes the k-th (records 2k and 2k + 1).
+    if ((constraints[color.start].packed & STENCIL) != 0u) {
+        if (2u * k >= color.count) {
+            return;
+        }
+        let head_index = color.start + 2u * k;
+        let head = constraints[head_index];
+        let tail = constraints[head_index + 1u];
+        var lambda_s = 0.0;
+        if (color.first_sweep == 0u) {
+            lambda_s = multipliers[head_index];
+        }
+        let s = solve_stencil(params, stencil_weights(head, tail), positions[head.i], positions[head.j],
+            positions[tail.i], positions[tail.j], materials[stencil_slot(head)], lambda_s);
+        multipliers[head_index] = s.lambda;
+        positions[head.i] = s.p0;
+        positions[head.j] = s.p1;
+        positions[tail.i] = s.p2;
+        positions[tail.j] = s.p3;
         return;
     }
     let index = color.start + k;

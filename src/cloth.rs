@@ -39,6 +39,66 @@ impl Constraint {
 
     /// Bits of [`Constraint::packed`] below the datum (the kind number).
     pub const DATUM_SHIFT: u32 = 2;
+    /// Set in both records of a bending stencil ([`Constraint::stencil`]).
+    pub const STENCIL: u32 = 1 << 31;
+    /// Set in a stencil's second record.
+    pub const STENCIL_TAIL: u32 = 1 << 30;
+    /// The datum's bits (2–29), below the stencil flags.
+    const DATUM_MASK: u32 = (1 << 28) - 1;
+
+    /// An isometric bending stencil (Bergou et al. 2006) across one interior edge of a
+    /// triangle mesh, as two consecutive records: the edge's ends `p[0]`, `p[1]` and the
+    /// vertices `p[2]`, `p[3]` opposite it, and the weights `k` of its curvature vector
+    /// κ = Σ k·x (the first three; the fourth is minus their sum). The head holds `p[0]`,
+    /// `p[1]`, `k[0]` and the material like any constraint; the tail holds `p[2]`, `p[3]`,
+    /// `k[1]`, and `k[2]` in its datum (an f32 without its four lowest mantissa bits, a
+    /// relative error below 2·10⁻⁶). Kind [`ConstraintKind::Bend`]; colors hold either
+    /// stencils or distance constraints, never both (the kernels read a color's first record to
+    /// know which).
+    pub fn stencil(p: [u32; 4], k: [f32; 3]) -> [Constraint; 2] {
+        let bend = ConstraintKind::Bend as u32;
+        [
+            Constraint {
+                i: p[0],
+                j: p[1],
+                rest: k[0],
+                packed: bend | Self::STENCIL,
+            },
+            Constraint {
+                i: p[2],
+                j: p[3],
+                rest: k[1],
+                packed: bend
+                    | Self::STENCIL
+                    | Self::STENCIL_TAIL
+                    | ((k[2].to_bits() >> 4) << Self::DATUM_SHIFT),
+            },
+        ]
+    }
+
+    /// True for either record of a bending stencil.
+    pub fn is_stencil(&self) -> bool {
+        self.packed & Self::STENCIL != 0
+    }
+
+    /// True for a stencil's second record.
+    pub fn is_stencil_tail(&self) -> bool {
+        self.packed & (Self::STENCIL | Self::STENCIL_TAIL) == Self::STENCIL | Self::STENCIL_TAIL
+    }
+
+    /// True for a distance constraint between `i` and `j` (a cloth's, or a limit), false for a
+    /// stencil's records: what code that reads constraints as edges keeps.
+    pub fn is_distance(&self) -> bool {
+        !self.is_stencil()
+    }
+
+    /// A stencil's four particles and four weights from its head and tail (twin of
+    /// `stencil_weights` in `shaders/common.wgsl`).
+    pub fn stencil_parts(head: &Constraint, tail: &Constraint) -> ([u32; 4], [f32; 4]) {
+        let k2 = f32::from_bits(((tail.packed >> Self::DATUM_SHIFT) & Self::DATUM_MASK) << 4);
+        let k = [head.rest, tail.rest, k2, -(head.rest + tail.rest + k2)];
+        ([head.i, head.j, tail.i, tail.j], k)
+    }
 
     /// The kind number: [`ConstraintKind`] as `u32` (0–2), or 3 for a limit.
     pub fn kind_number(&self) -> u32 {
@@ -52,24 +112,26 @@ impl Constraint {
 
     /// The datum in bits 2 and up: the material, or a limit's share.
     fn datum(&self) -> u32 {
-        self.packed >> Self::DATUM_SHIFT
+        (self.packed >> Self::DATUM_SHIFT) & Self::DATUM_MASK
     }
 
     /// The same constraint reading material `material` (a limit has no material and is
     /// returned unchanged).
     pub fn with_material(self, material: u32) -> Self {
-        if self.is_limit() {
+        if self.is_limit() || self.is_stencil_tail() {
             return self;
         }
         Self {
-            packed: self.kind_number() | (material << Self::DATUM_SHIFT),
+            packed: self.kind_number()
+                | (self.packed & Self::STENCIL)
+                | (material << Self::DATUM_SHIFT),
             ..self
         }
     }
 
     /// Its material (the row of the `materials` table); `None` for a limit.
     pub fn material(&self) -> Option<u32> {
-        (!self.is_limit()).then(|| self.datum())
+        (!self.is_limit() && !self.is_stencil_tail()).then(|| self.datum())
     }
 
     /// A limit's share of the correction that its first end takes, in 1/65536; `None` for a
@@ -90,7 +152,22 @@ impl Constraint {
 
     /// Its α̃ out of a material's row (twin of `constraint_alpha` in `shaders/common.wgsl`).
     pub fn alpha(&self, material: glam::Vec4) -> f32 {
-        material[self.kind_number() as usize]
+        material[self.material_column()]
+    }
+
+    /// Which of a material's four α̃ it reads: its kind's, or the last (the curvature
+    /// compliance) for a stencil.
+    pub fn material_column(&self) -> usize {
+        if self.is_stencil() {
+            3
+        } else {
+            self.kind_number() as usize
+        }
+    }
+
+    /// Its α̃'s index in the `materials` table seen as floats (four a material).
+    pub fn material_slot(&self) -> usize {
+        self.datum() as usize * 4 + self.material_column()
     }
 }
 
@@ -225,6 +302,33 @@ impl Cloth {
         }
         check_finite3("initial velocity", desc.velocity)?;
         for (k, c) in desc.constraints.iter().enumerate() {
+            if c.is_stencil() {
+                // A head, then its tail, with finite weights: what `Constraint::stencil` makes.
+                let tail = c.is_stencil_tail();
+                let paired = if tail {
+                    k > 0
+                        && desc.constraints[k - 1].packed
+                            == ConstraintKind::Bend as u32 | Constraint::STENCIL
+                } else {
+                    c.packed == ConstraintKind::Bend as u32 | Constraint::STENCIL
+                        && desc
+                            .constraints
+                            .get(k + 1)
+                            .is_some_and(Constraint::is_stencil_tail)
+                };
+                let weights_finite = tail
+                    && Constraint::stencil_parts(&desc.constraints[k - 1], c)
+                        .1
+                        .iter()
+                        .all(|w| w.is_finite());
+                if !paired || (tail && !weights_finite) {
+                    return bad(format!(
+                        "constraint {k} is half of a bending stencil without its other half, or \
+                         with weights that are not finite"
+                    ));
+                }
+                continue;
+            }
             if !(c.rest.is_finite() && c.rest >= 0.0) {
                 return bad(format!("constraint {k} has rest length {}", c.rest));
             }

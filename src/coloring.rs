@@ -38,8 +38,52 @@ impl ColoredConstraints {
                 )));
             }
         }
-        let coloring = color_constraints(&pairs, particle_count);
+        // Distance constraints and bending stencils are colored apart (a color holds one or
+        // the other; the kernels read its first record to know which), stencils last.
+        let distances: Vec<u32> = (0..constraints.len() as u32)
+            .filter(|&k| constraints[k as usize].is_distance())
+            .collect();
+        let heads: Vec<u32> = (0..constraints.len() as u32)
+            .filter(|&k| {
+                constraints[k as usize].is_stencil() && !constraints[k as usize].is_stencil_tail()
+            })
+            .collect();
+        if distances.len() + 2 * heads.len() != constraints.len() {
+            return Err(ChiffonError::InvalidCloth(
+                "a bending stencil's records must come in pairs, head then tail".into(),
+            ));
+        }
+        let distance_pairs: Vec<[u32; 2]> = distances.iter().map(|&k| pairs[k as usize]).collect();
+        let mut coloring = color_constraints(&distance_pairs, particle_count);
+        for k in &mut coloring.order {
+            *k = distances[*k as usize];
+        }
+        let quads: Vec<[u32; 4]> = heads
+            .iter()
+            .map(|&k| {
+                let [a, b] = pairs[k as usize];
+                let [c, d] = pairs[k as usize + 1];
+                [a, b, c, d]
+            })
+            .collect();
+        for (q, &k) in quads.iter().zip(&heads) {
+            if (1..4).any(|a| q[..a].contains(&q[a])) {
+                return Err(ChiffonError::InvalidCloth(format!(
+                    "the bending stencil at constraint {k} names particle twice: {q:?}"
+                )));
+            }
+        }
+        let stencils = color_stencils(&quads, particle_count);
+        let base = coloring.order.len() as u32;
+        for r in &stencils.ranges {
+            coloring.ranges.push(base + 2 * r.start..base + 2 * r.end);
+        }
+        for &s in &stencils.order {
+            let head = heads[s as usize];
+            coloring.order.extend([head, head + 1]);
+        }
         coloring.validate(&pairs, particle_count)?;
+        validate_stencils(constraints, &coloring)?;
         let sorted = coloring
             .order
             .iter()
@@ -63,11 +107,12 @@ impl ColoredConstraints {
         particle_count: usize,
     ) -> Result<Self> {
         let pairs: Vec<[u32; 2]> = constraints.iter().map(|c| [c.i, c.j]).collect();
-        Coloring {
+        let coloring = Coloring {
             order: (0..pairs.len() as u32).collect(),
             ranges: colors.clone(),
-        }
-        .validate(&pairs, particle_count)?;
+        };
+        coloring.validate(&pairs, particle_count)?;
+        validate_stencils(&constraints, &coloring)?;
         Ok(Self {
             constraints,
             colors,
@@ -76,10 +121,30 @@ impl ColoredConstraints {
     }
 
     /// Every rest length times `scale` (a cloth scaled uniformly; the coloring is unchanged).
+    /// A bending stencil's weights, scaled by √(3 / area), go as 1 / `scale`.
     pub(crate) fn scale_rest(&mut self, scale: f32) {
-        for c in &mut self.constraints {
-            c.rest *= scale;
+        let mut k = 0;
+        while k < self.constraints.len() {
+            if self.constraints[k].is_stencil() {
+                let (head, tail) = (self.constraints[k], self.constraints[k + 1]);
+                let (p, w) = Constraint::stencil_parts(&head, &tail);
+                let [h, t] = Constraint::stencil(p, [w[0], w[1], w[2]].map(|w| w / scale));
+                self.constraints[k] = Constraint {
+                    packed: head.packed,
+                    ..h
+                };
+                self.constraints[k + 1] = t;
+                k += 2;
+            } else {
+                self.constraints[k].rest *= scale;
+                k += 1;
+            }
         }
+    }
+
+    /// True when color `c` holds bending stencils (a cloth's stencil colors are its last).
+    pub fn is_stencil_color(&self, c: usize) -> bool {
+        self.constraints[self.colors[c].start as usize].is_stencil()
     }
 
     /// The constraints, sorted by color.
@@ -186,6 +251,90 @@ impl Coloring {
         }
         Ok(())
     }
+}
+
+/// Checks what the kernels assume of bending stencils: a color holds stencils only or none,
+/// each a head and then its tail.
+fn validate_stencils(constraints: &[Constraint], coloring: &Coloring) -> Result<()> {
+    for (c, r) in coloring.ranges.iter().enumerate() {
+        let records: Vec<&Constraint> = r
+            .clone()
+            .map(|pos| &constraints[coloring.order[pos as usize] as usize])
+            .collect();
+        let stencil = records[0].is_stencil();
+        let ok = if stencil {
+            records.len().is_multiple_of(2)
+                && records
+                    .chunks_exact(2)
+                    .all(|p| !p[0].is_stencil_tail() && p[0].is_stencil() && p[1].is_stencil_tail())
+        } else {
+            records.iter().all(|x| x.is_distance())
+        };
+        if !ok {
+            return Err(ChiffonError::InvalidColoring(format!(
+                "color {c} mixes bending stencils with distance constraints or splits a stencil"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Colors bending stencils (four particles each), greedily: no particle twice in a color.
+fn color_stencils(quads: &[[u32; 4]], particle_count: usize) -> Coloring {
+    let mut degree = vec![0u32; particle_count];
+    for q in quads {
+        for &p in q {
+            degree[p as usize] += 1;
+        }
+    }
+    let max_degree = degree.iter().copied().max().unwrap_or(0) as usize;
+    // A stencil meets at most 4 (max_degree − 1) others.
+    let mut masks = ColorMasks::new(particle_count, 4 * max_degree.max(1));
+    let mut color = Vec::with_capacity(quads.len());
+    let mut counts: Vec<u32> = Vec::new();
+    for q in quads {
+        let [a, b, c, d] = *q;
+        let row = |p: u32| masks.row(p);
+        let used: Vec<u64> = (0..masks.words)
+            .map(|w| row(a)[w] | row(b)[w] | row(c)[w] | row(d)[w])
+            .collect();
+        let w = used
+            .iter()
+            .position(|&u| u != u64::MAX)
+            .expect("masks sized for every color");
+        let k = (w * 64) as u32 + (!used[w]).trailing_zeros();
+        masks.set([a, b], k, true);
+        masks.set([c, d], k, true);
+        if k as usize >= counts.len() {
+            counts.resize(k as usize + 1, 0);
+        }
+        counts[k as usize] += 1;
+        color.push(k);
+    }
+    // Level, as for distances: every color is one dispatch whatever its size, so move
+    // stencils out of colors above the mean into ones below it where all four are free.
+    let target = (quads.len() as u32).div_ceil(counts.len().max(1) as u32);
+    for (k, q) in quads.iter().enumerate() {
+        let from = color[k];
+        if counts[from as usize] <= target {
+            continue;
+        }
+        let [a, b, c, d] = *q;
+        let free =
+            |masks: &ColorMasks, to: u32| masks.is_free([a, b], to) && masks.is_free([c, d], to);
+        if let Some(to) =
+            (0..counts.len() as u32).find(|&to| counts[to as usize] < target && free(&masks, to))
+        {
+            masks.set([a, b], from, false);
+            masks.set([c, d], from, false);
+            masks.set([a, b], to, true);
+            masks.set([c, d], to, true);
+            counts[from as usize] -= 1;
+            counts[to as usize] += 1;
+            color[k] = to;
+        }
+    }
+    sort_by_color(&color, &counts)
 }
 
 /// Per-particle bit sets of the colors already touching each particle.

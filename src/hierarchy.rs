@@ -251,14 +251,21 @@ impl Hierarchy {
         }
         let mut constraints = Vec::new();
         let mut colors = Vec::new();
-        let cloth_colors = parts
-            .iter()
-            .map(|p| p.hierarchy.cloth_colors)
-            .max()
-            .unwrap_or(0);
-        merge_colors(parts, &mut constraints, &mut colors, cloth_colors, &|p| {
-            Some(0..p.hierarchy.cloth_colors as u32)
+        // A color holds distance constraints or bending stencils, never both: each part's
+        // distance colors merge with the others', then its stencil colors (its last ones).
+        let stencil_colors = |p: &Part<'_>| {
+            let h = p.hierarchy;
+            (0..h.cloth_colors).filter(|&c| h.constraints.is_stencil_color(c)).count() as u32
+        };
+        let distance_colors = |p: &Part<'_>| p.hierarchy.cloth_colors as u32 - stencil_colors(p);
+        let most = |count: &dyn Fn(&Part<'_>) -> u32| parts.iter().map(count).max().unwrap_or(0);
+        merge_colors(parts, &mut constraints, &mut colors, most(&distance_colors) as usize, &|p| {
+            Some(0..distance_colors(p))
         });
+        merge_colors(parts, &mut constraints, &mut colors, most(&stencil_colors) as usize, &|p| {
+            Some(distance_colors(p)..p.hierarchy.cloth_colors as u32)
+        });
+        let cloth_colors = colors.len();
         let depth = parts
             .iter()
             .map(|p| p.hierarchy.levels.len())
@@ -572,6 +579,7 @@ fn graph_levels(cloth: &Cloth, max_levels: usize) -> Vec<Built> {
         edges = cloth
             .constraints()
             .iter()
+            .filter(|c| c.is_distance())
             .map(|c| (c.i.min(c.j), c.i.max(c.j)))
             .collect();
     }

@@ -22,6 +22,20 @@ pub struct Compliance {
     /// inverse masses: at 360 Hz a 0.2 kg 64² cloth has 4·10⁴ kg⁻¹ against the default's
     /// 1.3·10³, so its bends are rigid in effect from 0 up to about 0.3 m/N.
     pub bend: f32,
+    /// A triangle mesh's bending (isometric: one stencil across each interior edge, Bergou et
+    /// al. 2006), 1/(N·m): the inverse of the bending stiffness, so the same number is the same
+    /// fabric at any resolution. Default 10⁶ (a stiffness of 10⁻⁶ N·m, light cotton); 0 is
+    /// rigid. Grids and ropes bend with `bend`.
+    #[cfg_attr(feature = "serde", serde(default = "default_curvature"))]
+    pub curvature: f32,
+}
+
+/// Default [`Compliance::curvature`] (1/(N·m)).
+pub const DEFAULT_CURVATURE_COMPLIANCE: f32 = 1e6;
+
+#[cfg(feature = "serde")]
+fn default_curvature() -> f32 {
+    DEFAULT_CURVATURE_COMPLIANCE
 }
 
 impl Default for Compliance {
@@ -30,6 +44,7 @@ impl Default for Compliance {
             stretch: 0.0,
             shear: 0.0,
             bend: DEFAULT_BEND_COMPLIANCE,
+            curvature: DEFAULT_CURVATURE_COMPLIANCE,
         }
     }
 }
@@ -43,6 +58,7 @@ impl Compliance {
         stretch: 0.0,
         shear: 0.0,
         bend: 0.0,
+        curvature: 0.0,
     };
 
     /// The compliance of `kind` (m/N).
@@ -225,6 +241,10 @@ pub const MAX_ACCELERATION: f32 = 9810.0;
 pub const MAX_DAMPING: f32 = 1.0e4;
 /// Largest compliance accepted (m/N).
 pub const MAX_COMPLIANCE: f32 = 1.0e6;
+
+/// Largest accepted [`Compliance::curvature`] (1/(N·m)): a bending stiffness of 10⁻¹² N·m,
+/// far below any fabric's.
+pub const MAX_CURVATURE_COMPLIANCE: f32 = 1.0e12;
 /// Largest over-relaxation factor accepted (2 and above diverge).
 pub const MAX_OVER_RELAXATION: f32 = 1.99;
 /// Largest tether slack accepted.
@@ -284,6 +304,12 @@ impl SolverParams {
         ] {
             check_range(name, a, 0.0, MAX_COMPLIANCE)?;
         }
+        check_range(
+            "curvature compliance (1/(N·m))",
+            self.compliance.curvature,
+            0.0,
+            MAX_CURVATURE_COMPLIANCE,
+        )?;
         check_range(
             "over-relaxation",
             self.over_relaxation,

@@ -104,7 +104,21 @@ pub fn energy(
         e.kinetic += 0.5 * m * v.length_squared();
         e.gravitational -= m * g.dot(x.truncate().as_dvec3());
     }
-    for c in cloth.constraints() {
+    let records = cloth.constraints();
+    for (k, c) in records.iter().enumerate() {
+        if c.is_stencil() {
+            // A bending stencil (its head): ½ |κ|² / α.
+            let alpha = compliance.curvature as f64;
+            if c.is_stencil_tail() || alpha <= 0.0 {
+                continue;
+            }
+            let (p, w) = crate::Constraint::stencil_parts(c, &records[k + 1]);
+            let kappa: glam::DVec3 = (0..4)
+                .map(|a| positions[p[a] as usize].truncate().as_dvec3() * w[a] as f64)
+                .sum();
+            e.elastic += 0.5 * kappa.length_squared() / alpha;
+            continue;
+        }
         let Some(kind) = crate::ConstraintKind::from_index(c.kind_number()) else {
             continue;
         };

@@ -437,7 +437,8 @@ fn step_params(params: &SolverParams, c: StepCoefficients, h: f64) -> StepParams
 }
 
 /// A material's XPBD compliance for substeps of `h` seconds, as the kernels read it (one
-/// `vec4` of the `materials` table): α̃ = α / h² of stretch, shear and bend (1/kg), w unused.
+/// `vec4` of the `materials` table): α̃ = α / h² of stretch, shear and bend (1/kg), and of a
+/// mesh's bending stencils (w; their weights are scaled so that α is the curvature compliance).
 /// Computed once per frame on the host, for every constraint of every substep.
 pub fn material_alpha(compliance: &crate::params::Compliance, h: f64) -> glam::Vec4 {
     let per_h2 = |alpha: f32| (alpha as f64 / (h * h)) as f32;
@@ -445,7 +446,7 @@ pub fn material_alpha(compliance: &crate::params::Compliance, h: f64) -> glam::V
         per_h2(compliance.stretch),
         per_h2(compliance.shear),
         per_h2(compliance.bend),
-        0.0,
+        per_h2(compliance.curvature),
     )
 }
 

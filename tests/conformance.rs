@@ -194,6 +194,7 @@ fn parameter_changes_between_frames_match() {
                     stretch: 1e-4,
                     shear: 1e-3,
                     bend: 0.1,
+                    ..Compliance::default()
                 },
                 over_relaxation: 1.5,
                 integrator: Integrator::TimeCorrectedExact,

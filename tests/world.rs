@@ -52,6 +52,7 @@ fn mixed_cloths() -> Vec<(Cloth, ClothOptions)> {
                 stretch: 1e-4,
                 shear: 1e-3,
                 bend: 0.05,
+                ..Compliance::default()
             }),
         ),
         (cape, at(0.0)),
@@ -267,6 +268,7 @@ fn a_cloths_own_material_is_what_it_stretches_by() {
         stretch: 1.0,
         shear: 1.0,
         bend: 1.0,
+        ..Compliance::default()
     };
     let soft = world
         .add(

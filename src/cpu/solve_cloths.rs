@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use super::collide::{collide_all, collider_wakes};
 use super::health::{is_bad, report_bad};
 use super::integrate::integrate_particle;
-use super::solve_color::solve_constraint;
+use super::solve_color::{solve_constraint, solve_stencil};
 use super::tethers::{anchor_pair, tether_pull};
 use crate::cloth::Constraint;
 use crate::config::{
@@ -278,6 +278,20 @@ fn solve_cloth(
         }
         for k in 0..frame.iterations {
             for range in own_colors {
+                if constraints[range.start as usize].is_stencil() {
+                    // A color of bending stencils, two records each.
+                    for index in range.range().step_by(2) {
+                        let (ids, weights) =
+                            Constraint::stencil_parts(&constraints[index], &constraints[index + 1]);
+                        let mut x = ids.map(|i| c.positions[local(i)]);
+                        let lambda = &mut c.multipliers[index - c.first_constraint];
+                        solve_stencil(params, weights, &mut x, alpha.w, lambda, k == 0);
+                        for (i, v) in ids.into_iter().zip(x) {
+                            c.positions[local(i)] = v;
+                        }
+                    }
+                    continue;
+                }
                 for index in range.range() {
                     let con = &constraints[index];
                     let (i, j) = (local(con.i), local(con.j));

@@ -57,6 +57,35 @@ pub fn solve_color(
     let shared = Shared(positions.as_mut_ptr(), multipliers.as_mut_ptr());
     let shared = &shared;
     let first = color.start as usize;
+    if batch.first().is_some_and(Constraint::is_stencil) {
+        // A color of bending stencils: one thread per stencil (two records).
+        batch
+            .par_chunks_exact(2)
+            .enumerate()
+            .with_min_len(MIN_PER_TASK / 2)
+            .for_each(|(k, pair)| {
+                let (head, tail) = (&pair[0], &pair[1]);
+                let (ids, weights) = Constraint::stencil_parts(head, tail);
+                // SAFETY: the four particles are below particle_count <= positions.len() and
+                // distinct, and no other record of this color names any of them (the
+                // coloring's invariant covers both records of a stencil, which it keeps in one
+                // color); multiplier first + 2k is this stencil's alone. So these are the only
+                // live references.
+                let (mut p, lambda) = unsafe {
+                    (
+                        ids.map(|i| &mut *shared.0.add(i as usize)),
+                        &mut *shared.1.add(first + 2 * k),
+                    )
+                };
+                let alpha = alphas[head.material_slot()];
+                let mut x = p.each_ref().map(|q| **q);
+                solve_stencil(params, weights, &mut x, alpha, lambda, color.first_sweep == 1);
+                for (q, v) in p.iter_mut().zip(x) {
+                    **q = v;
+                }
+            });
+        return;
+    }
     batch
         .par_iter()
         .enumerate()
@@ -78,7 +107,7 @@ pub fn solve_color(
             let alpha = if c.is_limit() {
                 0.0
             } else {
-                alphas[c.packed as usize]
+                alphas[c.material_slot()]
             };
             solve_constraint(params, c, pi, pj, r, alpha, lambda, color.first_sweep == 1);
         });
@@ -119,6 +148,38 @@ pub(crate) fn solve_constraint(
     *lambda = lambda0 + d_lambda;
     *pi = (pi.xyz() + dir * (d_lambda * wi)).extend(pi.w);
     *pj = (pj.xyz() - dir * (d_lambda * wj)).extend(pj.w);
+}
+
+/// One thread of `solve_color` on a color of bending stencils (and of the fused kernel's
+/// solve), twin of `solve_stencil` in `shaders/common.wgsl`: `k` the stencil's four weights,
+/// `x` its four particles (w: inverse mass), `alpha` its α̃.
+///   C = |κ|, κ = Σ k_a x_a,  Δλ = ω (−C − α̃ λ) / (Σ w_a k_a² + α̃),  x_a += w_a k_a (κ/|κ|) Δλ
+#[inline]
+pub(crate) fn solve_stencil(
+    params: &StepParams,
+    k: [f32; 4],
+    x: &mut [Vec4; 4],
+    alpha: f32,
+    lambda: &mut f32,
+    first_sweep: bool,
+) {
+    let lambda0 = if first_sweep { 0.0 } else { *lambda };
+    let kappa = k[0] * x[0].xyz() + k[1] * x[1].xyz() + k[2] * x[2].xyz() + k[3] * x[3].xyz();
+    let c = kappa.length();
+    let move_by = [0, 1, 2, 3].map(|a| x[a].w * k[a]);
+    // In order (glam's Vec4 dot sums in pairs), as the kernel does.
+    let denominator =
+        move_by[0] * k[0] + move_by[1] * k[1] + move_by[2] * k[2] + move_by[3] * k[3] + alpha;
+    *lambda = lambda0;
+    if c < 1e-9 || denominator <= 0.0 {
+        return;
+    }
+    let d_lambda = (-c - alpha * lambda0) * params.over_relaxation / denominator;
+    let step = kappa * (d_lambda / c);
+    for (a, p) in x.iter_mut().enumerate() {
+        *p = (p.xyz() + step * move_by[a]).extend(p.w);
+    }
+    *lambda = lambda0 + d_lambda;
 }
 
 /// Twin of `xpbd_step` in `shaders/common.wgsl`: the direction to move along and Δλ of one

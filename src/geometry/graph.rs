@@ -7,7 +7,7 @@ use std::collections::BinaryHeap;
 
 use glam::DVec3;
 
-use crate::cloth::Cloth;
+use crate::cloth::{Cloth, Constraint};
 
 /// For each particle, the other two corners of every triangle it belongs to.
 pub(crate) struct Fans {
@@ -53,7 +53,22 @@ impl Adjacency {
     pub(crate) fn new(cloth: &Cloth) -> Self {
         let n = cloth.particle_count();
         let mut degree = vec![0u32; n + 1];
-        for c in cloth.constraints() {
+        // Every distance constraint, and across each bending stencil its two opposite vertices
+        // (its tail's pair) at their distance at rest, as a distance bend would join them.
+        let x = cloth.positions();
+        let distances = || {
+            cloth.constraints().iter().filter_map(|c| {
+                if c.is_distance() {
+                    Some(*c)
+                } else if c.is_stencil_tail() {
+                    let rest = x[c.i as usize].distance(x[c.j as usize]);
+                    Some(Constraint { rest, ..*c })
+                } else {
+                    None
+                }
+            })
+        };
+        for c in distances() {
             degree[c.i as usize + 1] += 1;
             degree[c.j as usize + 1] += 1;
         }
@@ -62,7 +77,7 @@ impl Adjacency {
         }
         let mut cursor = degree.clone();
         let mut edges = vec![(0u32, 0f32); degree[n] as usize];
-        for c in cloth.constraints() {
+        for c in distances() {
             for (a, b) in [(c.i, c.j), (c.j, c.i)] {
                 edges[cursor[a as usize] as usize] = (b, c.rest);
                 cursor[a as usize] += 1;

@@ -165,12 +165,14 @@ impl MeshStats {
     }
 }
 
-/// The distance constraints of a triangle mesh: one per edge (structural, or shear for the
-/// `diagonals`), and one bending constraint across each edge with exactly two triangles
-/// between the two opposite vertices (shear across a diagonal, where the pair is the quad's
-/// other diagonal). Kinds turned off in `kinds` are left out. Deterministic: constraints come
-/// in the order the triangles first name their edges. Returns the constraints and the counts
-/// of non-manifold and boundary edges.
+/// The constraints of a triangle mesh: one distance per edge (structural, or shear for the
+/// `diagonals`), and across each edge with exactly two triangles a bending stencil
+/// ([`Constraint::stencil`], [`bending_weights`]; a distance between the two opposite vertices
+/// where the rest shape is folded or a triangle has no area), or a shear distance across a
+/// diagonal (the quad's other diagonal). Kinds turned off in `kinds` are left out.
+/// Deterministic: distances come in the order the triangles first name their edges, the
+/// stencils after them. Returns the constraints and the counts of non-manifold and boundary
+/// edges.
 pub fn mesh_constraints(
     positions: &[Vec3],
     triangles: &[[u32; 3]],
@@ -225,21 +227,67 @@ pub fn mesh_constraints(
         push(&mut out, e.ends.0, e.ends.1, kind);
     }
     let (mut non_manifold, mut boundary) = (0, 0);
+    let mut stencils = Vec::new();
     for e in &edges {
         match e.count {
             1 => boundary += 1,
-            2 => {
-                let kind = if diagonal.contains(&e.ends) {
-                    ConstraintKind::Shear
-                } else {
-                    ConstraintKind::Bend
-                };
-                push(&mut out, e.opposite[0], e.opposite[1], kind);
+            2 if diagonal.contains(&e.ends) => push(
+                &mut out,
+                e.opposite[0],
+                e.opposite[1],
+                ConstraintKind::Shear,
+            ),
+            2 if kinds[ConstraintKind::Bend as usize] => {
+                let p = [e.ends.0, e.ends.1, e.opposite[0], e.opposite[1]];
+                match bending_weights(p.map(|v| positions[v as usize])) {
+                    Some(k) => stencils.extend(Constraint::stencil(p, k)),
+                    // A sliver or a fold at rest: a distance across it instead.
+                    None => push(&mut out, p[2], p[3], ConstraintKind::Bend),
+                }
             }
+            2 => {}
             _ => non_manifold += 1,
         }
     }
+    out.extend(stencils);
     (out, non_manifold, boundary)
+}
+
+/// How flat (|κ| over the edge's length) a stencil's rest shape must be: about one degree.
+pub const FLAT_STENCIL: f64 = 0.02;
+
+/// The weights of the isometric bending stencil across the edge `x[0]`–`x[1]` with opposite
+/// vertices `x[2]`, `x[3]` (Bergou et al. 2006, "A quadratic bending model for inextensible
+/// surfaces"): its curvature vector is κ = Σ kᵢ xᵢ (zero on the flat rest shape, as the
+/// cotangent Laplacian reproduces linear functions), and its bending energy ½ k_b · 3 |κ|² /
+/// (A₀ + A₁) for a stiffness k_b (N·m). The weights come scaled by √(3 / (A₀ + A₁)), so that
+/// energy is ½ k_b |κ|²: a constraint C = |κ| with compliance 1/k_b, whatever the mesh's
+/// resolution. Returns the first three (they sum to zero with the fourth); `None` for a
+/// sliver (a triangle without area), whose cotangents are unbounded, and for a stencil not flat
+/// at rest ([`FLAT_STENCIL`]).
+pub fn bending_weights(x: [Vec3; 4]) -> Option<[f32; 3]> {
+    let [x0, x1, x2, x3] = x.map(|v| v.as_dvec3());
+    let (e0, e1, e2, e3, e4) = (x1 - x0, x2 - x0, x3 - x0, x2 - x1, x3 - x1);
+    let cot = |v: glam::DVec3, w: glam::DVec3| v.dot(w) / v.cross(w).length();
+    let (a0, a1) = (0.5 * e0.cross(e1).length(), 0.5 * e0.cross(e2).length());
+    let size = e0
+        .length_squared()
+        .max(e1.length_squared())
+        .max(e2.length_squared());
+    if !(a0 > 1e-6 * size && a1 > 1e-6 * size) {
+        return None;
+    }
+    let (c01, c02, c03, c04) = (cot(e0, e1), cot(e0, e2), cot(-e0, e3), cot(-e0, e4));
+    // The model's energy is zero only when flat: across a curved rest shape it would flatten
+    // the cloth, so a fold at rest (κ of a hinge is about its angle times |e₀|) keeps a
+    // distance constraint. 0.02 is about a degree.
+    let kappa = (c03 + c04) * x0 + (c01 + c02) * x1 - (c01 + c03) * x2 - (c02 + c04) * x3;
+    if kappa.length() > FLAT_STENCIL * e0.length() {
+        return None;
+    }
+    let scale = (3.0 / (a0 + a1)).sqrt();
+    let k = [c03 + c04, c01 + c02, -c01 - c03].map(|k| (k * scale) as f32);
+    k.iter().all(|k| k.is_finite()).then_some(k)
 }
 
 /// For each vertex, the triangles that use it, as a compressed sparse row list: the triangles

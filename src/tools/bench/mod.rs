@@ -670,7 +670,7 @@ pub fn describe_colors(what: &str, sizes: &[u32]) -> String {
 /// The solver settings for the header.
 fn describe_params(p: &SolverParams) -> String {
     format!(
-        "{} substep(s){} × {} iteration(s), {} projection, tethers {}, coarse levels {}, compliance stretch/shear/bend {}/{}/{} m/N",
+        "{} substep(s){} × {} iteration(s), {} projection, tethers {}, coarse levels {}, compliance stretch/shear/bend {}/{}/{} m/N, curvature {} /(N·m)",
         p.substeps.count(STANDARD_DT),
         frequency(p).map_or(String::new(), |f| format!(" ({f} Hz)")),
         p.iterations,
@@ -680,6 +680,7 @@ fn describe_params(p: &SolverParams) -> String {
         p.compliance.stretch,
         p.compliance.shear,
         p.compliance.bend,
+        p.compliance.curvature,
     )
 }
 

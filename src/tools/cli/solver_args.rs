@@ -119,6 +119,11 @@ pub struct SolverArgs {
           help = with_default("XPBD compliance of bend constraints, m/N",
                               defaults().compliance.bend))]
     pub compliance_bend: Option<f32>,
+    /// Compliance of a mesh's isometric bending (1/(N·m)).
+    #[arg(long, value_name = "PER_NM", value_parser = parse::number, allow_hyphen_values = true,
+          help = with_default("Compliance of a triangle mesh's bending, 1/(N·m): the inverse of its bending stiffness (grids and ropes use --compliance-bend)",
+                              defaults().compliance.curvature))]
+    pub compliance_curvature: Option<f32>,
     /// Long-range attachments to the pinned particles: on or off.
     #[arg(long, value_name = "on|off", value_parser = parse::on_off, allow_hyphen_values = true,
           help = with_default("Long-range attachments to the pinned particles: on or off",
@@ -207,6 +212,12 @@ impl SolverArgs {
         given(&mut p, "--compliance-bend", self.compliance_bend, |p, a| {
             p.compliance.bend = a
         })?;
+        given(
+            &mut p,
+            "--compliance-curvature",
+            self.compliance_curvature,
+            |p, a| p.compliance.curvature = a,
+        )?;
         given(&mut p, "--tethers", self.tethers, |p, on| {
             p.tethers = on.then(|| p.tethers.unwrap_or_default())
         })?;
