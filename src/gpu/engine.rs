@@ -47,7 +47,8 @@ pub(crate) struct GpuEngine {
     fused_cloths: u32,
     /// The fused table's row of the first fused particle's tether slots.
     fused_tether_row: u32,
-    /// Threads of each `solve_color`: the global colors, then the coarse levels'.
+    /// Threads of each `solve_color`: the global colors, then the coarse levels' (a stencil
+    /// color's are its stencils, half its records).
     color_sizes: Vec<u32>,
     /// Threads of the coarse passes: the snapshot, then each level's prolongation.
     coarse_counts: Vec<u32>,
@@ -299,7 +300,17 @@ impl Engine for GpuEngine {
         self.fused_cloths = layout.records.len() as u32;
         self.wake(0..self.fused_cloths);
         self.global_particles = layout.global_particles;
-        self.color_sizes = layout.global.constraints().color_sizes();
+        // A color of bending stencils takes one thread per stencil (two records).
+        let constraints = layout.global.constraints();
+        self.color_sizes = (constraints.color_sizes().into_iter().enumerate())
+            .map(|(c, n)| {
+                if constraints.is_stencil_color(c) {
+                    n / 2
+                } else {
+                    n
+                }
+            })
+            .collect();
         self.coarse_counts = layout.global.ranges().iter().map(|r| r.count).collect();
         Ok(())
     }

@@ -227,7 +227,7 @@ pub(crate) struct PassRecorder<'a> {
     pub(crate) uniform_stride: u64,
     /// Particles the per-particle kernels cover.
     pub(crate) particles: u32,
-    /// Constraints per color (threads of each `solve_color`).
+    /// Threads of each `solve_color` (a constraint or a bending stencil each).
     pub(crate) color_sizes: &'a [u32],
     /// Threads of the coarse passes: snapshot slots, then each level's prolongation entries.
     pub(crate) coarse_counts: &'a [u32],
