@@ -304,24 +304,23 @@ impl Cloth {
         for (k, c) in desc.constraints.iter().enumerate() {
             if c.is_stencil() {
                 // A head, then its tail, with finite weights: what `Constraint::stencil` makes.
-                let tail = c.is_stencil_tail();
-                let paired = if tail {
-                    k > 0
-                        && desc.constraints[k - 1].packed
-                            == ConstraintKind::Bend as u32 | Constraint::STENCIL
+                let records = &desc.constraints;
+                let is_head =
+                    |r: &Constraint| r.is_stencil() && !r.is_stencil_tail() && r.kind_number() == 2;
+                let pair = if c.is_stencil_tail() {
+                    k.checked_sub(1).map(|h| (&records[h], c))
                 } else {
-                    c.packed == ConstraintKind::Bend as u32 | Constraint::STENCIL
-                        && desc
-                            .constraints
-                            .get(k + 1)
-                            .is_some_and(Constraint::is_stencil_tail)
+                    records.get(k + 1).map(|t| (c, t))
                 };
-                let weights_finite = tail
-                    && Constraint::stencil_parts(&desc.constraints[k - 1], c)
-                        .1
-                        .iter()
-                        .all(|w| w.is_finite());
-                if !paired || (tail && !weights_finite) {
+                let whole = pair.is_some_and(|(h, t)| {
+                    is_head(h)
+                        && t.is_stencil_tail()
+                        && Constraint::stencil_parts(h, t)
+                            .1
+                            .iter()
+                            .all(|w| w.is_finite())
+                });
+                if !whole {
                     return bad(format!(
                         "constraint {k} is half of a bending stencil without its other half, or \
                          with weights that are not finite"

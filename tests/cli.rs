@@ -91,6 +91,10 @@ fn bad_scene_input_is_one_clear_line() {
         &sim(out, &["--compliance-bend", "NaN"]),
         "--compliance-bend",
     );
+    rejects(
+        &sim(out, &["--compliance-curvature", "-1"]),
+        "curvature compliance",
+    );
     rejects(&sim(out, &["--tether-scale", "0.5"]), "--tether-scale");
     rejects(&sim(out, &["--tether-stiffness", "0"]), "tether stiffness");
     rejects(&sim(out, &["--over-relaxation", "2.5"]), "over-relaxation");
@@ -569,6 +573,7 @@ fn simulate_help_shows_the_library_defaults() {
         ("--compliance-stretch", d.compliance.stretch.to_string()),
         ("--compliance-shear", d.compliance.shear.to_string()),
         ("--compliance-bend", d.compliance.bend.to_string()),
+        ("--compliance-curvature", d.compliance.curvature.to_string()),
         ("--tethers", on_off(d.tethers.is_some()).to_string()),
         ("--tether-scale", t.scale.to_string()),
         ("--tether-stiffness", t.stiffness.to_string()),

@@ -256,3 +256,30 @@ fn every_way_to_make_a_cloth_validates_it() {
     nan.positions[1].y = f32::NAN;
     assert!(Cloth::new(nan).is_err());
 }
+
+/// A bending stencil is two records: a head without its tail, a tail alone, or a stencil that
+/// names a particle twice is refused with a sentence, and a whole one is colored apart from the
+/// distances (a color of its own, head then tail).
+#[test]
+fn a_half_stencil_is_refused_and_a_whole_one_gets_a_color_of_its_own() {
+    let square = |constraints: Vec<Constraint>| ClothDesc {
+        positions: vec![Vec3::ZERO, Vec3::X, Vec3::Z, Vec3::new(1.0, 0.0, -1.0)],
+        inverse_mass: vec![1.0; 4],
+        constraints,
+        ..Default::default()
+    };
+    let edge = Constraint::new(0, 1, 1.0, ConstraintKind::Structural);
+    let [head, tail] = Constraint::stencil([0, 1, 2, 3], [1.0, 1.0, -1.0]);
+    for bad in [vec![edge, head], vec![tail, edge], vec![edge, tail, head]] {
+        let e = Cloth::new(square(bad)).unwrap_err().to_string();
+        assert!(e.contains("half of a bending stencil"), "{e}");
+    }
+    let [h2, t2] = Constraint::stencil([0, 1, 2, 1], [1.0, 1.0, -1.0]);
+    let e = Cloth::new(square(vec![h2, t2])).unwrap_err().to_string();
+    assert!(e.contains("names particle twice"), "{e}");
+    let cloth = Cloth::new(square(vec![head, tail, edge])).unwrap();
+    assert_eq!(cloth.colors().len(), 2);
+    let records = cloth.constraints();
+    assert!(records[0].is_distance());
+    assert!(records[1].is_stencil() && records[2].is_stencil_tail());
+}

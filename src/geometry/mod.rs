@@ -371,6 +371,44 @@ pub fn planar_uvs(positions: &[Vec3], triangles: &[[u32; 3]]) -> UvLayer {
 mod tests {
     use super::*;
 
+    /// The curvature vector is zero on the flat rest shape and on any affine map of it (so a
+    /// stencil resists bending, not a uniform stretch or turn), grows with a fold's angle, and
+    /// survives the stencil's two records (the third weight loses four mantissa bits).
+    #[test]
+    fn a_bending_stencil_is_zero_flat_and_grows_with_the_fold() {
+        let x = [
+            Vec3::new(0.0, 0.0, 0.0),
+            Vec3::new(1.0, 0.0, 0.1),
+            Vec3::new(0.3, 0.0, 0.9),
+            Vec3::new(0.6, 0.0, -0.7),
+        ];
+        let k = bending_weights(x).unwrap();
+        let [head, tail] = Constraint::stencil([0, 1, 2, 3], k);
+        let (ids, w) = Constraint::stencil_parts(&head, &tail);
+        assert_eq!(ids, [0, 1, 2, 3]);
+        assert!((w[2] - k[2]).abs() <= 2e-6 * k[2].abs());
+        let kappa = |y: [Vec3; 4]| (0..4).map(|a| y[a] * w[a]).sum::<Vec3>().length();
+        let affine = glam::Affine3A::from_scale_rotation_translation(
+            Vec3::new(1.3, 0.7, 2.0),
+            glam::Quat::from_rotation_y(0.6),
+            Vec3::new(4.0, -2.0, 1.0),
+        );
+        assert!(kappa(x) < 1e-5 && kappa(x.map(|p| affine.transform_point3(p))) < 1e-4);
+        // Fold the vertex opposite on one side up by a growing angle about the edge.
+        let fold = |angle: f32| {
+            let axis = (x[1] - x[0]).normalize();
+            let mut y = x;
+            y[3] = glam::Quat::from_axis_angle(axis, angle) * x[3];
+            kappa(y)
+        };
+        assert!(fold(0.1) > 0.0 && fold(0.4) > 3.0 * fold(0.1));
+        // Folded at rest, or a sliver: no stencil.
+        let mut folded = x;
+        folded[3].y = 0.5;
+        assert!(bending_weights(folded).is_none());
+        assert!(bending_weights([x[0], x[1], x[0].lerp(x[1], 0.5), x[3]]).is_none());
+    }
+
     #[test]
     fn a_quad_split_on_its_diagonal_has_a_grid_cells_constraints() {
         // 0 1
