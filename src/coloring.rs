@@ -48,7 +48,12 @@ impl ColoredConstraints {
                 constraints[k as usize].is_stencil() && !constraints[k as usize].is_stencil_tail()
             })
             .collect();
-        if distances.len() + 2 * heads.len() != constraints.len() {
+        let paired = heads.iter().all(|&k| {
+            constraints
+                .get(k as usize + 1)
+                .is_some_and(Constraint::is_stencil_tail)
+        });
+        if !paired || distances.len() + 2 * heads.len() != constraints.len() {
             return Err(ChiffonError::InvalidCloth(
                 "a bending stencil's records must come in pairs, head then tail".into(),
             ));

@@ -274,6 +274,8 @@ fn a_half_stencil_is_refused_and_a_whole_one_gets_a_color_of_its_own() {
         let e = Cloth::new(square(bad)).unwrap_err().to_string();
         assert!(e.contains("half of a bending stencil"), "{e}");
     }
+    // The coloring itself refuses the same without a panic.
+    assert!(ColoredConstraints::new(&[tail, head], 4).is_err());
     let [h2, t2] = Constraint::stencil([0, 1, 2, 1], [1.0, 1.0, -1.0]);
     let e = Cloth::new(square(vec![h2, t2])).unwrap_err().to_string();
     assert!(e.contains("names particle twice"), "{e}");
