@@ -305,8 +305,11 @@ impl Cloth {
             if c.is_stencil() {
                 // A head, then its tail, with finite weights: what `Constraint::stencil` makes.
                 let records = &desc.constraints;
-                let is_head =
-                    |r: &Constraint| r.is_stencil() && !r.is_stencil_tail() && r.kind_number() == 2;
+                let is_head = |r: &Constraint| {
+                    r.is_stencil()
+                        && !r.is_stencil_tail()
+                        && r.kind_number() == ConstraintKind::Bend as u32
+                };
                 let pair = if c.is_stencil_tail() {
                     k.checked_sub(1).map(|h| (&records[h], c))
                 } else {

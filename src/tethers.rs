@@ -234,8 +234,7 @@ mod tests {
             .pinning(Pinning::Corners)
             .build()
             .unwrap();
-        let pinned: Vec<bool> = (0..25).map(|i| cloth.is_pinned(i)).collect();
-        let t = Tethers::build(&cloth, &pinned);
+        let t = tethers_to_pins(&cloth);
         assert_eq!(t.anchors(), &[0, 4]);
         // Particle 2 (top row, middle): 2 m from both corners along the row.
         let s = &t.slots()[2 * TETHER_SLOTS..][..TETHER_SLOTS];
@@ -294,15 +293,20 @@ mod tests {
         crate::TriangleMesh::new("lattice", positions, triangles)
     }
 
+    /// The tethers of `cloth` to its own pins.
+    fn tethers_to_pins(cloth: &Cloth) -> Tethers {
+        let pinned: Vec<bool> = (0..cloth.particle_count())
+            .map(|i| cloth.is_pinned(i))
+            .collect();
+        Tethers::build(cloth, &pinned)
+    }
+
     fn tethers_of(mesh: crate::TriangleMesh, pins: Vec<u32>) -> (Cloth, Tethers) {
         let cloth = ClothBuilder::mesh(mesh)
             .pinning(Pinning::List(pins))
             .build()
             .unwrap();
-        let pinned: Vec<bool> = (0..cloth.particle_count())
-            .map(|i| cloth.is_pinned(i))
-            .collect();
-        let t = Tethers::build(&cloth, &pinned);
+        let t = tethers_to_pins(&cloth);
         (cloth, t)
     }
 
@@ -416,10 +420,7 @@ mod tests {
             .pinning(Pinning::Corners)
             .build()
             .unwrap();
-        let pinned: Vec<bool> = (0..cloth.particle_count())
-            .map(|i| cloth.is_pinned(i))
-            .collect();
-        let t = Tethers::build(&cloth, &pinned);
+        let t = tethers_to_pins(&cloth);
         let x = cloth.positions();
         let edge = 1.0 / (w - 1) as f64;
         let mut worst = 0.0f64;
