@@ -49,11 +49,12 @@ fn main() -> chiffon::Result<()> {
 
     // The same cloth, added `count` times in rows of ten, each placed by its own transform
     // (rotation, uniform scale, translation). The odd ones are scaled to 60 % and get their own
-    // material, floppier than the world's (XPBD compliance, m/N; 0 is rigid).
+    // material, floppier than the world's (XPBD compliances, m/N, and the bending's,
+    // 1/(N·m): a stiffness of 10⁻⁸ N·m; 0 is rigid).
     let soft = Compliance {
         stretch: 1e-4,
         shear: 1e-3,
-        bend: 1.0,
+        curvature: 1e8,
         ..Compliance::default()
     };
     let mut capes = Vec::new();

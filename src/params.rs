@@ -16,17 +16,16 @@ pub struct Compliance {
     pub stretch: f32,
     /// Shear constraints, m/N. Default 0 (rigid).
     pub shear: f32,
-    /// Bend constraints (between particles two apart: a grid's, a rope's, and a mesh's where it
-    /// is folded at rest; a mesh bends with `curvature` elsewhere), m/N. Default 0.01: a cloth folds (a
-    /// distance two edges apart resists a fold only to second order in its angle). A compliance
-    /// counts only when `α · f²` (`f` the solver frequency) is not far below the two ends'
-    /// inverse masses: at 360 Hz a 0.2 kg 64² cloth has 4·10⁴ kg⁻¹ against the default's
-    /// 1.3·10³, so its bends are rigid in effect from 0 up to about 0.3 m/N.
+    /// Bend constraints (a distance between particles two apart: a rope's, and a mesh's where
+    /// it is folded at rest or a triangle has no area; sheets elsewhere bend with
+    /// `curvature`), m/N. Default 0.01: a rope folds (a distance two links apart resists a
+    /// fold only to second order in its angle). A compliance counts only when `α · f²` (`f`
+    /// the solver frequency) is not far below the two ends' inverse masses.
     pub bend: f32,
-    /// A triangle mesh's bending (isometric: one stencil across each interior edge, Bergou et
-    /// al. 2006), 1/(N·m): the inverse of the bending stiffness, so the same number is the same
-    /// fabric at any resolution. Default 10⁶ (a stiffness of 10⁻⁶ N·m, light cotton); 0 is
-    /// rigid. Grids and ropes bend with `bend`.
+    /// A sheet's bending, grids and meshes alike (isometric: one stencil across each interior
+    /// edge of its triangles, Bergou et al. 2006), 1/(N·m): the inverse of the bending
+    /// stiffness, so the same number is the same fabric at any resolution. Default 10⁶ (a
+    /// stiffness of 10⁻⁶ N·m, light cotton); 0 is rigid. Ropes bend with `bend`.
     #[cfg_attr(feature = "serde", serde(default = "default_curvature"))]
     pub curvature: f32,
 }

@@ -10,6 +10,9 @@ use std::time::{Duration, Instant};
 use chiffon::params::SolverParams;
 use chiffon::tools::bench;
 
+/// A full grid's colors: 8 of distances and 13 of bending stencils (tests/coloring.rs).
+const GRID_COLORS: u64 = 21;
+
 const FIELDS: &[&str] = &[
     "scene",
     "backend",
@@ -91,10 +94,10 @@ fn quick_bench_writes_complete_json_and_plot() {
         let ms = r["ms_per_frame_median"].as_f64().unwrap();
         assert!(ms > 0.0 && ms.is_finite(), "{r}");
         assert!(r["constraint_solves_per_s"].as_f64().unwrap() > 0.0, "{r}");
-        assert_eq!(r["colors"], 12, "{r}");
+        assert_eq!(r["colors"], GRID_COLORS, "{r}");
         // Library defaults at 60 fps: substeps (6 at 360 Hz) of integrate, the coarse
         // levels where the grid has them (a snapshot, then each level's colors and its
-        // prolongation), 12 colors and
+        // prolongation), the grid's colors and
         // tethers (no collide: the scene has no collider), then one health check.
         let n = r["n"].as_u64().unwrap() as u32;
         let cloth = chiffon::tools::scenes::standard_cloth(n, [true; 3]).unwrap();
@@ -110,7 +113,7 @@ fn quick_bench_writes_complete_json_and_plot() {
                 .sum::<u64>();
         assert_eq!(
             r["dispatches_per_frame"],
-            substeps * (12 + 2 + coarse) + 1,
+            substeps * (GRID_COLORS + 2 + coarse) + 1,
             "{r}"
         );
         assert_eq!(r["substeps"], substeps, "{r}");
@@ -286,14 +289,14 @@ fn capes_bench_writes_every_path_and_the_fields_scripts_read() {
         let stretch = r["stretch_max"].as_f64().unwrap();
         assert!((1.0..1.5).contains(&stretch), "{r}");
         // Dispatches: one fused dispatch; the global path's per-pass schedule whatever the
-        // count (integrate, 12 colors, tethers; no collide: the scene has no collider);
+        // count (integrate, the grid's colors, tethers; no collide: the scene has no collider);
         // separate, that schedule once per cape.
         let d = r["dispatches_per_frame"].as_u64().unwrap();
         let substeps = u64::from(SolverParams::default().substeps.count(1.0 / 60.0));
         match r["path"].as_str().unwrap() {
             "fused" => assert_eq!(d, 1, "{r}"),
-            "global" => assert_eq!(d, substeps * (12 + 2) + 1, "{r}"),
-            "separate" => assert_eq!(d, cloths * (substeps * 14 + 1), "{r}"),
+            "global" => assert_eq!(d, substeps * (GRID_COLORS + 2) + 1, "{r}"),
+            "separate" => assert_eq!(d, cloths * (substeps * (GRID_COLORS + 2) + 1), "{r}"),
             p => panic!("unknown path {p}"),
         }
         // The shared fields come from the same place as the standard scene's.

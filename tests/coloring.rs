@@ -1,5 +1,5 @@
-//! Graph coloring: valid on grids and random graphs, at most 16 colors on a full grid, and a
-//! broken coloring is caught.
+//! Graph coloring: valid on grids and random graphs, 8 distance colors and 13 of bending
+//! stencils on a full grid, and a broken coloring is caught.
 
 use chiffon::coloring::{ColoredConstraints, Coloring, color_constraints};
 use chiffon::config::{ColorRange, StepParams};
@@ -16,8 +16,18 @@ fn kinds_combinations() -> Vec<[bool; 3]> {
     v
 }
 
+/// How many of a cloth's colors hold distances, and how many bending stencils.
+fn distance_and_stencil_colors(cloth: &Cloth) -> (usize, usize) {
+    let stencil = cloth
+        .colors()
+        .iter()
+        .filter(|r| cloth.constraints()[r.start as usize].is_stencil())
+        .count();
+    (cloth.colors().len() - stencil, stencil)
+}
+
 #[test]
-fn grids_are_validly_colored_with_at_most_16_colors() {
+fn grids_are_validly_colored_with_at_most_8_distance_and_14_stencil_colors() {
     let sizes = [
         (2, 2),
         (2, 3),
@@ -43,20 +53,27 @@ fn grids_are_validly_colored_with_at_most_16_colors() {
                 cloth.particle_count(),
             )
             .unwrap_or_else(|e| panic!("{w}x{h} {s:?}: {e}"));
+            let (distance, stencil) = distance_and_stencil_colors(&cloth);
             assert!(
-                cloth.colors().len() <= 16,
-                "{w}x{h} {s:?}: {} colors",
-                cloth.colors().len()
+                distance <= 8 && stencil <= 14 && (stencil > 0) == s[2],
+                "{w}x{h} {s:?}: {distance} distance and {stencil} stencil colors"
             );
         }
     }
 }
 
 #[test]
-fn full_grid_reaches_the_twelve_color_optimum() {
-    // An interior particle touches 12 constraints, so 12 is the lower bound.
+fn full_grid_reaches_the_eight_color_optimum_and_one_over_the_stencils_bound() {
+    // An interior particle touches 8 distances (4 structural, 4 shear) and is in 12 bending
+    // stencils (across its 6 edges, and across the 6 edges opposite it in its triangles), so
+    // 8 and 12 are the lower bounds; the greedy stencil coloring takes one more.
     let cloth = ClothBuilder::grid(64, 64).build().unwrap();
-    assert_eq!(cloth.colors().len(), 12, "sizes {:?}", cloth.color_sizes());
+    assert_eq!(
+        distance_and_stencil_colors(&cloth),
+        (8, 13),
+        "sizes {:?}",
+        cloth.color_sizes()
+    );
 }
 
 #[test]

@@ -193,7 +193,7 @@ fn parameter_changes_between_frames_match() {
                 compliance: Compliance {
                     stretch: 1e-4,
                     shear: 1e-3,
-                    bend: 0.1,
+                    curvature: 1e7,
                     ..Compliance::default()
                 },
                 over_relaxation: 1.5,
@@ -364,7 +364,7 @@ fn particle_and_compliance_edits_match() {
                 // Grab the middle of the bottom row and hold it out in front.
                 s.set_particle(390, Vec3::new(0.0, 0.5, 0.4), 0.0).unwrap();
                 let mut p = s.params().clone();
-                p.compliance.bend = 0.3;
+                p.compliance.curvature = 1e8;
                 s.set_params(p).unwrap();
             }
             if k == 25 {

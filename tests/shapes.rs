@@ -129,10 +129,14 @@ fn a_rope_of_two_points_and_a_tiny_mesh_run_without_levels() {
 fn a_square_hung_by_a_corner_hangs_symmetric_about_its_diagonal() {
     // Seed 004's worry: constraints solved in the same order every frame bias the result. A
     // 64² square hung by one corner with its diagonal vertical should stay mirror-symmetric
-    // about that diagonal; only the fixed color order (and rounding) can break the symmetry.
-    // Measured after 5 s: mean asymmetry 0.17 mm, the far corner 0.32 mm off the vertical
-    // through the pin (1.41 m below it). A shuffled order (a permutation per sweep, commit
-    // 41bedad) did worse: 0.8 mm and a corner wandering ±1.4 mm, so the order stays fixed.
+    // about that diagonal (its triangles, and so its bending stencils, are); only the fixed
+    // color order (and rounding) can break the symmetry. Measured after 5 s: mean asymmetry
+    // 0.81 mm, the far corner 1.6 mm off the vertical through the pin (1.41 m below it); the
+    // membrane's own bias, the same with no bending at all (0.83 / 1.6 mm). The grid's
+    // distance bends, rigid in effect, stiffened it in the plane (0.17 / 0.32 mm; rigid
+    // stencils give 0.25 / 0.33). A shuffled order (a permutation per sweep, commit 41bedad)
+    // did worse then (0.8 mm, a corner wandering ±1.4 mm); reversing the colors every other
+    // substep gives 0.75 mm and 0.5 mm. Without tethers the bias is 36 mm.
     let n = 64u32;
     let flat = ClothBuilder::grid(n, n)
         .spacing(1.0 / 63.0)
@@ -166,7 +170,7 @@ fn a_square_hung_by_a_corner_hangs_symmetric_about_its_diagonal() {
     eprintln!("asymmetry {asymmetry} m, far corner {far:?}");
     assert!(far.y < -1.4, "the far corner hangs at {far:?}");
     assert!(
-        asymmetry < 0.5e-3 && far.x.abs() < 1e-3,
+        asymmetry < 1e-3 && far.x.abs() < 2e-3,
         "{asymmetry} m, {far:?}"
     );
 }

@@ -51,7 +51,7 @@ fn mixed_cloths() -> Vec<(Cloth, ClothOptions)> {
             at(-0.5).compliance(Compliance {
                 stretch: 1e-4,
                 shear: 1e-3,
-                bend: 0.05,
+                curvature: 5e6,
                 ..Compliance::default()
             }),
         ),
@@ -267,7 +267,7 @@ fn a_cloths_own_material_is_what_it_stretches_by() {
     let soft_compliance = Compliance {
         stretch: 1.0,
         shear: 1.0,
-        bend: 1.0,
+        curvature: 1e9,
         ..Compliance::default()
     };
     let soft = world

@@ -235,7 +235,7 @@ fn solver_rows(ui: &mut egui::Ui, s: &mut Settings) {
     for (value, name) in [
         (&mut c.stretch, "stretch"),
         (&mut c.shear, "shear"),
-        (&mut c.bend, "bend"),
+        (&mut c.bend, "bend (ropes, folds)"),
     ] {
         ui.add(
             egui::Slider::new(value, 0.0..=1.0)
@@ -244,6 +244,13 @@ fn solver_rows(ui: &mut egui::Ui, s: &mut Settings) {
                 .text(name),
         );
     }
+    // A sheet's bending: the inverse of its stiffness, so one value is one fabric at any size.
+    ui.add(
+        egui::Slider::new(&mut c.curvature, 0.0..=1e10)
+            .logarithmic(true)
+            .smallest_positive(1e2)
+            .text("bending (1/(N·m))"),
+    );
     egui::ComboBox::from_label("projection")
         .selected_text(s.solver.projection.name())
         .show_ui(ui, |ui| {
@@ -253,7 +260,7 @@ fn solver_rows(ui: &mut egui::Ui, s: &mut Settings) {
         });
     ui.add(egui::Slider::new(&mut s.solver.over_relaxation, 1.0..=1.9).text("over-relaxation"));
     ui.checkbox(&mut s.tethers_on, "tethers (long-range attachments)");
-    ui.checkbox(&mut s.solver.coarse_levels, "coarse levels (grid cloths)");
+    ui.checkbox(&mut s.solver.coarse_levels, "coarse levels");
     ui.add(egui::Slider::new(&mut s.tether_scale, 1.0..=1.5).text("tether scale"));
     // On: every particle keeps the automatic thickness from the others (every cloth then takes
     // the global path).

@@ -404,7 +404,7 @@ pub fn flag_field(side: u32) -> Result<Vec<(Cloth, crate::world::ClothOptions)>>
     let soft = Compliance {
         stretch: 2.0e-3,
         shear: 1.0e-2,
-        bend: 0.1,
+        curvature: 1.0e7,
         ..Compliance::default()
     };
     let centre = (side as f32 - 1.0) / 2.0;

@@ -114,14 +114,14 @@ pub struct SolverArgs {
           help = with_default("XPBD compliance of shear constraints, m/N",
                               defaults().compliance.shear))]
     pub compliance_shear: Option<f32>,
-    /// XPBD compliance of bend constraints (m/N).
+    /// XPBD compliance of bend constraints (m/N): ropes, and folds in a mesh's rest shape.
     #[arg(long, value_name = "M_PER_N", value_parser = parse::number, allow_hyphen_values = true,
-          help = with_default("XPBD compliance of bend constraints, m/N",
+          help = with_default("XPBD compliance of bend constraints (ropes, and a mesh's edges folded at rest), m/N",
                               defaults().compliance.bend))]
     pub compliance_bend: Option<f32>,
-    /// Compliance of a mesh's isometric bending (1/(N·m)).
+    /// Compliance of a sheet's isometric bending (1/(N·m)).
     #[arg(long, value_name = "PER_NM", value_parser = parse::number, allow_hyphen_values = true,
-          help = with_default("Compliance of a triangle mesh's bending, 1/(N·m): the inverse of its bending stiffness (grids and ropes use --compliance-bend)",
+          help = with_default("Compliance of a sheet's bending (grids and meshes), 1/(N·m): the inverse of its bending stiffness (ropes use --compliance-bend)",
                               defaults().compliance.curvature))]
     pub compliance_curvature: Option<f32>,
     /// Long-range attachments to the pinned particles: on or off.
@@ -139,9 +139,9 @@ pub struct SolverArgs {
           help = with_default("Fraction of a tether's violation corrected per substep",
                               tether_defaults().stiffness))]
     pub tether_stiffness: Option<f32>,
-    /// Coarse levels (hierarchical solve of grid cloths): on or off.
+    /// Coarse levels (a hierarchical solve, on any cloth): on or off.
     #[arg(long, value_name = "on|off", value_parser = parse::on_off, allow_hyphen_values = true,
-          help = with_default("Coarse levels (hierarchical solve of grid cloths): on or off",
+          help = with_default("Coarse levels (a hierarchical solve, on any cloth): on or off",
                               on_off(defaults().coarse_levels)))]
     pub coarse_levels: Option<bool>,
     /// Constraint direction (`Projection::name`).
