@@ -1,7 +1,5 @@
 //! The integrator study's claims, pinned by tests. Every run uses the library's own formulas.
 
-mod common;
-
 use chiffon::Integrator;
 use chiffon::tools::study::cloth::{self, FrameRate};
 use chiffon::tools::study::point_mass::{Method, Problem, Start, integrate};
@@ -103,19 +101,17 @@ fn naive_start_verlet_is_semi_implicit_euler() {
 
 #[test]
 fn cloth_time_corrected_forms_track_the_reference_better_at_random_fps() {
-    let Some(ctx) =
-        common::gpu("cloth_time_corrected_forms_track_the_reference_better_at_random_fps")
-    else {
-        return;
-    };
-    let reference = cloth::reference(Some(&ctx)).unwrap();
+    // On the CPU reference: an integrator's accuracy is the same on both backends (the
+    // conformance tests hold the GPU to the CPU over long random-dt runs), and on lavapipe
+    // these four runs took over a minute of CI.
+    let reference = cloth::reference(None).unwrap();
     let rate = FrameRate::Random {
         min: 30.0,
         max: 144.0,
         seed: 1,
     };
     let mean = |i| {
-        cloth::compare(Some(&ctx), i, rate, &reference)
+        cloth::compare(None, i, rate, &reference)
             .unwrap()
             .mean_distance_m
     };
