@@ -179,7 +179,9 @@ pub enum ConstraintKind {
     Structural,
     /// Between diagonal neighbours (rest = spacing · √2).
     Shear,
-    /// Between particles two apart along a row or column (rest = 2 · spacing).
+    /// Bending: an isometric stencil across each interior edge of a sheet (grid or mesh,
+    /// [`Constraint::stencil`]), or a distance between particles two apart along a rope (and
+    /// across a mesh's edge folded at rest).
     Bend,
 }
 
