@@ -7,6 +7,7 @@ pub mod cli;
 pub mod demo;
 pub mod dt;
 pub mod plot;
+pub mod png;
 pub mod study;
 
 /// The scenes the tools share with the web page (`crate::scenes`, feature `scenes`).

@@ -97,7 +97,16 @@ pub fn save(path: &Path, size: (u32, u32), figure: &impl Figure) -> Result<()> {
     register_font();
     let drawn = match path.extension().and_then(|e| e.to_str()) {
         Some("svg") => figure.draw(SVGBackend::new(path, size).into_drawing_area()),
-        Some("png") => figure.draw(BitMapBackend::new(path, size).into_drawing_area()),
+        Some("png") => {
+            // Drawn into memory, then encoded: plotters' own PNG encoder would bring a second
+            // `image` crate into the build.
+            let mut rgb = vec![0u8; size.0 as usize * size.1 as usize * 3];
+            figure
+                .draw(BitMapBackend::with_buffer(&mut rgb, size).into_drawing_area())
+                .map_err(|e| plot_error(path, e))?;
+            return super::png::write(path, size, super::png::Channels::Rgb, &rgb)
+                .map_err(|e| plot_error(path, e));
+        }
         _ => return Err(plot_error(path, "a plot must end in .svg or .png")),
     };
     drawn.map_err(|e| plot_error(path, e))

@@ -114,15 +114,8 @@ pub(crate) fn save(
     gpu.queue.submit([encoder.finish()]);
     let bytes: Vec<u8> = read_mapped(device, &readback)?;
     let rgba = to_rgba(&bytes, row as usize, size, format);
-    image::save_buffer_with_format(
-        path,
-        &rgba,
-        size.0,
-        size.1,
-        image::ColorType::Rgba8,
-        image::ImageFormat::Png,
-    )
-    .map_err(|e| anyhow!("--screenshot {}: {e}", path.display()))
+    crate::tools::png::write(path, size, crate::tools::png::Channels::Rgba, &rgba)
+        .map_err(|e| anyhow!("--screenshot {}: {e}", path.display()))
 }
 
 /// Tightly packed opaque RGBA from rows of `row` bytes of an RGBA or BGRA texture.
