@@ -271,18 +271,12 @@ pub(crate) fn flat_and_convex(cloth: &Cloth) -> bool {
     }
     // The border: edges of one triangle, directed as that triangle winds them, so the cloth is
     // on their left seen from the normal.
-    let mut count = std::collections::HashMap::new();
-    for t in triangles {
-        for k in 0..3 {
-            let (a, b) = (t[k], t[(k + 1) % 3]);
-            *count.entry((a.min(b), a.max(b))).or_insert(0u32) += 1;
-        }
-    }
     let mut next = std::collections::HashMap::new();
-    for t in triangles {
-        for k in 0..3 {
-            let (a, b) = (t[k], t[(k + 1) % 3]);
-            if count[&(a.min(b), a.max(b))] == 1 && next.insert(a, b).is_some() {
+    for group in super::sorted_sides(triangles).chunk_by(|x, y| x.0 == y.0) {
+        if let [(_, side)] = group {
+            let (t, k) = (*side as usize / 3, *side as usize % 3);
+            let (a, b) = (triangles[t][k], triangles[t][(k + 1) % 3]);
+            if next.insert(a, b).is_some() {
                 // Two border edges leave one particle: the border is not one simple loop.
                 return false;
             }

@@ -11,9 +11,8 @@ pub mod obj;
 mod triangulate;
 mod weld;
 
-use std::collections::HashMap;
-
 use glam::{Vec2, Vec3};
+use rayon::prelude::*;
 
 use crate::cloth::{Constraint, ConstraintKind};
 
@@ -165,6 +164,25 @@ impl MeshStats {
     }
 }
 
+/// Every side of every triangle as (edge, side): the edge as (smaller, larger) particle, the
+/// side numbered 3·triangle + corner (from that corner to the next), sorted, so that the sides
+/// of one edge are adjacent, first met first. Sorting is several times faster than a hash map
+/// of the edges on a 1024² grid's 2 million triangles.
+pub(crate) fn sorted_sides(triangles: &[[u32; 3]]) -> Vec<((u32, u32), u32)> {
+    let mut sides: Vec<((u32, u32), u32)> = triangles
+        .iter()
+        .enumerate()
+        .flat_map(|(t, tri)| {
+            (0..3).map(move |e| {
+                let (a, b) = (tri[e], tri[(e + 1) % 3]);
+                ((a.min(b), a.max(b)), (3 * t + e) as u32)
+            })
+        })
+        .collect();
+    sides.par_sort_unstable();
+    sides
+}
+
 /// The constraints of a triangle mesh: one distance per edge (structural, or shear for the
 /// `diagonals`), and across each edge with exactly two triangles a bending stencil
 /// ([`Constraint::stencil`], [`bending_weights`]; a distance between the two opposite vertices
@@ -185,27 +203,25 @@ pub fn mesh_constraints(
         opposite: [u32; 2],
         count: u32,
     }
-    let mut index: HashMap<(u32, u32), usize> = HashMap::with_capacity(triangles.len() * 2);
-    let mut edges: Vec<Edge> = Vec::with_capacity(triangles.len() * 2);
-    for t in triangles {
-        for e in 0..3 {
-            let (a, b, o) = (t[e], t[(e + 1) % 3], t[(e + 2) % 3]);
-            let k = key(a, b);
-            let slot = *index.entry(k).or_insert_with(|| {
-                edges.push(Edge {
-                    ends: k,
-                    opposite: [o, o],
-                    count: 0,
-                });
-                edges.len() - 1
-            });
-            let edge = &mut edges[slot];
-            if edge.count == 1 {
-                edge.opposite[1] = o;
-            }
-            edge.count += 1;
-        }
-    }
+    let sides = sorted_sides(triangles);
+    // The corner a side faces.
+    let opposite = |side: u32| triangles[side as usize / 3][(side as usize % 3 + 2) % 3];
+    let mut edges: Vec<(u32, Edge)> = sides
+        .chunk_by(|x, y| x.0 == y.0)
+        .map(|group| {
+            let (first, second) = (group[0].1, group.get(1).map_or(group[0].1, |s| s.1));
+            let edge = Edge {
+                ends: group[0].0,
+                opposite: [opposite(first), opposite(second)],
+                count: group.len() as u32,
+            };
+            (first, edge)
+        })
+        .collect();
+    drop(sides);
+    // In the order the triangles first name them, which the coloring and so the results follow.
+    edges.par_sort_unstable_by_key(|e| e.0);
+    let edges: Vec<Edge> = edges.into_iter().map(|e| e.1).collect();
     let diagonal: std::collections::HashSet<(u32, u32)> =
         diagonals.iter().map(|&[a, b]| key(a, b)).collect();
     let rest = |a: u32, b: u32| positions[a as usize].distance(positions[b as usize]);
@@ -370,6 +386,22 @@ pub fn planar_uvs(positions: &[Vec3], triangles: &[[u32; 3]]) -> UvLayer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A shared edge's two sides come together, the first triangle's first; a border edge has
+    /// one side, numbered from its triangle and corner.
+    #[test]
+    fn sorted_sides_group_each_edge_in_triangle_order() {
+        let sides = sorted_sides(&[[0, 1, 2], [2, 1, 3]]);
+        assert_eq!(sides.len(), 6);
+        let shared: Vec<u32> = sides
+            .iter()
+            .filter(|s| s.0 == (1, 2))
+            .map(|s| s.1)
+            .collect();
+        assert_eq!(shared, [1, 3]);
+        assert!(sides.contains(&((1, 3), 4)));
+        assert!(sides.windows(2).all(|w| w[0] < w[1]));
+    }
 
     /// The curvature vector is zero on the flat rest shape and on any affine map of it (so a
     /// stencil resists bending, not a uniform stretch or turn), grows with a fold's angle, and
