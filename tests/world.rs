@@ -164,57 +164,74 @@ fn both_paths_equal_lone_solvers_bit_for_bit_on_the_cpu() {
 
 #[test]
 fn gpu_world_matches_the_cpu_world_on_both_paths_over_a_long_random_dt_run() {
-    let Some(ctx) = common::gpu("gpu_world_matches_the_cpu_world_on_both_paths") else {
+    gpu_world_matches_the_cpu_world(
+        "gpu_world_matches_the_cpu_world_on_both_paths_over_a_long_random_dt_run",
+        PathChoice::Auto,
+    );
+}
+
+/// The same world with every cloth on the global path (a test of its own, so the two run side
+/// by side).
+#[test]
+fn gpu_world_matches_the_cpu_world_on_the_global_path_over_a_long_random_dt_run() {
+    gpu_world_matches_the_cpu_world(
+        "gpu_world_matches_the_cpu_world_on_the_global_path_over_a_long_random_dt_run",
+        PathChoice::Global,
+    );
+}
+
+/// 240 frames at random frame times of the mixed cloths (fused where they fit under `Auto`),
+/// removing one and adding another at frame 100, GPU against CPU.
+fn gpu_world_matches_the_cpu_world(test: &str, paths: PathChoice) {
+    let Some(ctx) = common::gpu(test) else {
         return;
     };
     let cloths = mixed_cloths();
     let dts = random_dts(240, 11);
-    for paths in [PathChoice::Auto, PathChoice::Global] {
-        let (mut gpu, gh) = world_of(
-            World::new(Backend::Gpu(&ctx), params(), config(paths)).unwrap(),
-            &cloths,
-        );
-        let (mut cpu, ch) = world_of(
-            World::new(Backend::Cpu, params(), config(paths)).unwrap(),
-            &cloths,
-        );
-        if paths == PathChoice::Auto {
-            // The adapter's workgroup memory holds the small cloths.
-            assert_eq!(
-                gpu.path(gh[0]).unwrap(),
-                ClothPath::Fused {
-                    workgroup_memory: true
-                }
-            );
-        }
-        let (mut gh, mut ch) = (gh, ch);
-        for (f, &dt) in dts.iter().enumerate() {
-            if f == 100 {
-                // Remove one cloth and add another between frames, on both.
-                gpu.remove(gh.remove(1)).unwrap();
-                cpu.remove(ch.remove(1)).unwrap();
-                let (c, o) = &cloths[0];
-                let o = o.translate(Vec3::new(0.0, 0.0, -1.0));
-                gh.push(gpu.add(c, o).unwrap());
-                ch.push(cpu.add(c, o).unwrap());
+    let (mut gpu, gh) = world_of(
+        World::new(Backend::Gpu(&ctx), params(), config(paths)).unwrap(),
+        &cloths,
+    );
+    let (mut cpu, ch) = world_of(
+        World::new(Backend::Cpu, params(), config(paths)).unwrap(),
+        &cloths,
+    );
+    if paths == PathChoice::Auto {
+        // The adapter's workgroup memory holds the small cloths.
+        assert_eq!(
+            gpu.path(gh[0]).unwrap(),
+            ClothPath::Fused {
+                workgroup_memory: true
             }
-            gpu.step(dt).unwrap();
-            cpu.step(dt).unwrap();
-        }
-        for (&g, &c) in gh.iter().zip(&ch) {
-            let size = cpu.cloth(c).unwrap().size();
-            let d = deviation(&gpu.positions(g).unwrap(), &cpu.positions(c).unwrap());
-            let path = gpu.path(g).unwrap().name();
-            eprintln!("{path}: max {:.3e} m (cloth size {size} m)", d.max_m);
-            assert!(
-                d.max_m <= LONG_RUN_TOLERANCE * size,
-                "{path}: particle {} off by {} m",
-                d.worst_particle,
-                d.max_m
-            );
-        }
-        gpu.health().unwrap();
+        );
     }
+    let (mut gh, mut ch) = (gh, ch);
+    for (f, &dt) in dts.iter().enumerate() {
+        if f == 100 {
+            // Remove one cloth and add another between frames, on both.
+            gpu.remove(gh.remove(1)).unwrap();
+            cpu.remove(ch.remove(1)).unwrap();
+            let (c, o) = &cloths[0];
+            let o = o.translate(Vec3::new(0.0, 0.0, -1.0));
+            gh.push(gpu.add(c, o).unwrap());
+            ch.push(cpu.add(c, o).unwrap());
+        }
+        gpu.step(dt).unwrap();
+        cpu.step(dt).unwrap();
+    }
+    for (&g, &c) in gh.iter().zip(&ch) {
+        let size = cpu.cloth(c).unwrap().size();
+        let d = deviation(&gpu.positions(g).unwrap(), &cpu.positions(c).unwrap());
+        let path = gpu.path(g).unwrap().name();
+        eprintln!("{path}: max {:.3e} m (cloth size {size} m)", d.max_m);
+        assert!(
+            d.max_m <= LONG_RUN_TOLERANCE * size,
+            "{path}: particle {} off by {} m",
+            d.worst_particle,
+            d.max_m
+        );
+    }
+    gpu.health().unwrap();
 }
 
 /// A cloth too big for workgroup memory still takes the fused path (from the storage buffer).
