@@ -557,17 +557,10 @@ fn graph_levels(cloth: &Cloth, max_levels: usize) -> Vec<Built> {
         .collect();
     // Pinned first, then the border (a triangle edge with one triangle, or a rope's end).
     let mut rank = vec![2u8; n];
-    let mut on_edges: std::collections::HashMap<(u32, u32), u32> = Default::default();
-    for t in cloth.triangles() {
-        for k in 0..3 {
-            let (a, b) = (t[k], t[(k + 1) % 3]);
-            *on_edges.entry((a.min(b), a.max(b))).or_default() += 1;
-        }
-    }
-    for (&(a, b), &count) in &on_edges {
-        if count == 1 {
-            rank[a as usize] = 1;
-            rank[b as usize] = 1;
+    for group in crate::geometry::sorted_sides(cloth.triangles()).chunk_by(|x, y| x.0 == y.0) {
+        if let [((a, b), _)] = group {
+            rank[*a as usize] = 1;
+            rank[*b as usize] = 1;
         }
     }
     // The first level's graph: structural edges (all constraints when a cloth has none).
