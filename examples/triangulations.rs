@@ -1,0 +1,138 @@
+//! How a sheet's triangulation, more than its edge lengths, decides how far its edges stretch
+//! while it drapes: the measurement behind docs/quality.md ("Where the irregular sheet's worst
+//! edges come from").
+//!
+//! ```sh
+//! cargo run --release --example triangulations                  # 192² sheets, the defaults
+//! cargo run --release --example triangulations -- 192 720 1    # size, solver Hz, iterations
+//! ```
+//!
+//! The standard scene (a 1 m square of 0.2 kg falling from flat, held by the two corners of
+//! one edge) on the CPU reference for 70 frames at 60 fps, as six sheets of N² particles: the
+//! grid; the grid's points as a triangle mesh with every cell's diagonal one way, the other
+//! way, alternating from cell to cell, or picked at random; and the irregular sheet (jittered points,
+//! Delaunay: `scenes::irregular_cloth`). Every 5 frames it reads the state back and keeps the
+//! longest edge over its rest length; it prints the worst over frames 5 to 70 and the state
+//! after frame 70 (the one `chiffon bench` reports).
+
+use chiffon::glam::Vec3;
+use chiffon::params::Substeps;
+use chiffon::scenes::{STANDARD_DT, irregular_cloth, standard_cloth};
+use chiffon::{Backend, Cloth, ClothBuilder, Pinning, Solver, SolverParams, TriangleMesh};
+
+/// Which way each cell of a triangulated grid is split.
+#[derive(Clone, Copy)]
+enum Diagonals {
+    /// From (c + 1, r) to (c, r + 1), as the grid's own triangles.
+    OneWay,
+    /// From (c, r) to (c + 1, r + 1).
+    OtherWay,
+    Alternating,
+    Random,
+}
+
+fn main() -> anyhow::Result<()> {
+    let arg = |k: usize| std::env::args().nth(k);
+    let n: u32 = arg(1).map_or(Ok(192), |s| s.parse())?;
+    let frequency: f32 = arg(2).map_or(Ok(chiffon::params::DEFAULT_FREQUENCY), |s| s.parse())?;
+    let iterations: u32 = arg(3).map_or(Ok(1), |s| s.parse())?;
+    let params = SolverParams {
+        substeps: Substeps::Frequency(frequency),
+        iterations,
+        ..SolverParams::default()
+    };
+    println!("{n}² sheets, {frequency} Hz, {iterations} iteration(s), CPU reference");
+    println!(
+        "sheet                          colors  worst edge, frames 5-70  after 70: mean / p99 / max"
+    );
+    let all = [true; 3];
+    let sheets = [
+        ("grid (both diagonals rigid)", standard_cloth(n, all)?),
+        (
+            "mesh, diagonals one way",
+            triangulated_grid(n, Diagonals::OneWay)?,
+        ),
+        (
+            "mesh, diagonals the other way",
+            triangulated_grid(n, Diagonals::OtherWay)?,
+        ),
+        (
+            "mesh, diagonals alternating",
+            triangulated_grid(n, Diagonals::Alternating)?,
+        ),
+        (
+            "mesh, diagonals at random",
+            triangulated_grid(n, Diagonals::Random)?,
+        ),
+        ("irregular (jittered, Delaunay)", irregular_cloth(n, all)?),
+    ];
+    for (name, cloth) in &sheets {
+        let mut solver = Solver::new(Backend::Cpu, cloth, params.clone())?;
+        let mut worst: f64 = 0.0;
+        let mut last = None;
+        for frame in 1..=70 {
+            solver.step(STANDARD_DT)?;
+            if frame % 5 == 0 {
+                let stretch = chiffon::quality::stretch(cloth, &solver.positions()?);
+                worst = worst.max(stretch.max);
+                last = Some(stretch);
+            }
+        }
+        let last = last.expect("frame 70 is read");
+        println!(
+            "{name:<30} {:>6}  {worst:>23.3}  {:.4} / {:.3} / {:.3}",
+            cloth.colors().len(),
+            last.mean,
+            last.p99,
+            last.max
+        );
+    }
+    Ok(())
+}
+
+/// The standard scene's grid as a triangle mesh (so with a mesh's constraints: one distance
+/// per edge, a bending stencil across each interior edge, no second diagonal), its cells split
+/// as `diagonals` says.
+fn triangulated_grid(n: u32, diagonals: Diagonals) -> chiffon::Result<Cloth> {
+    let h = 1.0 / (n - 1) as f32;
+    let positions = (0..n * n)
+        .map(|k| Vec3::new((k % n) as f32 * h - 0.5, 0.0, (k / n) as f32 * h - 0.5))
+        .collect();
+    let mut triangles = Vec::new();
+    let mut seed = 0x5eed_0024_u64;
+    for r in 0..n - 1 {
+        for c in 0..n - 1 {
+            let (a, b, d, e) = (
+                r * n + c,
+                r * n + c + 1,
+                (r + 1) * n + c,
+                (r + 1) * n + c + 1,
+            );
+            // A linear congruential generator is enough to scatter the diagonals.
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let flip = match diagonals {
+                Diagonals::OneWay => false,
+                Diagonals::OtherWay => true,
+                Diagonals::Alternating => (r + c) % 2 == 1,
+                Diagonals::Random => (seed >> 33) & 1 == 1,
+            };
+            if flip {
+                triangles.extend([[a, d, e], [a, e, b]]);
+            } else {
+                triangles.extend([[a, d, b], [b, d, e]]);
+            }
+        }
+    }
+    // The standard scene's pins: the two corners at z = -0.5.
+    let corner = |x: f32| Pinning::Box {
+        min: Vec3::new(x, 0.0, -0.5) - Vec3::splat(1e-4),
+        max: Vec3::new(x, 0.0, -0.5) + Vec3::splat(1e-4),
+    };
+    ClothBuilder::mesh(TriangleMesh::new("triangulated grid", positions, triangles))
+        .total_mass(0.2)
+        .pinning(corner(-0.5))
+        .pin(corner(0.5))
+        .build()
+}
