@@ -858,15 +858,20 @@ fn level_grids(grid: crate::cloth::GridShape, max_levels: usize) -> Vec<(Vec<u32
 /// without building its levels).
 pub fn limit_count(cloth: &Cloth) -> usize {
     match cloth.grid() {
-        Some(grid) => level_grids(grid, MAX_LEVELS)
-            .iter()
-            .map(|(cx, cy)| (cx.len() - 1) * cy.len() + cx.len() * (cy.len() - 1))
-            .sum(),
+        Some(grid) => grid_limit_count(grid),
         None => graph_levels(cloth, MAX_LEVELS)
             .iter()
             .map(|level| level.1.len())
             .sum(),
     }
+}
+
+/// The limits of a grid's levels: along each level's columns and rows.
+pub(crate) fn grid_limit_count(grid: crate::cloth::GridShape) -> usize {
+    level_grids(grid, MAX_LEVELS)
+        .iter()
+        .map(|(cx, cy)| (cx.len() - 1) * cy.len() + cx.len() * (cy.len() - 1))
+        .sum()
 }
 
 /// Every `stride`th entry of a sorted line of columns (or rows), always with the last.

@@ -114,10 +114,10 @@ fn masses_come_from_areas_or_a_total() {
 }
 
 #[test]
-fn a_grid_goes_through_the_same_path_and_keeps_its_21_colors() {
-    // 8 colors of distances, 13 of bending stencils (tests/coloring.rs).
+fn a_grid_goes_through_the_same_path_and_keeps_its_20_colors() {
+    // 8 colors of distances, 12 of bending stencils (tests/coloring.rs).
     let cloth = ClothBuilder::grid(32, 32).build().unwrap();
-    assert_eq!(cloth.colors().len(), 21);
+    assert_eq!(cloth.colors().len(), 20);
     assert!((total_mass(&cloth) - 0.2).abs() < 1e-5);
     // A quarter of each cell: a corner weighs a quarter of an interior particle, an edge half.
     let w = cloth.free_inverse_masses();

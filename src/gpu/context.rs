@@ -134,13 +134,25 @@ impl GpuContext {
     }
 
     /// The limits that bound a cloth, as `(name, value)` rows: what `chiffon info` prints and
-    /// the demo page's panel shows. The last row estimates the largest square grid: a grid has
-    /// about six constraints of 16 bytes per particle, and the constraint buffer has to fit
-    /// one storage binding.
+    /// the demo page's panel shows. The last row is the largest square grid whose constraint
+    /// buffer fits one storage binding (about ten 16-byte records a particle: four distances,
+    /// three bending stencils of two records, and the coarse levels' limits).
     pub fn limit_rows(&self) -> Vec<(&'static str, String)> {
         let l = self.limits();
         let bytes = l.max_storage_buffer_binding_size.min(l.max_buffer_size);
-        let side = ((bytes / (6 * 16)) as f64).sqrt().floor() as u64;
+        let record = size_of::<crate::cloth::Constraint>() as u64;
+        let fits =
+            |side: u32| crate::builder::grid_constraint_records(side, side) * record <= bytes;
+        // The largest side that fits, by bisection (a grid's records grow with its side).
+        let (mut side, mut too_big) = (1u32, 1u32 << 16);
+        while too_big - side > 1 {
+            let mid = side + (too_big - side) / 2;
+            if fits(mid) {
+                side = mid;
+            } else {
+                too_big = mid;
+            }
+        }
         let fused = if self.fuses_cloths() {
             "yes"
         } else {

@@ -22,7 +22,7 @@ use crate::hierarchy::{Hierarchy, Part, Prolongation};
 use crate::tethers::Tethers;
 
 /// The most colors a cloth of a world may have (the fused path's color table has room for
-/// this many per cloth). Grids have 12, meshes about 13.
+/// this many per cloth). Full grids have 20, meshes about 27.
 pub const MAX_COLORS: usize = 64;
 
 /// One cloth's place.
