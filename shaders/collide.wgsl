@@ -23,10 +23,14 @@ fn collide(
     if (p.w == 0.0) {
         return;
     }
-    let contact = collide_all(params.collider_count, params.t_from, params.t_to, p.xyz, previous[i].xyz);
-    // Write only on contact: most particles touch nothing, and this saves their bandwidth.
+    let q = previous[i];
+    let contact = collide_all(params.collider_count, params.t_from, params.t_to, p.xyz, q.xyz, substep_pull(params));
+    // Write only on contact (or to clear a contact flag): most particles touch nothing, and
+    // this saves their bandwidth.
     if (contact.hit) {
         positions[i] = vec4<f32>(contact.x, p.w);
-        previous[i] = vec4<f32>(contact.x_prev, 0.0);
+        previous[i] = vec4<f32>(contact.x_prev, contact_flag(contact));
+    } else if (q.w != 0.0) {
+        previous[i] = vec4<f32>(q.xyz, 0.0);
     }
 }

@@ -111,8 +111,15 @@ fn collider_pose(c: ColliderRecord, t: f32) -> Pose {
     if (dot(c.from_rotation, to) < 0.0) {
         to = -to;
     }
-    let q = normalize(lerp4(c.from_rotation, to, t));
+    let q = unit4(lerp4(c.from_rotation, to, t));
     return Pose(lerp3(c.from_position.xyz, c.to_position.xyz, t), q);
+}
+
+// q / |q|, its squares summed in order: WGSL's normalize may take an approximate inverse
+// square root (llvmpipe's does), which the CPU twin would not match bit for bit
+// (Rust: cpu::collide::unit4).
+fn unit4(q: vec4<f32>) -> vec4<f32> {
+    return q / sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
 }
 
 // Trilinear sample of a mesh collider's grid at q (its frame); outside the grid, the distance
@@ -218,7 +225,8 @@ fn capsule_normal(q: vec3<f32>, a: vec3<f32>, ra: f32, b: vec3<f32>, rb: f32) ->
     // On the cone: the radial direction tilted by the taper.
     var radial = w / max(sqrt(x2), 1e-30);
     if (x2 < 1e-30) {
-        radial = normalize(cross(ba, select(vec3<f32>(1.0, 0.0, 0.0), vec3<f32>(0.0, 1.0, 0.0), abs(ba.x) > abs(ba.y))));
+        let side = cross(ba, select(vec3<f32>(1.0, 0.0, 0.0), vec3<f32>(0.0, 1.0, 0.0), abs(ba.x) > abs(ba.y)));
+        radial = side / length(side);
     }
     return (radial * sqrt(a2) + ba * (rr / sqrt(l2))) / sqrt(l2);
 }
@@ -271,11 +279,19 @@ fn shape_normal(c: ColliderRecord, q: vec3<f32>) -> vec3<f32> {
     }
 }
 
-// A particle after meeting one collider: its position and previous position.
+// A particle after meeting one collider: its position and previous position, whether it
+// touched, and whether static friction held it (it slid less than μ times its depth).
 struct Contact {
     x: vec3<f32>,
     x_prev: vec3<f32>,
     hit: bool,
+    stuck: bool,
+}
+
+// The contact flag the previous position's w carries into the next substep: 1 for a particle
+// held by static friction, else 0 (Rust: cpu::collide::Contact::held).
+fn contact_flag(c: Contact) -> f32 {
+    return select(0.0, 1.0, c.hit && c.stuck);
 }
 
 // Moves a particle out of collider c over the substep from frame fraction t_from to t_to:
@@ -289,10 +305,14 @@ struct Contact {
 // teleport cloth through it.
 // Friction: the particle's tangential motion relative to the collider's surface over the
 // substep is removed up to μ times the depth it was pushed out by (static), else reduced by
-// that much (kinetic): position-based Coulomb friction.
+// that much (kinetic): Coulomb friction, taken from the velocity (the previous position)
+// rather than the position, so the constraints' corrections stay and friction cannot freeze
+// a stretched edge (NvCloth's friction impulse). A stuck particle also gives back the
+// substep's `pull` along the surface (gravity, wind: accel · accel_scale), as far as it
+// moved that way, so static friction holds it exactly where it is.
 // Restitution: the previous position is set so the implied normal velocity relative to the
 // collider is −e times the one it arrived with.
-fn collide_with(c: ColliderRecord, t_from: f32, t_to: f32, x: vec3<f32>, x_prev: vec3<f32>) -> Contact {
+fn collide_with(c: ColliderRecord, t_from: f32, t_to: f32, x: vec3<f32>, x_prev: vec3<f32>, pull: vec3<f32>) -> Contact {
     let r = c.material.x;
     let to = collider_pose(c, t_to);
     let start = collider_pose(c, t_from);
@@ -342,7 +362,7 @@ fn collide_with(c: ColliderRecord, t_from: f32, t_to: f32, x: vec3<f32>, x_prev:
         n = n_entry;
         q_out = q_entry + n * max(r - shape_distance(c, q_entry), 0.0);
     } else {
-        return Contact(x, x_prev, false);
+        return Contact(x, x_prev, false, false);
     }
     var x_out = to_world(to, q_out);
     let normal = quat_rotate(to.rotation, n);
@@ -354,16 +374,23 @@ fn collide_with(c: ColliderRecord, t_from: f32, t_to: f32, x: vec3<f32>, x_prev:
     let tangential = moved - normal * dot(moved, normal);
     let slide = length(tangential);
     let grip = c.material.y * depth;
-    if (slide <= grip) {
-        x_out -= tangential;
-    } else {
-        x_out -= tangential * (grip / slide);
+    let stuck = slide <= grip;
+    let pull_t = pull - normal * dot(pull, normal);
+    let pull2 = dot(pull_t, pull_t);
+    var held_back = vec3<f32>(0.0);
+    if (stuck && pull2 > 1e-30) {
+        held_back = pull_t * clamp(dot(tangential, pull_t) / pull2, 0.0, 1.0);
+        x_out -= held_back;
+    }
+    var braked = tangential - held_back;
+    if (!stuck) {
+        braked = tangential * (grip / slide);
     }
     // Restitution: relative normal motion after = −e × (approaching motion before).
     let arriving = min(dot(moved, normal), 0.0);
     let now = dot(x_out - x_prev - carried, normal);
-    let x_prev_out = x_prev + normal * (now + c.material.z * arriving);
-    return Contact(x_out, x_prev_out, true);
+    let x_prev_out = x_prev + normal * (now + c.material.z * arriving) + braked;
+    return Contact(x_out, x_prev_out, true, stuck);
 }
 
 // Culling, before the collider's record is read whole or any pose interpolated: can the
@@ -436,8 +463,8 @@ fn collider_cell(count: u32, x: vec3<f32>, x_prev: vec3<f32>) -> vec2<u32> {
 // of the frame: the colliders of its cell of the broad phase while it stays in that cell,
 // every collider from where it left it otherwise. Either way the result is the one testing
 // every collider in turn gives.
-fn collide_all(count: u32, t_from: f32, t_to: f32, x_in: vec3<f32>, x_prev_in: vec3<f32>) -> Contact {
-    var result = Contact(x_in, x_prev_in, false);
+fn collide_all(count: u32, t_from: f32, t_to: f32, x_in: vec3<f32>, x_prev_in: vec3<f32>, pull: vec3<f32>) -> Contact {
+    var result = Contact(x_in, x_prev_in, false, false);
     var next = 0u;
     let cell = collider_cell(count, x_in, x_prev_in);
     if (cell.x <= cell.y) {
@@ -447,7 +474,7 @@ fn collide_all(count: u32, t_from: f32, t_to: f32, x_in: vec3<f32>, x_prev_in: v
             if (!collider_reaches(k, t_from, t_to, result.x, result.x_prev)) {
                 continue;
             }
-            let c = collide_with(collider(k), t_from, t_to, result.x, result.x_prev);
+            let c = collide_with(collider(k), t_from, t_to, result.x, result.x_prev, pull);
             if (c.hit) {
                 result = c;
                 // Moved out of the cell (or too far): the rest, one by one.
@@ -463,7 +490,7 @@ fn collide_all(count: u32, t_from: f32, t_to: f32, x_in: vec3<f32>, x_prev_in: v
         if (!collider_reaches(k, t_from, t_to, result.x, result.x_prev)) {
             continue;
         }
-        let c = collide_with(collider(k), t_from, t_to, result.x, result.x_prev);
+        let c = collide_with(collider(k), t_from, t_to, result.x, result.x_prev, pull);
         if (c.hit) {
             result = c;
         }

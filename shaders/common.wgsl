@@ -57,6 +57,19 @@ fn limit_weights(packed: u32, wi: f32, wj: f32) -> vec2<f32> {
     return vec2<f32>(select(share, 0.0, wi == 0.0), select(1.0 - share, 0.0, wj == 0.0));
 }
 
+// The inverse mass a coarse level's limit sees: 0 for a particle that a collider held by
+// static friction at the end of the last substep (`collide` leaves 1 in its previous
+// position's w; Rust: cpu::solve_color::unheld).
+fn unheld(w: f32, held: f32) -> f32 {
+    return select(w, 0.0, held > 0.0);
+}
+
+// The displacement the substep's acceleration (gravity, wind) gives a particle: what static
+// friction holds a stuck particle against (Rust: cpu::collide::substep_pull).
+fn substep_pull(params: StepParams) -> vec3<f32> {
+    return params.accel.xyz * params.accel_scale;
+}
+
 // How one particle follows its coarse neighbours (Rust: hierarchy::Prolongation).
 struct Prolongation {
     parents: vec4<u32>,  // snapshot slots of its coarse neighbours
@@ -206,12 +219,14 @@ struct Solved {
     lambda: f32,
 }
 
-fn solve_pair(params: StepParams, con: Constraint, pi: vec4<f32>, pj: vec4<f32>, r: vec3<f32>, alpha: f32, lambda0: f32) -> Solved {
+fn solve_pair(params: StepParams, con: Constraint, pi: vec4<f32>, pj: vec4<f32>, r: vec3<f32>, held: vec2<f32>, alpha: f32, lambda0: f32) -> Solved {
     let limit = (con.packed & 3u) == LIMIT_KIND;
     var w = vec2<f32>(pi.w, pj.w);
     var a = alpha;
+    // A limit holds an end that contact holds (`held`: the previous positions' w) as it holds
+    // a pin, so a level carries what hangs from a support to it.
     if (limit) {
-        w = limit_weights(con.packed, pi.w, pj.w);
+        w = limit_weights(con.packed, unheld(pi.w, held.x), unheld(pj.w, held.y));
         a = 0.0;
     }
     let step = xpbd_step(params, con.rest, vec4<f32>(pi.xyz, w.x), vec4<f32>(pj.xyz, w.y), r, a, lambda0, limit);

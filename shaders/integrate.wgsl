@@ -21,7 +21,10 @@ fn integrate(
     if (p.w == 0.0) {
         return;
     }
-    let next = verlet(params, p.xyz, previous[i].xyz);
-    previous[i] = vec4<f32>(p.xyz, 0.0);
+    let q = previous[i];
+    let next = verlet(params, p.xyz, q.xyz);
+    // w carries the contact flag `collide` left (held by static friction) into this substep's
+    // solve, where the coarse levels hold such a particle as a pin.
+    previous[i] = vec4<f32>(p.xyz, q.w);
     positions[i] = vec4<f32>(next, p.w);
 }

@@ -222,12 +222,12 @@ fn pair_push(i: u32, j: u32, pi: vec4<f32>, pj: vec4<f32>) -> vec4<f32> {
     var gap = sqrt(dist2);
     if (dot(delta, start) < 0.0 && dot(start, start) > 1e-24) {
         // They passed each other: the separation is measured along their old line.
-        n = normalize(start);
+        n = start / length(start);
         gap = dot(delta, n);
     } else if (gap > 1e-12) {
         n = delta / gap;
     } else if (dot(start, start) > 1e-24) {
-        n = normalize(start);
+        n = start / length(start);
     }
     let depth = d - gap;
     let share = pi.w / w_sum;

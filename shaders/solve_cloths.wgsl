@@ -181,8 +181,9 @@ fn solve_constraint(params: StepParams, cloth: ClothRecord, index: u32, first_sw
     if (!first_sweep) {
         lambda0 = multipliers[index];
     }
-    let r = previous[con.i].xyz - previous[con.j].xyz;
-    let solved = solve_pair(params, con, pi, pj, r, constraint_alpha(cloth.alpha, con.packed), lambda0);
+    let qi = previous[con.i];
+    let qj = previous[con.j];
+    let solved = solve_pair(params, con, pi, pj, qi.xyz - qj.xyz, vec2<f32>(qi.w, qj.w), constraint_alpha(cloth.alpha, con.packed), lambda0);
     multipliers[index] = solved.lambda;
     store_x(offset, con.i, solved.pi);
     store_x(offset, con.j, solved.pj);
@@ -258,8 +259,10 @@ fn integrate_and_solve(params: StepParams, cloth: ClothRecord, local: u32) {
         let p = load_x(offset, i);
         // Pinned particles (inverse mass 0) never move.
         if (p.w != 0.0) {
-            let next = verlet(params, p.xyz, previous[i].xyz);
-            previous[i] = vec4<f32>(p.xyz, 0.0);
+            let q = previous[i];
+            let next = verlet(params, p.xyz, q.xyz);
+            // w carries collide's contact flag into this substep's solve.
+            previous[i] = vec4<f32>(p.xyz, q.w);
             store_x(offset, i, vec4<f32>(next, p.w));
         }
     }
@@ -315,12 +318,18 @@ fn tethers_and_collide(params: StepParams, s: u32, cloth: ClothRecord, local: u3
                 x = tether_pull(params, x, a, first.rest, b, second.rest);
             }
         }
-        let contact = collide_all(params.collider_count, t_from, t_to, x, previous[i].xyz);
+        let q = previous[i];
+        let contact = collide_all(params.collider_count, t_from, t_to, x, q.xyz, substep_pull(params));
         if (contact.hit) {
             store_x(offset, i, vec4<f32>(contact.x, p.w));
-            previous[i] = vec4<f32>(contact.x_prev, 0.0);
-        } else if (cloth.tethers == 1u) {
-            store_x(offset, i, vec4<f32>(x, p.w));
+            previous[i] = vec4<f32>(contact.x_prev, contact_flag(contact));
+        } else {
+            if (cloth.tethers == 1u) {
+                store_x(offset, i, vec4<f32>(x, p.w));
+            }
+            if (q.w != 0.0) {
+                previous[i] = vec4<f32>(q.xyz, 0.0);
+            }
         }
     }
 }

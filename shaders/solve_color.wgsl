@@ -62,8 +62,9 @@ fn solve_color(
     if ((c.packed & 3u) != LIMIT_KIND) {
         alpha = materials[c.packed];
     }
-    let r = previous[c.i].xyz - previous[c.j].xyz;
-    let solved = solve_pair(params, c, pi, pj, r, alpha, lambda0);
+    let qi = previous[c.i];
+    let qj = previous[c.j];
+    let solved = solve_pair(params, c, pi, pj, qi.xyz - qj.xyz, vec2<f32>(qi.w, qj.w), alpha, lambda0);
     multipliers[index] = solved.lambda;
     positions[c.i] = solved.pi;
     positions[c.j] = solved.pj;

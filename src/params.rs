@@ -274,6 +274,20 @@ impl SolverParams {
         !self.colliders.is_empty()
     }
 
+    /// True when a box is among the colliders: then each substep also keeps the boxes' edges
+    /// and corners out of the cloth's triangles, which particles alone cannot do.
+    pub fn has_boxes(&self) -> bool {
+        self.colliders
+            .iter()
+            .any(|c| matches!(c.shape, crate::Shape::Cuboid { .. }))
+    }
+
+    /// True when every cloth of a world must take the global path: self-collision and the
+    /// boxes' edges run in its per-pass stages.
+    pub fn contact_needs_global(&self) -> bool {
+        self.self_collision.is_some() || self.has_boxes()
+    }
+
     /// The parameters with `collider` added.
     pub fn with_collider(mut self, collider: Collider) -> Self {
         self.colliders.push(collider);

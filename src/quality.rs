@@ -131,3 +131,73 @@ pub fn energy(
     }
     e
 }
+
+/// How many (box edge, cloth triangle) pairs cross: each of the twelve edges of every
+/// [`Shape::Cuboid`](crate::Shape::Cuboid) collider, at its pose, against each triangle of the
+/// cloth at `positions`. A box's corner or edge that pokes through the cloth crosses the
+/// triangles it pokes through; cloth that wraps the box crosses none. Particles alone cannot
+/// see this (a corner sharper than the spacing slips between them), which is why chiffon
+/// tests a box's edges against the cloth's triangles (`collide_edges`), and why the tests and
+/// `examples/contact_quality.rs` count it.
+pub fn box_edges_through_cloth(
+    triangles: &[[u32; 3]],
+    positions: &[Vec3],
+    colliders: &[crate::Collider],
+) -> usize {
+    let mut crossings = 0;
+    for c in colliders {
+        let crate::Shape::Cuboid { half_extents } = c.shape else {
+            continue;
+        };
+        let corner = |k: usize| {
+            c.pose
+                .transform_point(half_extents * crate::contact::BOX_CORNERS[k])
+        };
+        let (lo, hi) = crate::geometry::bounds(&(0..8).map(corner).collect::<Vec<_>>());
+        for &[a, b] in &crate::contact::BOX_EDGES {
+            let (p, q) = (corner(a), corner(b));
+            for t in triangles {
+                let [x, y, z] = t.map(|i| positions[i as usize]);
+                // Cheap rejection: the triangle's box misses the collider's.
+                if x.min(y).min(z).cmpgt(hi).any() || x.max(y).max(z).cmplt(lo).any() {
+                    continue;
+                }
+                if segment_crosses_triangle(p, q, x, y, z) {
+                    crossings += 1;
+                }
+            }
+        }
+    }
+    crossings
+}
+
+/// Whether the segment `p..q` passes through the triangle `a, b, c` (Möller–Trumbore, in
+/// `f64`; a segment in the triangle's plane does not cross it).
+fn segment_crosses_triangle(p: Vec3, q: Vec3, a: Vec3, b: Vec3, c: Vec3) -> bool {
+    let (p, q, a, b, c) = (
+        p.as_dvec3(),
+        q.as_dvec3(),
+        a.as_dvec3(),
+        b.as_dvec3(),
+        c.as_dvec3(),
+    );
+    let dir = q - p;
+    let (e1, e2) = (b - a, c - a);
+    let h = dir.cross(e2);
+    let det = e1.dot(h);
+    if det.abs() < 1e-18 {
+        return false;
+    }
+    let s = p - a;
+    let u = s.dot(h) / det;
+    if !(0.0..=1.0).contains(&u) {
+        return false;
+    }
+    let qv = s.cross(e1);
+    let v = dir.dot(qv) / det;
+    if v < 0.0 || u + v > 1.0 {
+        return false;
+    }
+    let t = e2.dot(qv) / det;
+    (0.0..=1.0).contains(&t)
+}

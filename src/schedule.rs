@@ -17,7 +17,8 @@
 //!   tethers   when the cloth has any
 //!   self-collide  when self-collision is on: the spatial hash built by counting sort, then
 //!             each particle pushed off the others near it (`shaders/self_collision.wgsl`)
-//!   collide   when there is a collider
+//!   collide   when there is a collider; with a box among them, then each triangle pushed
+//!             off the boxes' edges and corners (`shaders/collide_edges.wgsl`)
 //! [fused]                      a world's small cloths: one workgroup each solves its whole
 //!                              frame (every substep's stages above) in one dispatch
 //! health                       one flag per frame: the first non-finite or far particle
@@ -107,6 +108,12 @@ pub enum Pass {
     },
     /// `collide` (`shaders/collide.wgsl`, `cpu::collide`) of substep `.0`.
     Collide(u32),
+    /// `edge_contacts` (`shaders/collide_edges.wgsl`, `cpu::edge_contacts`) of substep `.0`:
+    /// each triangle's push off the box colliders' edges.
+    EdgeContacts(u32),
+    /// `apply_edge_contacts` (`shaders/collide_edges.wgsl`, `cpu::apply_edge_contacts`) of
+    /// substep `.0`: each particle moves by the mean of its triangles' pushes.
+    ApplyEdgeContacts(u32),
     /// `solve_cloths` (`shaders/solve_cloths.wgsl`, `cpu::solve_cloths`): a whole frame of
     /// every fused cloth kept in workgroup memory (`workgroup_memory`), or of every one that
     /// stays in the storage buffer.
@@ -179,6 +186,9 @@ pub struct FrameSchedule {
     /// True when the collide stage runs ([`SolverParams::has_colliders`]): with nothing to
     /// collide with it would only read every particle, once a substep.
     pub collide: bool,
+    /// True when the collide stage also keeps the boxes' edges and corners out of the
+    /// triangles (a box among the colliders, and triangles on the global path).
+    pub box_edges: bool,
     /// True when the per-pass stages run (some cloth is on the global path).
     pub global: bool,
     /// The fused stage's dispatches: one for the fused cloths held in workgroup memory, one
@@ -210,6 +220,7 @@ impl FrameSchedule {
             tethers: true,
             self_collision: true,
             collide: true,
+            box_edges: true,
             global: true,
             fused: FusedStage {
                 workgroup_memory: true,
@@ -245,7 +256,12 @@ impl FrameSchedule {
                 exec.stage(Stage::SelfCollide, &mut kernels);
             }
             if self.collide {
-                exec.stage(Stage::Collide, &mut std::iter::once(Pass::Collide(s)));
+                let edges = [Pass::EdgeContacts(s), Pass::ApplyEdgeContacts(s)];
+                let edges = edges.into_iter().filter(|_| self.box_edges);
+                exec.stage(
+                    Stage::Collide,
+                    &mut std::iter::once(Pass::Collide(s)).chain(edges),
+                );
             }
         }
         let kinds = [
@@ -464,6 +480,7 @@ mod tests {
             tethers: false,
             self_collision: false,
             collide: true,
+            box_edges: false,
             global: true,
             fused: FusedStage::default(),
         };
@@ -479,6 +496,13 @@ mod tests {
         };
         assert_eq!(selfish.dispatches(), s.dispatches() + 2 * 9);
         assert_eq!(selfish.stages(), s.stages() + 2);
+        // A box: two more kernels in each substep's collide stage.
+        let boxed = FrameSchedule {
+            box_edges: true,
+            ..s
+        };
+        assert_eq!(boxed.dispatches(), s.dispatches() + 2 * 2);
+        assert_eq!(boxed.stages(), s.stages());
         // Nothing to collide with: no collide stage.
         let bare = FrameSchedule {
             collide: false,

@@ -189,8 +189,8 @@ mod tests {
             let x = Vec3::new(next() * 1.2 - 0.6, next() * 1.0 - 0.05, next() * 1.2 - 0.6);
             let step = Vec3::new(next() - 0.5, next() - 0.5, next() - 0.5) * 0.04;
             let (t_from, t_to) = (0.5, 0.75);
-            let a = collide_all(&records, &[], &cells, t_from, t_to, x, x - step);
-            let b = collide_all(&records, &[], &brute, t_from, t_to, x, x - step);
+            let a = collide_all(&records, &[], &cells, t_from, t_to, x, x - step, Vec3::ZERO);
+            let b = collide_all(&records, &[], &brute, t_from, t_to, x, x - step, Vec3::ZERO);
             assert_eq!(
                 (a.x.to_array(), a.x_prev.to_array(), a.hit),
                 (b.x.to_array(), b.x_prev.to_array(), b.hit),

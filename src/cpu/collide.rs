@@ -14,6 +14,13 @@ const COLLIDER_PLANE: u32 = 2;
 const COLLIDER_CUBOID: u32 = 3;
 const MARCH_STEPS: u32 = 12;
 
+/// The displacement the substep's acceleration (gravity, wind) gives a particle,
+/// `accel · accel_scale`: what static friction holds a stuck particle against (twin of
+/// `substep_pull` in `shaders/common.wgsl`).
+pub(crate) fn substep_pull(params: &StepParams) -> Vec3 {
+    Vec4::from_array(params.accel).xyz() * params.accel_scale
+}
+
 /// Pushes every free particle out of every collider, in parallel.
 pub fn collide(
     params: &StepParams,
@@ -42,45 +49,48 @@ pub fn collide(
                 params.t_to,
                 p.xyz(),
                 prev.xyz(),
+                substep_pull(params),
             );
             if c.hit {
                 *p = c.x.extend(p.w);
-                *prev = c.x_prev.extend(0.0);
+                *prev = c.x_prev.extend(c.held());
+            } else if prev.w != 0.0 {
+                prev.w = 0.0;
             }
         });
 }
 
 /// A rigid pose: `x_world = rotate(rotation, x_local) + position`.
 #[derive(Clone, Copy, Debug)]
-struct Pose {
-    position: Vec3,
-    rotation: Vec4,
+pub(super) struct Pose {
+    pub(super) position: Vec3,
+    pub(super) rotation: Vec4,
 }
 
-fn quat_rotate(q: Vec4, v: Vec3) -> Vec3 {
+pub(super) fn quat_rotate(q: Vec4, v: Vec3) -> Vec3 {
     let t = 2.0 * q.xyz().cross(v);
     v + q.w * t + q.xyz().cross(t)
 }
 
-fn to_local(pose: Pose, x: Vec3) -> Vec3 {
+pub(super) fn to_local(pose: Pose, x: Vec3) -> Vec3 {
     quat_rotate(
         Vec4::new(-pose.rotation.x, -pose.rotation.y, -pose.rotation.z, pose.rotation.w),
         x - pose.position,
     )
 }
 
-fn to_world(pose: Pose, q: Vec3) -> Vec3 {
+pub(super) fn to_world(pose: Pose, q: Vec3) -> Vec3 {
     quat_rotate(pose.rotation, q) + pose.position
 }
 
-fn collider_pose(c: &ColliderRecord, t: f32) -> Pose {
+pub(super) fn collider_pose(c: &ColliderRecord, t: f32) -> Pose {
     let from = Vec4::from_array(c.from_rotation);
     let mut to = Vec4::from_array(c.to_rotation);
     if from.dot(to) < 0.0 {
         to = -to;
     }
     // As `lerp4` in colliders.wgsl: a (1 − t) + b t.
-    let q = (from * (1.0 - t) + to * t).normalize();
+    let q = unit4(from * (1.0 - t) + to * t);
     let (p0, p1) = (
         Vec4::from_array(c.from_position).xyz(),
         Vec4::from_array(c.to_position).xyz(),
@@ -89,6 +99,12 @@ fn collider_pose(c: &ColliderRecord, t: f32) -> Pose {
         position: p0 * (1.0 - t) + p1 * t,
         rotation: q,
     }
+}
+
+/// Twin of `unit4`: `q / |q|` with the squares summed in order (glam sums a `Vec4`'s in
+/// pairs, and WGSL's `normalize` may use an approximate inverse square root).
+fn unit4(q: Vec4) -> Vec4 {
+    q / (q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w).sqrt()
 }
 
 /// Trilinear sample of a distance grid at `q`; outside it, the distance to the grid's box plus
@@ -202,7 +218,8 @@ fn capsule_normal(q: Vec3, a: Vec3, ra: f32, b: Vec3, rb: f32) -> Vec3 {
         } else {
             Vec3::X
         };
-        radial = ba.cross(other).normalize();
+        let side = ba.cross(other);
+        radial = side / side.length();
     }
     (radial * a2.sqrt() + ba * (rr / l2.sqrt())) / l2.sqrt()
 }
@@ -252,10 +269,21 @@ pub(crate) struct Contact {
     pub x: Vec3,
     pub x_prev: Vec3,
     pub hit: bool,
+    /// Static friction held it (it slid less than μ times the depth it was pushed out).
+    pub stuck: bool,
 }
 
-/// One particle against one collider over the substep `[t_from, t_to]` (twin of
-/// `collide_with`; see it for the method).
+impl Contact {
+    /// The contact flag the previous position's w carries into the next substep: 1 for a
+    /// particle held by static friction, else 0.
+    pub fn held(&self) -> f32 {
+        if self.hit && self.stuck { 1.0 } else { 0.0 }
+    }
+}
+
+/// One particle against one collider over the substep `[t_from, t_to]`; `pull` is the
+/// substep's acceleration displacement (`accel · accel_scale`). Twin of `collide_with`; see it
+/// for the method.
 fn collide_with(
     c: &ColliderRecord,
     grid: &[f32],
@@ -263,11 +291,13 @@ fn collide_with(
     t_to: f32,
     x: Vec3,
     x_prev: Vec3,
+    pull: Vec3,
 ) -> Contact {
     let none = Contact {
         x,
         x_prev,
         hit: false,
+        stuck: false,
     };
     let material = Vec4::from_array(c.material);
     let r = material.x;
@@ -326,18 +356,32 @@ fn collide_with(
     let tangential = moved - normal * moved.dot(normal);
     let slide = tangential.length();
     let grip = material.y * depth;
-    if slide <= grip {
-        x_out -= tangential;
-    } else {
-        x_out -= tangential * (grip / slide);
+    let stuck = slide <= grip;
+    // Friction takes the sliding from the velocity (the previous position), never from the
+    // position: the constraints' corrections stay, so friction cannot freeze a stretched
+    // edge where it lands (NvCloth's friction impulse). Only a stuck particle gives back the
+    // substep's pull along the surface (gravity, wind), as far as it moved that way, so
+    // static friction holds it where it is, exactly.
+    let pull_t = pull - normal * pull.dot(normal);
+    let pull2 = pull_t.dot(pull_t);
+    let mut held_back = Vec3::ZERO;
+    if stuck && pull2 > 1e-30 {
+        held_back = pull_t * (tangential.dot(pull_t) / pull2).clamp(0.0, 1.0);
+        x_out -= held_back;
     }
+    let braked = if stuck {
+        tangential - held_back
+    } else {
+        tangential * (grip / slide)
+    };
     let arriving = moved.dot(normal).min(0.0);
     let now = (x_out - x_prev - carried).dot(normal);
-    let x_prev_out = x_prev + normal * (now + material.z * arriving);
+    let x_prev_out = x_prev + normal * (now + material.z * arriving) + braked;
     Contact {
         x: x_out,
         x_prev: x_prev_out,
         hit: true,
+        stuck,
     }
 }
 
@@ -387,6 +431,7 @@ fn collider_reaches(c: &ColliderRecord, t_from: f32, t_to: f32, x: Vec3, x_prev:
 /// the colliders of its cell of the broad phase ([`crate::contact::broadphase`]) while it stays
 /// in that cell, every collider from where it left it otherwise. Either way the result is the
 /// one testing every collider gives.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn collide_all(
     colliders: &[ColliderRecord],
     grid: &[f32],
@@ -395,11 +440,13 @@ pub(crate) fn collide_all(
     t_to: f32,
     x: Vec3,
     x_prev: Vec3,
+    pull: Vec3,
 ) -> Contact {
     let mut result = Contact {
         x,
         x_prev,
         hit: false,
+        stuck: false,
     };
     let mut next = 0;
     if let Some(cell) = collider_cell(cells, x, x_prev) {
@@ -409,7 +456,7 @@ pub(crate) fn collide_all(
             if !collider_reaches(c, t_from, t_to, result.x, result.x_prev) {
                 continue;
             }
-            let hit = collide_with(c, grid, t_from, t_to, result.x, result.x_prev);
+            let hit = collide_with(c, grid, t_from, t_to, result.x, result.x_prev, pull);
             if hit.hit {
                 result = hit;
                 // Moved out of the cell (or too far): the rest, one by one.
@@ -424,7 +471,7 @@ pub(crate) fn collide_all(
         if !collider_reaches(c, t_from, t_to, result.x, result.x_prev) {
             continue;
         }
-        let hit = collide_with(c, grid, t_from, t_to, result.x, result.x_prev);
+        let hit = collide_with(c, grid, t_from, t_to, result.x, result.x_prev, pull);
         if hit.hit {
             result = hit;
         }

@@ -5,7 +5,7 @@ use glam::Vec4;
 
 use super::self_collision::{self as hash, SelfCollisionBuffers};
 use super::{
-    check_health, collide, integrate, prolong, snapshot_nodes, solve_cloths, solve_color,
+    apply_edge_contacts, check_health, collide, edge_contacts, integrate, prolong, snapshot_nodes, solve_cloths, solve_color,
     solve_tethers,
 };
 use crate::cloth::Constraint;
@@ -46,6 +46,9 @@ pub(crate) struct CpuEngine {
     /// Self-collision: rest positions (cloth in w), the hash table, the buckets, the pushed
     /// positions, the positions in bucket order; and the scan's block length (the GPU's workgroup size).
     rest: Vec<Vec4>,
+    /// The box-edge contacts: the triangle table (`contact::edges`) and two pushes a triangle.
+    triangle_table: Vec<u32>,
+    pushes: Vec<Vec4>,
     table: Vec<u32>,
     hash: Vec<u32>,
     moved: Vec<Vec4>,
@@ -84,6 +87,8 @@ impl Default for CpuEngine {
             rests: Vec::new(),
             grid: Vec::new(),
             rest: Vec::new(),
+            triangle_table: Vec::new(),
+            pushes: Vec::new(),
             table: Vec::new(),
             hash: Vec::new(),
             moved: Vec::new(),
@@ -125,6 +130,9 @@ impl Engine for CpuEngine {
         self.rests = vec![ClothRest::AWAKE; layout.records.len()];
         self.tethers = layout.tethers.clone();
         self.rest = layout.rest.clone();
+        self.triangle_table = layout.triangle_table.clone();
+        let triangles = self.triangle_table.first().copied().unwrap_or(0) as usize;
+        self.pushes = vec![Vec4::ZERO; 2 * triangles];
         let n = layout.particle_count as usize;
         let cells = crate::world::hash_cells(layout.global_particles);
         self.table = vec![0; hash::table_len(cells, self.workgroup_size)];
@@ -283,6 +291,21 @@ impl Executor for CpuFrame<'_> {
                     f.colliders,
                     &e.grid,
                     f.collider_cells,
+                ),
+                Pass::EdgeContacts(s) => edge_contacts(
+                    &plan.step(s),
+                    &e.positions,
+                    &e.previous,
+                    f.colliders,
+                    &e.triangle_table,
+                    &mut e.pushes,
+                ),
+                Pass::ApplyEdgeContacts(s) => apply_edge_contacts(
+                    &plan.step(s),
+                    &mut e.positions,
+                    &mut e.previous,
+                    &e.triangle_table,
+                    &e.pushes,
                 ),
                 Pass::SolveCloths { workgroup_memory } => solve_cloths(
                     &f.fused,

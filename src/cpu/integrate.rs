@@ -33,6 +33,8 @@ pub(crate) fn integrate_particle(params: &StepParams, p: &mut Vec4, prev: &mut V
         params.damping,
         params.accel_scale,
     );
-    *prev = x.extend(0.0);
+    // w carries the contact flag `collide` left (held by static friction) into this
+    // substep's solve, where the coarse levels hold such a particle as a pin.
+    *prev = x.extend(prev.w);
     *p = next.extend(p.w);
 }

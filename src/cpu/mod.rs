@@ -7,6 +7,7 @@
 pub(crate) mod engine;
 
 pub(crate) mod collide;
+mod collide_edges;
 mod health;
 mod integrate;
 mod normals;
@@ -18,6 +19,7 @@ mod solve_color;
 mod tethers;
 
 pub use collide::collide;
+pub use collide_edges::{apply_edge_contacts, edge_contacts};
 pub(crate) use collide::grid_distance;
 pub use health::check_health;
 pub use integrate::integrate;

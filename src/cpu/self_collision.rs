@@ -140,12 +140,12 @@ fn pair_push(p: &StepParams, previous: &[Vec4], i: usize, j: usize, pi: Vec4, pj
     let mut n = Vec3::Y;
     let mut gap = dist2.sqrt();
     if delta.dot(start) < 0.0 && start.dot(start) > 1e-24 {
-        n = start.normalize();
+        n = start / start.length();
         gap = delta.dot(n);
     } else if gap > 1e-12 {
         n = delta / gap;
     } else if start.dot(start) > 1e-24 {
-        n = start.normalize();
+        n = start / start.length();
     }
     let depth = d - gap;
     let share = pi.w / w_sum;

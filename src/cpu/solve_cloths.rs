@@ -11,7 +11,7 @@
 use glam::{Vec3, Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
-use super::collide::{collide_all, collider_wakes};
+use super::collide::{collide_all, collider_wakes, substep_pull};
 use super::health::{is_bad, report_bad};
 use super::integrate::integrate_particle;
 use super::solve_color::{solve_constraint, solve_stencil};
@@ -232,7 +232,8 @@ fn coarse_levels(params: &StepParams, shared: &Shared<'_>, c: &mut ClothSlices<'
                 } else {
                     con.alpha(Vec4::from_array(record.alpha))
                 };
-                solve_constraint(params, con, &mut pi, &mut pj, r, alpha, lambda, true);
+                let held = (c.previous[i].w, c.previous[j].w);
+                solve_constraint(params, con, &mut pi, &mut pj, r, held, alpha, lambda, true);
                 (c.positions[i], c.positions[j]) = (pi, pj);
             }
         }
@@ -302,12 +303,14 @@ fn solve_cloth(
                     let r = c.previous[i].xyz() - c.previous[j].xyz();
                     let (mut pi, mut pj) = (c.positions[i], c.positions[j]);
                     let lambda = &mut c.multipliers[index - c.first_constraint];
+                    let held = (c.previous[i].w, c.previous[j].w);
                     solve_constraint(
                         params,
                         con,
                         &mut pi,
                         &mut pj,
                         r,
+                        held,
                         con.alpha(alpha),
                         lambda,
                         k == 0,
@@ -341,10 +344,13 @@ fn solve_cloth(
                 t_to,
                 x,
                 c.previous[i].xyz(),
+                substep_pull(params),
             );
             if contact.hit {
                 x = contact.x;
-                c.previous[i] = contact.x_prev.extend(0.0);
+                c.previous[i] = contact.x_prev.extend(contact.held());
+            } else {
+                c.previous[i].w = 0.0;
             }
             c.positions[i] = x.extend(p.w);
         }

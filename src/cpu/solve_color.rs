@@ -102,19 +102,23 @@ pub fn solve_color(
                     &mut *shared.1.add(first + k),
                 )
             };
-            let r = previous[c.i as usize].xyz() - previous[c.j as usize].xyz();
+            let (qi, qj) = (previous[c.i as usize], previous[c.j as usize]);
+            let r = qi.xyz() - qj.xyz();
             // A limit is rigid; any other constraint reads its material's compliance.
             let alpha = if c.is_limit() {
                 0.0
             } else {
                 alphas[c.material_slot()]
             };
-            solve_constraint(params, c, pi, pj, r, alpha, lambda, color.first_sweep == 1);
+            let held = (qi.w, qj.w);
+            solve_constraint(params, c, pi, pj, r, held, alpha, lambda, color.first_sweep == 1);
         });
 }
 
 /// One thread of `solve_color` (and of the fused kernel's solve): `r` is the bond at the start
-/// of the step, `alpha` the constraint's α̃. The step is [`xpbd_step`].
+/// of the step, `held` the ends' contact flags (the previous positions' w: 1 for a particle a
+/// collider held by static friction at the end of the last substep), `alpha` the
+/// constraint's α̃. The step is [`xpbd_step`].
 #[allow(clippy::too_many_arguments)]
 #[inline]
 pub(crate) fn solve_constraint(
@@ -123,15 +127,18 @@ pub(crate) fn solve_constraint(
     pi: &mut Vec4,
     pj: &mut Vec4,
     r: glam::Vec3,
+    held: (f32, f32),
     alpha: f32,
     lambda: &mut f32,
     first_sweep: bool,
 ) {
     let lambda0 = if first_sweep { 0.0 } else { *lambda };
-    // A coarse level's limit moves its ends by the masses they stand for.
+    // A coarse level's limit moves its ends by the masses they stand for, and holds an end
+    // that contact holds as it holds a pin: the level then carries what hangs from a support
+    // to it, as it carries what hangs from a pin (Müller 2008 treats contacts on every level).
     let limit = c.is_limit();
     let (wi, wj) = if limit {
-        limit_weights(c.packed, pi.w, pj.w)
+        limit_weights(c.packed, unheld(pi.w, held.0), unheld(pj.w, held.1))
     } else {
         (pi.w, pj.w)
     };
@@ -148,6 +155,12 @@ pub(crate) fn solve_constraint(
     *lambda = lambda0 + d_lambda;
     *pi = (pi.xyz() + dir * (d_lambda * wi)).extend(pi.w);
     *pj = (pj.xyz() - dir * (d_lambda * wj)).extend(pj.w);
+}
+
+/// Twin of `unheld` (common.wgsl): the inverse mass a limit sees, 0 for a held particle.
+#[inline]
+pub(crate) fn unheld(w: f32, held: f32) -> f32 {
+    if held > 0.0 { 0.0 } else { w }
 }
 
 /// One thread of `solve_color` on a color of bending stencils (and of the fused kernel's

@@ -268,6 +268,36 @@ impl SelfCollisionBuffers {
     }
 }
 
+/// The box-edge contacts' buffers (`contact::edges`), made the first time a box collides and
+/// grown with the layout's triangles.
+pub(crate) struct EdgeContactBuffers {
+    /// The triangle table.
+    pub(crate) table: wgpu::Buffer,
+    /// Two pushes a triangle.
+    pub(crate) pushes: wgpu::Buffer,
+}
+
+impl EdgeContactBuffers {
+    /// A table of `table_words` words and pushes for `triangles` triangles.
+    pub(crate) fn new(ctx: &GpuContext, table_words: u64, triangles: u64) -> Result<Self> {
+        let table = table_words.max(1) * 4;
+        let pushes = 2 * triangles.max(1) * crate::config::VEC4_BYTES;
+        let limits = ctx.limits();
+        check_storage_buffer(&limits, "the triangle table of the box contacts", table)?;
+        check_storage_buffer(&limits, "the box contacts' pushes", pushes)?;
+        let d = &ctx.device;
+        Ok(Self {
+            table: buffer(d, "triangle table", table, STORAGE),
+            pushes: buffer(d, "box-edge pushes", pushes, STORAGE),
+        })
+    }
+
+    /// Bytes on the device.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.table.size() + self.pushes.size()
+    }
+}
+
 /// What a layout holds, counted for [`BufferSizes::topology_for`].
 pub(crate) fn counts(layout: &crate::world::layout::Layout) -> TopologyCounts {
     let h = &layout.global;
@@ -296,6 +326,7 @@ pub(crate) fn bind_groups(
     t: &TopologyBuffers,
     c: &ContactBuffers,
     h: Option<&SelfCollisionBuffers>,
+    e: Option<&EdgeContactBuffers>,
 ) -> BindGroups {
     let particle = bind_group(
         device,
@@ -347,6 +378,22 @@ pub(crate) fn bind_groups(
             (&c.grid, None),
         ],
     );
+    let edges = e.map(|e| {
+        bind_group(
+            device,
+            "box-edge contacts",
+            &pipelines.edges_layout,
+            &[
+                (&p.step_uniform, Some(STEP_SIZE)),
+                (&p.positions, None),
+                (&p.previous, None),
+                (&c.table, None),
+                (&c.grid, None),
+                (&e.table, None),
+                (&e.pushes, None),
+            ],
+        )
+    });
     let self_collision = h.map(|h| {
         bind_group(
             device,
@@ -404,6 +451,7 @@ pub(crate) fn bind_groups(
         color,
         coarse,
         collide,
+        edges,
         self_collision,
         fused,
     }

@@ -5,7 +5,8 @@
 use glam::Vec4;
 
 use super::buffers::{
-    ContactBuffers, ParticleBuffers, SelfCollisionBuffers, TopologyBuffers, bind_groups, counts,
+    ContactBuffers, EdgeContactBuffers, ParticleBuffers, SelfCollisionBuffers, TopologyBuffers,
+    bind_groups, counts,
 };
 use super::context::{GpuContext, read_prefix_on};
 use super::kernels::check_workgroup_size;
@@ -32,6 +33,11 @@ pub(crate) struct GpuEngine {
     self_collision: Option<SelfCollisionBuffers>,
     /// The layout's rest positions (uploaded when self-collision's buffers are made).
     rest: Vec<Vec4>,
+    /// Made the first time a box collides; grown with the layout's triangles.
+    edges: Option<EdgeContactBuffers>,
+    /// The layout's triangle table (`contact::edges`), and whether the buffer holds it.
+    triangle_table: Vec<u32>,
+    triangles_uploaded: bool,
     capacity_particles: u64,
     workgroup_size: u32,
     pipelines: Pipelines,
@@ -105,6 +111,7 @@ impl GpuEngine {
             &topology,
             &contact,
             None,
+            None,
         );
         Ok(Self {
             ctx: ctx.clone(),
@@ -116,6 +123,9 @@ impl GpuEngine {
             contact,
             self_collision: None,
             rest: Vec::new(),
+            edges: None,
+            triangle_table: Vec::new(),
+            triangles_uploaded: false,
             capacity_particles: cap.particles as u64,
             workgroup_size: config.workgroup_size,
             pipelines,
@@ -141,7 +151,30 @@ impl GpuEngine {
             &self.topology,
             &self.contact,
             self.self_collision.as_ref(),
+            self.edges.as_ref(),
         );
+    }
+
+    /// Makes (or grows) the box contacts' buffers for the layout's triangles and uploads its
+    /// triangle table.
+    fn ensure_edges(&mut self) -> Result<()> {
+        let words = self.triangle_table.len() as u64;
+        let triangles = self.triangle_table.first().copied().unwrap_or(0) as u64;
+        let fits = self.edges.as_ref().is_some_and(|e| {
+            e.table.size() >= words * 4 && e.pushes.size() >= 2 * triangles * VEC4_BYTES
+        });
+        if !fits {
+            self.edges = Some(EdgeContactBuffers::new(&self.ctx, words, triangles)?);
+            self.triangles_uploaded = false;
+            self.rebind();
+        }
+        if let Some(e) = self.edges.as_ref().filter(|_| !self.triangles_uploaded) {
+            self.ctx
+                .queue
+                .write_buffer(&e.table, 0, bytemuck::cast_slice(&self.triangle_table));
+            self.triangles_uploaded = true;
+        }
+        Ok(())
     }
 
     /// Makes self-collision's buffers (once) and uploads the rest positions.
@@ -295,6 +328,8 @@ impl Engine for GpuEngine {
         debug_assert_eq!(layout.tethers.slots().len(), positions.len() * TETHER_SLOTS);
         self.rest = layout.rest.clone();
         self.upload_rest();
+        self.triangle_table = layout.triangle_table.clone();
+        self.triangles_uploaded = false;
         self.particle_count = layout.particle_count;
         // A new layout starts every cloth awake.
         self.fused_cloths = layout.records.len() as u32;
@@ -396,6 +431,9 @@ impl Engine for GpuEngine {
         if frame.schedule.self_collision {
             self.ensure_self_collision()?;
         }
+        if frame.schedule.box_edges {
+            self.ensure_edges()?;
+        }
         let q = &self.ctx.queue;
         let (p, t) = (&self.particles, &self.topology);
         let stride = self.sizes.uniform_stride;
@@ -439,6 +477,7 @@ impl Engine for GpuEngine {
             coarse_counts: &self.coarse_counts,
             fused_cloths: frame.records.len() as u32,
             hash_cells: frame.plan.first.hash_cells,
+            triangles: self.triangle_table.first().copied().unwrap_or(0),
             encoder: &mut encoder,
             timer: timer.as_deref_mut(),
         });
@@ -522,7 +561,11 @@ impl Engine for GpuEngine {
     }
 
     fn gpu_bytes(&self) -> Option<u64> {
-        Some(self.sizes.total() + self.self_collision.as_ref().map_or(0, |h| h.bytes()))
+        Some(
+            self.sizes.total()
+                + self.self_collision.as_ref().map_or(0, |h| h.bytes())
+                + self.edges.as_ref().map_or(0, |e| e.bytes()),
+        )
     }
 
     fn start_positions(&mut self) -> Result<Started<Vec4>> {

@@ -24,12 +24,15 @@ pub(crate) struct Pipelines {
     pub(super) coarse_layout: wgpu::BindGroupLayout,
     pub(super) collide_layout: wgpu::BindGroupLayout,
     pub(super) self_layout: wgpu::BindGroupLayout,
+    pub(super) edges_layout: wgpu::BindGroupLayout,
     integrate: Kernel,
     snapshot: Kernel,
     prolong: Kernel,
     solve_color: Kernel,
     tethers: Kernel,
     collide: Kernel,
+    edge_contacts: Kernel,
+    apply_edge_contacts: Kernel,
     health: Kernel,
     /// The self-collision stage's kernels, in [`SelfStep::ALL`] order.
     self_collision: Vec<Kernel>,
@@ -159,6 +162,21 @@ impl Pipelines {
                 Binding::StorageReadWrite,
             ],
         );
+        // The box-edge contacts: step params, positions, previous positions, the collider
+        // table, distance grids, the triangle table, the pushes.
+        let edges_layout = bind_group_layout(
+            device,
+            "box-edge contacts",
+            &[
+                step_binding,
+                Binding::StorageReadWrite,
+                Binding::StorageReadWrite,
+                Binding::StorageRead,
+                Binding::StorageRead,
+                Binding::StorageRead,
+                Binding::StorageReadWrite,
+            ],
+        );
         let kernel =
             |file, entry, layout| Kernel::new(device, file, entry, layout, workgroup_size, &[]);
         let self_collision = SelfStep::ALL
@@ -172,6 +190,12 @@ impl Pipelines {
             solve_color: kernel(shaders::SOLVE_COLOR, "solve_color", &color_layout),
             tethers: kernel(shaders::TETHERS, "solve_tethers", &particle_layout),
             collide: kernel(shaders::COLLIDE, "collide", &collide_layout),
+            edge_contacts: kernel(shaders::COLLIDE_EDGES, "edge_contacts", &edges_layout),
+            apply_edge_contacts: kernel(
+                shaders::COLLIDE_EDGES,
+                "apply_edge_contacts",
+                &edges_layout,
+            ),
             health: kernel(shaders::HEALTH, "check_health", &particle_layout),
             self_collision,
             particle_layout,
@@ -179,6 +203,7 @@ impl Pipelines {
             coarse_layout,
             collide_layout,
             self_layout,
+            edges_layout,
             fused: None,
         }
     }
@@ -213,6 +238,8 @@ pub(crate) struct BindGroups {
     pub(super) color: wgpu::BindGroup,
     pub(super) coarse: wgpu::BindGroup,
     pub(super) collide: wgpu::BindGroup,
+    /// Only once a box has collided.
+    pub(super) edges: Option<wgpu::BindGroup>,
     /// Only once self-collision has run.
     pub(super) self_collision: Option<wgpu::BindGroup>,
     /// Only once the fused kernel is compiled.
@@ -235,6 +262,8 @@ pub(crate) struct PassRecorder<'a> {
     pub(crate) fused_cloths: u32,
     /// Buckets of the self-collision hash.
     pub(crate) hash_cells: u32,
+    /// Triangles of the global cloths (the box-edge contacts' threads).
+    pub(crate) triangles: u32,
     pub(crate) encoder: &'a mut wgpu::CommandEncoder,
     pub(crate) timer: Option<&'a mut StageTimer>,
 }
@@ -278,6 +307,17 @@ impl Executor for PassRecorder<'_> {
                 Pass::Collide(s) => {
                     let offsets = [at(s as u64), 0];
                     (&k.collide, &groups.collide, offsets, 1, particles)
+                }
+                Pass::EdgeContacts(s) | Pass::ApplyEdgeContacts(s) => {
+                    let group = groups
+                        .edges
+                        .as_ref()
+                        .expect("the box contacts' buffers are made before their first frame");
+                    let (kernel, threads) = match p {
+                        Pass::EdgeContacts(_) => (&k.edge_contacts, self.triangles),
+                        _ => (&k.apply_edge_contacts, particles),
+                    };
+                    (kernel, group, [at(s as u64), 0], 1, threads)
                 }
                 Pass::SelfCollision { step, substep } => {
                     let group = groups

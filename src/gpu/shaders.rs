@@ -105,6 +105,15 @@ pub const COLLIDE: ShaderFile = ShaderFile {
     text: include_str!("../../shaders/collide.wgsl"),
 };
 
+/// `edge_contacts` and `apply_edge_contacts`: the boxes' edges and corners kept out of the
+/// cloth's triangles (CPU twins: `src/cpu/collide_edges.rs`).
+pub const COLLIDE_EDGES: ShaderFile = ShaderFile {
+    file: "collide_edges.wgsl",
+    entry_points: "edge_contacts,apply_edge_contacts",
+    prelude: SOLVER_AND_COLLIDERS,
+    text: include_str!("../../shaders/collide_edges.wgsl"),
+};
+
 /// `solve_cloths`: the fused path, one workgroup per cloth for a whole frame (CPU twin:
 /// `src/cpu/solve_cloths.rs`).
 pub const SOLVE_CLOTHS: ShaderFile = ShaderFile {
@@ -140,6 +149,7 @@ pub const ALL: &[ShaderFile] = &[
     TETHERS,
     SELF_COLLISION,
     COLLIDE,
+    COLLIDE_EDGES,
     HEALTH,
     SOLVE_CLOTHS,
     NORMALS,

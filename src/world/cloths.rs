@@ -179,15 +179,16 @@ impl World {
         } else {
             0
         };
-        // Self-collision runs in the per-pass stages: every cloth takes the global path; so
-        // does every cloth of a device that cannot bind the fused kernel's buffers.
-        let paths = if self.params.self_collision.is_some() || !self.engine.fuses() {
+        // Self-collision and the boxes' edges run in the per-pass stages: every cloth takes
+        // the global path; so does every cloth of a device that cannot bind the fused
+        // kernel's buffers.
+        let paths = if self.params.contact_needs_global() || !self.engine.fuses() {
             PathChoice::Global
         } else {
             self.config.paths
         };
         let layout = Layout::build(&members, paths, self.config.fused_max_particles, capacity)?;
-        self.laid_out_for_self_collision = self.params.self_collision.is_some();
+        self.laid_out_global_only = self.params.contact_needs_global();
         let n = layout.particle_count as usize;
         let (mut positions, mut previous) = (Vec::with_capacity(n), Vec::with_capacity(n));
         for p in &layout.placed {

@@ -77,6 +77,9 @@ pub(crate) struct Layout {
     /// Every particle's rest position (xyz, as placed) and its cloth (w, the material index):
     /// self-collision leaves out pairs of one cloth that are near each other at rest.
     pub rest: Vec<Vec4>,
+    /// The global cloths' triangles and each global particle's (`contact::edges`): what keeps
+    /// a box's edges and corners out of the cloth.
+    pub triangle_table: Vec<u32>,
 }
 
 impl Layout {
@@ -197,6 +200,14 @@ impl Layout {
                 .zip(&placed)
                 .map(|((m, _), p)| (p.particles.start, m.tethers)),
         );
+        let triangle_table = crate::contact::edges::triangle_table(
+            global_particles as usize,
+            order
+                .iter()
+                .zip(&placed)
+                .filter(|((_, path), _)| *path == ClothPath::Global)
+                .map(|((m, _), p)| (p.particles.start, m.cloth.triangles())),
+        );
         Ok(Self {
             placed,
             particle_count,
@@ -210,6 +221,7 @@ impl Layout {
             fused_prolongations,
             tethers,
             rest,
+            triangle_table,
         })
     }
 

@@ -96,8 +96,9 @@ pub struct World {
     collider_poses: Vec<Pose>,
     /// The mesh colliders whose grids the engine holds, each with its first sample.
     grids: Vec<(std::sync::Arc<DistanceGrid>, u32)>,
-    /// Whether the layout was made with self-collision on (every cloth global).
-    laid_out_for_self_collision: bool,
+    /// Whether the layout was made with every cloth global for contact (self-collision, or a
+    /// box among the colliders).
+    laid_out_global_only: bool,
 }
 
 impl World {
@@ -126,7 +127,7 @@ impl World {
             diverged: None,
             collider_poses: Vec::new(),
             grids: Vec::new(),
-            laid_out_for_self_collision: false,
+            laid_out_global_only: false,
         })
     }
 
@@ -335,7 +336,7 @@ impl World {
             self.wake_all();
         }
         self.params = params;
-        if self.params.self_collision.is_some() != self.laid_out_for_self_collision {
+        if self.params.contact_needs_global() != self.laid_out_global_only {
             self.dirty = true;
         }
         Ok(())
@@ -518,6 +519,7 @@ impl World {
             tethers: tethers_on && global_tethers,
             self_collision: self.params.self_collision.is_some() && l.global_particles > 0,
             collide: self.params.has_colliders(),
+            box_edges: self.params.has_boxes() && l.triangle_table.first().is_some_and(|&t| t > 0),
             global: l.global_particles > 0,
             fused: crate::schedule::FusedStage {
                 workgroup_memory: l.records.iter().any(|r| r.shared_memory == 1),

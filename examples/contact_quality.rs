@@ -1,0 +1,340 @@
+//! How well cloth held up by contact keeps its length: the contact scenes of docs/contact.md,
+//! each run for a number of frames, with the stretch of its structural edges (length over rest
+//! length) at the last frame, the worst edge in any frame, and, where there is a box, how many
+//! (box edge, cloth triangle) pairs cross in the worst frame (a corner or edge through the
+//! cloth: [`chiffon::quality::box_edges_through_cloth`]).
+//!
+//! ```sh
+//! cargo run --release --example contact_quality -- [--backend cpu|gpu] [--frames 240] [--friction MU] [SCENE ...]
+//! ```
+//!
+//! The scenes: `box` (a 96² sheet 1.4 m wide dropped flat on a box 0.9 m × 0.6 m), `sphere` (a
+//! 128² sheet 1 m wide dropped flat on a sphere of radius 0.3 m), `towel` (a 96² towel dropped
+//! edge first onto a small sphere and the floor, self-collision on), `mesh` (a 96² sheet on the
+//! colliders benchmark's bumpy sphere, a mesh collider), and the demo's `table` (96 columns),
+//! `heap` (128², held 60 frames by a corner, then let go) and `character` (96). No scene named:
+//! all of them. The frames count from the heap's release.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use chiffon::glam::{Quat, Vec3};
+use chiffon::scenes::{self, DemoScene, Motion};
+use chiffon::{
+    Backend, ClothBuilder, Collider, DistanceGrid, GpuContext, Layout, Pinning, SelfCollision,
+    SolverParams, World, WorldConfig,
+};
+
+const DT: f64 = 1.0 / 60.0;
+
+/// A scene: its cloths and parameters in a world, and what moves by itself.
+struct Setup {
+    world: World,
+    motion: Motion,
+    /// Frames before the measured ones (the heap's hold).
+    hold: usize,
+}
+
+fn flat_sheet(n: u32, width: f32, height: f32) -> chiffon::Result<chiffon::Cloth> {
+    ClothBuilder::grid(n, n)
+        .spacing(width / (n - 1) as f32)
+        .total_mass(0.2 * width * width)
+        .layout(Layout::Flat { height })
+        .pinning(Pinning::None)
+        .build()
+}
+
+fn one_cloth(
+    backend: Backend<'_>,
+    cloth: chiffon::Cloth,
+    params: SolverParams,
+) -> anyhow::Result<Setup> {
+    let mut world = World::new(backend, params, WorldConfig::default())?;
+    let handle = world.add(&cloth, chiffon::ClothOptions::default())?;
+    Ok(Setup {
+        world,
+        motion: Motion::of(DemoScene::Cloth, handle, Vec::new()),
+        hold: 0,
+    })
+}
+
+fn demo(backend: Backend<'_>, scene: DemoScene, grid: u32) -> anyhow::Result<Setup> {
+    let (cloths, collar) = scenes::demo_cloths(scene, grid, 1)?;
+    let params = SolverParams {
+        colliders: scenes::demo_bodies(scene)
+            .into_iter()
+            .chain(scenes::demo_colliders(Some(0.0), None))
+            .collect(),
+        self_collision: scenes::demo_self_collision(scene),
+        ..SolverParams::default()
+    };
+    let mut world = World::new(backend, params, WorldConfig::default())?;
+    for (cloth, options) in &cloths {
+        world.add(cloth, *options)?;
+    }
+    let first = world.handles()[0];
+    let hold = if scene == DemoScene::Heap {
+        scenes::HEAP_HOLD_FRAMES
+    } else {
+        0
+    };
+    Ok(Setup {
+        world,
+        motion: Motion::of(scene, first, collar),
+        hold,
+    })
+}
+
+fn setup(backend: Backend<'_>, name: &str) -> anyhow::Result<Setup> {
+    let ground = Collider::ground(0.0);
+    match name {
+        "box" => one_cloth(
+            backend,
+            flat_sheet(96, 1.4, 1.0)?,
+            SolverParams {
+                colliders: vec![
+                    Collider::cuboid(
+                        Vec3::new(0.0, 0.4, 0.0),
+                        Vec3::new(0.45, 0.4, 0.3),
+                        Quat::IDENTITY,
+                    ),
+                    ground,
+                ],
+                ..SolverParams::default()
+            },
+        ),
+        "sphere" => one_cloth(
+            backend,
+            flat_sheet(128, 1.0, 1.0)?,
+            SolverParams {
+                colliders: vec![Collider::sphere(Vec3::new(0.0, 0.5, 0.0), 0.3), ground],
+                ..SolverParams::default()
+            },
+        ),
+        "towel" => one_cloth(
+            backend,
+            ClothBuilder::grid(96, 96)
+                .layout(Layout::Hanging { top: 1.0 })
+                .pinning(Pinning::None)
+                .build()?,
+            SolverParams {
+                colliders: vec![Collider::sphere(Vec3::new(0.0, 0.4, 0.1), 0.15), ground],
+                self_collision: Some(SelfCollision::default()),
+                ..SolverParams::default()
+            },
+        ),
+        "mesh" => {
+            let (stacks, slices) = (40, 80);
+            let grid = Arc::new(DistanceGrid::from_mesh(
+                &scenes::bumpy_sphere(stacks, slices),
+                chiffon::contact::DEFAULT_RESOLUTION,
+            )?);
+            one_cloth(
+                backend,
+                scenes::collider_sheet(96)?,
+                SolverParams {
+                    colliders: vec![Collider::mesh(grid, chiffon::Pose::IDENTITY), ground],
+                    ..SolverParams::default()
+                },
+            )
+        }
+        "table" => demo(backend, DemoScene::Table, 96),
+        "heap" => demo(backend, DemoScene::Heap, 128),
+        "character" => demo(backend, DemoScene::Character, 96),
+        _ => bail!("unknown scene {name:?}: box, sphere, towel, mesh, table, heap or character"),
+    }
+}
+
+/// What one scene measured.
+struct Row {
+    name: String,
+    last: chiffon::quality::Stretch,
+    worst_max: f64,
+    worst_frame: usize,
+    crossings: usize,
+    ms_per_frame: f64,
+}
+
+fn run(
+    backend: Backend<'_>,
+    name: &str,
+    frames: usize,
+    friction: Option<f32>,
+) -> anyhow::Result<Row> {
+    let Setup {
+        mut world,
+        motion,
+        hold,
+    } = setup(backend, name)?;
+    let mut params = world.params().clone();
+    if let Some(mu) = friction {
+        for c in &mut params.colliders {
+            c.friction = mu;
+        }
+    }
+    if let Ok(hz) = std::env::var("CQ_FREQ") {
+        params.substeps = chiffon::params::Substeps::Frequency(hz.parse()?);
+    }
+    if std::env::var("CQ_JAK").is_ok() {
+        params.projection = chiffon::params::Projection::Jakobsen;
+    }
+    if std::env::var("CQ_NOLEVELS").is_ok() {
+        params.coarse_levels = false;
+    }
+    if let Ok(n) = std::env::var("CQ_ITER") {
+        params.iterations = n.parse()?;
+    }
+    world.set_params(params)?;
+    let handle = world.handles()[0];
+    let cloth = world.cloth(handle)?.clone();
+    let mut held = true;
+    let (mut worst_max, mut worst_frame, mut crossings) = (0.0f64, 0, 0usize);
+    let mut stepping = 0.0;
+    let mut last = chiffon::quality::Stretch::default();
+    for frame in 0..hold + frames {
+        let (from, to) = (frame as f64 * DT, (frame + 1) as f64 * DT);
+        if motion.before_step(&mut world, from, to, held)? {
+            held = false;
+            scenes::set_pins_held(&mut world, false)?;
+        }
+        let start = Instant::now();
+        world.step(DT)?;
+        world.wait()?;
+        if frame >= hold {
+            stepping += start.elapsed().as_secs_f64();
+            let positions = world.positions(handle)?;
+            last = chiffon::quality::stretch(&cloth, &positions);
+            if std::env::var("CQ_DEBUG").is_ok() {
+                let w = cloth
+                    .structural_constraints()
+                    .max_by(|a, b| {
+                        let r = |c: &&chiffon::Constraint| {
+                            positions[c.i as usize].distance(positions[c.j as usize]) / c.rest
+                        };
+                        r(a).total_cmp(&r(b))
+                    })
+                    .unwrap();
+                let r = positions[w.i as usize].distance(positions[w.j as usize]) / w.rest;
+                println!(
+                    "frame {} worst {r:.3} edge {}-{} at {:?} {:?}",
+                    frame + 1 - hold,
+                    w.i,
+                    w.j,
+                    positions[w.i as usize],
+                    positions[w.j as usize]
+                );
+            }
+            if last.max > worst_max {
+                (worst_max, worst_frame) = (last.max, frame + 1 - hold);
+            }
+            let through = chiffon::quality::box_edges_through_cloth(
+                cloth.triangles(),
+                &positions,
+                &world.params().colliders,
+            );
+            crossings = crossings.max(through);
+            if through > 0 && std::env::var("CQ_DEBUG2").is_ok() {
+                for c in &world.params().colliders {
+                    let chiffon::Shape::Cuboid { half_extents } = c.shape else {
+                        continue;
+                    };
+                    for (ti, t) in cloth.triangles().iter().enumerate() {
+                        let x = t.map(|i| positions[i as usize]);
+                        let one = chiffon::quality::box_edges_through_cloth(
+                            &[[0, 1, 2]],
+                            &x,
+                            std::slice::from_ref(c),
+                        );
+                        if one > 0 {
+                            let l = x.map(|p| c.pose.inverse_transform_point(p) / half_extents);
+                            println!(
+                                "frame {} tri {ti} {:?} local/half {:?}",
+                                frame + 1 - hold,
+                                t,
+                                l
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(Row {
+        name: name.to_string(),
+        last,
+        worst_max,
+        worst_frame,
+        crossings,
+        ms_per_frame: 1e3 * stepping / frames as f64,
+    })
+}
+
+fn main() -> anyhow::Result<()> {
+    let mut args = std::env::args().skip(1);
+    let (mut backend_name, mut frames, mut names) = ("cpu".to_string(), 240usize, Vec::new());
+    let mut friction = None;
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--backend" => backend_name = args.next().context("--backend wants cpu or gpu")?,
+            "--frames" => {
+                frames = args
+                    .next()
+                    .context("--frames wants a count")?
+                    .parse()
+                    .context("--frames wants a count")?
+            }
+            "--friction" => {
+                friction = Some(
+                    args.next()
+                        .context("--friction wants a coefficient")?
+                        .parse()
+                        .context("--friction wants a coefficient")?,
+                )
+            }
+            _ => names.push(a),
+        }
+    }
+    if names.is_empty() {
+        names = [
+            "box",
+            "sphere",
+            "towel",
+            "mesh",
+            "table",
+            "heap",
+            "character",
+        ]
+        .map(String::from)
+        .to_vec();
+    }
+    let ctx;
+    let backend = match backend_name.as_str() {
+        "cpu" => Backend::Cpu,
+        "gpu" => {
+            ctx = GpuContext::new()?;
+            Backend::Gpu(&ctx)
+        }
+        other => bail!("--backend wants cpu or gpu, not {other:?}"),
+    };
+    println!("{frames} frames at 60 fps on {backend_name}");
+    println!(
+        "| scene | last frame: mean / p99 / max | worst max (frame) | box edges through the cloth (worst frame) | ms/frame |"
+    );
+    println!("| --- | --- | --- | --- | --- |");
+    for name in &names {
+        let r = run(backend, name, frames, friction)?;
+        println!(
+            "| {} | {:.3} / {:.3} / {:.3} | {:.3} ({}) | {} | {:.1} |",
+            r.name,
+            r.last.mean,
+            r.last.p99,
+            r.last.max,
+            r.worst_max,
+            r.worst_frame,
+            r.crossings,
+            r.ms_per_frame
+        );
+    }
+    Ok(())
+}

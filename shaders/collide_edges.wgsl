@@ -1,0 +1,293 @@
+// Box edges against the cloth's triangles (CPU twin: src/cpu/collide_edges.rs). Particles alone
+// cannot keep a box's corner or edge out of the cloth: one sharper than the spacing slips
+// between them and pokes through a triangle (a table's corners through a tablecloth). So after
+// `collide`, per substep:
+//
+//   edge_contacts        one thread per triangle: the deepest point of any box edge (its ends
+//                        are the corners) over the triangle and on its wrong side, closer than
+//                        the thickness, becomes a push that moves the triangle off it, shared
+//                        by its corners by mass and barycentric weight
+//   apply_edge_contacts  one thread per particle: the mean of its triangles' pushes (Jacobi, so
+//                        no two threads write one particle), and the velocity it had into them
+//                        taken away through its previous position
+//
+// The triangle table (Rust: contact::edges): [T, N | offsets: N + 1 | incident: 3T |
+// triangles: 3T]; particle p's triangles are incident[offsets[p]..offsets[p + 1]].
+
+@group(0) @binding(0) var<uniform> params: StepParams;
+@group(0) @binding(1) var<storage, read_write> positions: array<vec4<f32>>;  // w: inverse mass
+@group(0) @binding(2) var<storage, read_write> previous: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> collider_table: array<vec4<u32>>;  // records, broad phase
+@group(0) @binding(4) var<storage, read> distance_grid: array<f32>;
+@group(0) @binding(5) var<storage, read> triangle_table: array<u32>;
+// Two per triangle: the push (xyz, w 1 when there is one), each corner's share of it (xyz).
+@group(0) @binding(6) var<storage, read_write> pushes: array<vec4<f32>>;
+
+const TRIANGLE_HEADER: u32 = 2u;
+
+fn incident_start() -> u32 {
+    return TRIANGLE_HEADER + triangle_table[1] + 1u;
+}
+
+fn corners_start() -> u32 {
+    return incident_start() + 3u * triangle_table[0];
+}
+
+// Corner k of a box in units of its half extents: x = +1 when bit 0 is set, y bit 1, z bit 2
+// (Rust: contact::BOX_CORNERS).
+fn box_sign(k: u32) -> vec3<f32> {
+    return vec3<f32>(select(-1.0, 1.0, (k & 1u) != 0u), select(-1.0, 1.0, (k & 2u) != 0u), select(-1.0, 1.0, (k & 4u) != 0u));
+}
+
+// The corner box edge e starts from: edges 0–3 run along x, 4–7 along y, 8–11 along z
+// (Rust: contact::BOX_EDGES).
+fn edge_start(e: u32) -> u32 {
+    let m = e % 4u;
+    let axis = e / 4u;
+    if (axis == 0u) {
+        return m << 1u;
+    }
+    if (axis == 1u) {
+        return (m & 1u) | ((m >> 1u) << 2u);
+    }
+    return m;
+}
+
+// Below this cosine between a triangle's normal and a box edge's outward direction, the
+// triangle's side is taken from where it was, not from the box (Rust: FACING).
+const FACING: f32 = 0.3;
+
+// Whether collider k's bounding capsule at the substep's end comes within `reach` of `centre`.
+fn triangle_reaches(k: u32, t_to: f32, centre: vec3<f32>, reach: f32) -> bool {
+    let from_a = collider_row(k, ROW_BOUND_FROM_A);
+    let a = lerp3(from_a.xyz, collider_row(k, ROW_BOUND_TO_A).xyz, t_to);
+    let b = lerp3(collider_row(k, ROW_BOUND_FROM_B).xyz, collider_row(k, ROW_BOUND_TO_B).xyz, t_to);
+    let ab = b - a;
+    let s = clamp(dot(centre - a, ab) / max(dot(ab, ab), 1e-30), 0.0, 1.0);
+    return length(centre - (a + ab * s)) <= from_a.w + collider_row(k, ROW_MATERIAL).x + reach;
+}
+
+struct TrianglePush {
+    push: vec4<f32>,
+    shares: vec4<f32>,
+}
+
+// The push that moves the triangle p0, p1, p2 (w: inverse mass; b0, b1, b2 where it was at
+// the substep's start) off the deepest point of any box collider's edges on its wrong side.
+fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, b0: vec4<f32>, b1: vec4<f32>, b2: vec4<f32>) -> TrianglePush {
+    let none = TrianglePush(vec4<f32>(0.0), vec4<f32>(0.0));
+    let x0 = p0.xyz;
+    let x1 = p1.xyz;
+    let x2 = p2.xyz;
+    let centre = (x0 + x1 + x2) * (1.0 / 3.0);
+    let reach = max(max(length(x0 - centre), length(x1 - centre)), length(x2 - centre));
+    let e1 = x1 - x0;
+    let e2 = x2 - x0;
+    // The rest is worked out for a triangle near a box's edge only (most are not).
+    var ready = false;
+    var cr = vec3<f32>(0.0);
+    var n = vec3<f32>(0.0);
+    var longest = 0.0;
+    var start = vec3<f32>(0.0);
+    var n_before = vec3<f32>(0.0);
+    var best = 0.0;
+    var at = vec3<f32>(0.0);
+    var out = vec3<f32>(0.0);
+    for (var k = 0u; k < params.collider_count; k++) {
+        if (collider_table[COLLIDER_ROWS * k].x != COLLIDER_CUBOID || !triangle_reaches(k, t_to, centre, reach)) {
+            continue;
+        }
+        let c = collider(k);
+        let r = c.material.x;
+        let pose = collider_pose(c, t_to);
+        let half = c.shape_a.xyz;
+        let local_centre = to_local(pose, centre);
+        // A triangle near an edge is near two of the box's faces' planes: most (those over a
+        // face, or far) are not.
+        let near = select(vec3<u32>(0u), vec3<u32>(1u), abs(local_centre) - half > vec3<f32>(-(r + reach)));
+        if (near.x + near.y + near.z < 2u) {
+            continue;
+        }
+        if (!ready) {
+            ready = true;
+            cr = cross(e1, e2);
+            let area2 = length(cr);
+            if (area2 < 1e-12) {
+                return none;
+            }
+            n = cr / area2;
+            longest = max(max(length(e1), length(e2)), length(x2 - x1));
+            // The triangle at the substep's start (its normal unnormalized: only signs are
+            // read).
+            start = b0.xyz;
+            n_before = cross(b1.xyz - start, b2.xyz - start);
+        }
+        for (var e = 0u; e < 12u; e++) {
+            let axis = e / 4u;
+            let first = edge_start(e);
+            let sa = box_sign(first);
+            // Only the edges the triangle is near: its centre within the thickness and its
+            // own size of the edge.
+            var off = local_centre - half * sa;
+            off[axis] = max(abs(local_centre[axis]) - half[axis], 0.0);
+            if (length(off) > r + reach) {
+                continue;
+            }
+            let sb = box_sign(first | (1u << axis));
+            let p = to_world(pose, half * sa);
+            let q = to_world(pose, half * sb);
+            // The edge's outward direction: its two faces' normals summed.
+            var local = sa;
+            local[axis] = 0.0;
+            let facing = dot(n, quat_rotate(pose.rotation, local) / length(local));
+            // The part of the edge over the triangle: p + d t, t in [t0, t1].
+            let d = q - p;
+            var t0 = 0.0;
+            var t1 = 1.0;
+            for (var side = 0u; side < 3u; side++) {
+                var a = x0;
+                var b = x1;
+                if (side == 1u) {
+                    a = x1;
+                    b = x2;
+                } else if (side == 2u) {
+                    a = x2;
+                    b = x0;
+                }
+                let inward = cross(cr, b - a);
+                let f0 = dot(p - a, inward);
+                let fd = dot(d, inward);
+                if (abs(fd) < 1e-30) {
+                    if (f0 < 0.0) {
+                        t0 = 2.0;
+                    }
+                } else if (fd > 0.0) {
+                    t0 = max(t0, -f0 / fd);
+                } else {
+                    t1 = min(t1, -f0 / fd);
+                }
+            }
+            if (t0 > t1) {
+                continue;
+            }
+            // Which side of the triangle the box belongs on: where the edge faces, when the
+            // triangle faces it clearly; else (a fold edge-on to it) the side the edge was on
+            // at the substep's start.
+            var side = facing;
+            if (abs(facing) < FACING) {
+                side = -dot(p + d * ((t0 + t1) * 0.5) - start, n_before);
+            }
+            let no = select(-n, n, side > 0.0);
+            let y0 = p + d * t0;
+            let y1 = p + d * t1;
+            let g0 = dot(y0 - x0, no) + r;
+            let g1 = dot(y1 - x0, no) + r;
+            var g = g0;
+            var y = y0;
+            if (g1 > g0) {
+                g = g1;
+                y = y1;
+            }
+            // Deeper than half the triangle is not a poke through it but the far side.
+            if (g > best && g <= r + 0.5 * longest) {
+                best = g;
+                at = y;
+                out = no;
+            }
+        }
+    }
+    if (best <= 0.0) {
+        return none;
+    }
+    // The deepest point's barycentric coordinates on the triangle.
+    let v2 = at - x0;
+    let d00 = dot(e1, e1);
+    let d01 = dot(e1, e2);
+    let d11 = dot(e2, e2);
+    let d20 = dot(v2, e1);
+    let d21 = dot(v2, e2);
+    let denom = d00 * d11 - d01 * d01;
+    if (denom <= 0.0) {
+        return none;
+    }
+    let c1 = clamp((d11 * d20 - d01 * d21) / denom, 0.0, 1.0);
+    let c2 = clamp((d00 * d21 - d01 * d20) / denom, 0.0, 1.0 - c1);
+    let c0 = 1.0 - c1 - c2;
+    // Each corner moves by w_k b_k / Σ w b² of the push, so the point moves by all of it.
+    let w0 = p0.w * c0;
+    let w1 = p1.w * c1;
+    let w2 = p2.w * c2;
+    let s = w0 * c0 + w1 * c1 + w2 * c2;
+    if (s <= 0.0) {
+        return none;
+    }
+    return TrianglePush(vec4<f32>(out * best, 1.0), vec4<f32>(w0 / s, w1 / s, w2 / s, 0.0));
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn edge_contacts(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let t = thread_index(group, groups, local);
+    if (t >= triangle_table[0]) {
+        return;
+    }
+    let at = corners_start() + 3u * t;
+    let i0 = triangle_table[at];
+    let i1 = triangle_table[at + 1u];
+    let i2 = triangle_table[at + 2u];
+    let push = triangle_push(params.t_to, positions[i0], positions[i1], positions[i2], previous[i0], previous[i1],
+        previous[i2]);
+    pushes[2u * t] = push.push;
+    pushes[2u * t + 1u] = push.shares;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn apply_edge_contacts(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let i = thread_index(group, groups, local);
+    if (i >= params.particle_count) {
+        return;
+    }
+    let p = positions[i];
+    if (p.w == 0.0) {
+        return;
+    }
+    var moved = vec3<f32>(0.0);
+    var largest = 0.0;
+    let incident = incident_start();
+    let corners = corners_start();
+    for (var s = triangle_table[TRIANGLE_HEADER + i]; s < triangle_table[TRIANGLE_HEADER + i + 1u]; s++) {
+        let k = triangle_table[incident + s];
+        let push = pushes[2u * k];
+        if (push.w == 0.0) {
+            continue;
+        }
+        var corner = 2u;
+        if (triangle_table[corners + 3u * k] == i) {
+            corner = 0u;
+        } else if (triangle_table[corners + 3u * k + 1u] == i) {
+            corner = 1u;
+        }
+        let mine = push.xyz * pushes[2u * k + 1u][corner];
+        let len = length(mine);
+        if (len > largest) {
+            largest = len;
+            moved = mine;
+        }
+    }
+    if (largest <= 0.0) {
+        return;
+    }
+    let len = largest;
+    let dir = moved / len;
+    let q = previous[i];
+    let into = min(dot(p.xyz - q.xyz, dir), 0.0);
+    positions[i] = vec4<f32>(p.xyz + moved, p.w);
+    previous[i] = vec4<f32>(q.xyz + moved + dir * into, q.w);
+}

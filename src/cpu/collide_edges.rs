@@ -1,0 +1,300 @@
+//! Twins of `edge_contacts` and `apply_edge_contacts` in `shaders/collide_edges.wgsl`, function
+//! for function, in the same order of arithmetic. The table they read is
+//! [`crate::contact::edges`]'s.
+
+use glam::{Vec3, Vec4, Vec4Swizzles};
+use rayon::prelude::*;
+
+use super::MIN_PER_TASK;
+use super::collide::{Pose, collider_pose, quat_rotate, to_local, to_world};
+use crate::config::{ColliderRecord, StepParams};
+use crate::contact::edges::HEADER_WORDS;
+
+const COLLIDER_CUBOID: u32 = 3;
+/// Twin of `FACING`: below this cosine between a triangle's normal and a box edge's outward
+/// direction, the triangle's side is taken from where it was, not from the box.
+const FACING: f32 = 0.3;
+
+/// The table's parts: triangle count, particle count, offsets, incident triangles, triangles.
+struct Table<'a> {
+    triangles: usize,
+    offsets: &'a [u32],
+    incident: &'a [u32],
+    corners: &'a [u32],
+}
+
+fn split(table: &[u32]) -> Table<'_> {
+    let (t, n) = (table[0] as usize, table[1] as usize);
+    let offsets = &table[HEADER_WORDS..][..n + 1];
+    let incident = &table[HEADER_WORDS + n + 1..][..3 * t];
+    let corners = &table[HEADER_WORDS + n + 1 + 3 * t..][..3 * t];
+    Table {
+        triangles: t,
+        offsets,
+        incident,
+        corners,
+    }
+}
+
+/// Twin of `box_sign`: corner `k` of a box in units of its half extents
+/// ([`crate::contact::BOX_CORNERS`]).
+fn box_sign(k: u32) -> Vec3 {
+    let s = |bit: u32| if k & bit != 0 { 1.0 } else { -1.0 };
+    Vec3::new(s(1), s(2), s(4))
+}
+
+/// Twin of `edge_start`: the corner box edge `e` starts from (edges 0–3 run along x, 4–7 along
+/// y, 8–11 along z; [`crate::contact::BOX_EDGES`]).
+fn edge_start(e: u32) -> u32 {
+    let m = e % 4;
+    match e / 4 {
+        0 => m << 1,
+        1 => (m & 1) | ((m >> 1) << 2),
+        _ => m,
+    }
+}
+
+/// A collider at the substep's end: its pose and the ends of its bounding capsule (what each
+/// thread of the kernel works out for itself; worked out once here, by the same arithmetic).
+#[derive(Clone, Copy)]
+struct Placed {
+    pose: Pose,
+    a: Vec3,
+    b: Vec3,
+}
+
+fn placed(c: &ColliderRecord, t_to: f32) -> Placed {
+    let v = |a: [f32; 4]| Vec4::from_array(a).xyz();
+    Placed {
+        pose: collider_pose(c, t_to),
+        a: v(c.bound_from_a) * (1.0 - t_to) + v(c.bound_to_a) * t_to,
+        b: v(c.bound_from_b) * (1.0 - t_to) + v(c.bound_to_b) * t_to,
+    }
+}
+
+/// Twin of `triangle_reaches`: whether the collider's bounding capsule at the substep's end
+/// comes within `reach` of `centre`.
+fn triangle_reaches(c: &ColliderRecord, at: &Placed, centre: Vec3, reach: f32) -> bool {
+    let (a, b) = (at.a, at.b);
+    let ab = b - a;
+    let s = ((centre - a).dot(ab) / ab.dot(ab).max(1e-30)).clamp(0.0, 1.0);
+    (centre - (a + ab * s)).length() <= c.bound_from_a[3] + c.material[0] + reach
+}
+
+/// Twin of `triangle_push`: the push that moves the triangle `x` (w: inverse mass) off the
+/// deepest point of any box collider's edges on its wrong side: xyz the push, w 1 when there
+/// is one; and each corner's share of it (xyz).
+fn triangle_push(
+    colliders: &[ColliderRecord],
+    placements: &[Placed],
+    x: [Vec4; 3],
+    before: [Vec4; 3],
+) -> [Vec4; 2] {
+    let none = [Vec4::ZERO; 2];
+    let (x0, x1, x2) = (x[0].xyz(), x[1].xyz(), x[2].xyz());
+    let centre = (x0 + x1 + x2) * (1.0 / 3.0);
+    let reach = (x0 - centre)
+        .length()
+        .max((x1 - centre).length())
+        .max((x2 - centre).length());
+    let e1 = x1 - x0;
+    let e2 = x2 - x0;
+    // The rest is worked out for a triangle near a box's edge only (most are not).
+    let mut ready = false;
+    let (mut cr, mut n, mut longest) = (Vec3::ZERO, Vec3::ZERO, 0.0);
+    let (mut start, mut n_before) = (Vec3::ZERO, Vec3::ZERO);
+    let mut best = 0.0f32;
+    let mut at = Vec3::ZERO;
+    let mut out = Vec3::ZERO;
+    for (c, here) in colliders.iter().zip(placements) {
+        if c.kind != COLLIDER_CUBOID || !triangle_reaches(c, here, centre, reach) {
+            continue;
+        }
+        let r = c.material[0];
+        let pose = here.pose;
+        let half = Vec4::from_array(c.shape_a).xyz();
+        let local_centre = to_local(pose, centre);
+        // A triangle near an edge is near two of the box's faces' planes: most (those over a
+        // face, or far) are not.
+        let near = (local_centre.abs() - half).cmpgt(Vec3::splat(-(r + reach)));
+        if (near.x as u32) + (near.y as u32) + (near.z as u32) < 2 {
+            continue;
+        }
+        if !ready {
+            ready = true;
+            cr = e1.cross(e2);
+            let area2 = cr.length();
+            if area2 < 1e-12 {
+                return none;
+            }
+            n = cr / area2;
+            longest = e1.length().max(e2.length()).max((x2 - x1).length());
+            // The triangle at the substep's start (its normal unnormalized: only signs are
+            // read).
+            start = before[0].xyz();
+            n_before = (before[1].xyz() - start).cross(before[2].xyz() - start);
+        }
+        for e in 0..12u32 {
+            let axis = e / 4;
+            let first = edge_start(e);
+            let sa = box_sign(first);
+            // Only the edges the triangle is near: its centre within the thickness and its
+            // own size of the edge.
+            let mut off = local_centre - half * sa;
+            off[axis as usize] = (local_centre[axis as usize].abs() - half[axis as usize]).max(0.0);
+            if off.length() > r + reach {
+                continue;
+            }
+            let sb = box_sign(first | (1 << axis));
+            let p = to_world(pose, half * sa);
+            let q = to_world(pose, half * sb);
+            // The edge's outward direction: its two faces' normals summed.
+            let mut local = sa;
+            local[axis as usize] = 0.0;
+            let facing = n.dot(quat_rotate(pose.rotation, local) / local.length());
+            // The part of the edge over the triangle: p + d t, t in [t0, t1].
+            let d = q - p;
+            let (mut t0, mut t1) = (0.0f32, 1.0f32);
+            for (a, b) in [(x0, x1), (x1, x2), (x2, x0)] {
+                let inward = cr.cross(b - a);
+                let f0 = (p - a).dot(inward);
+                let fd = d.dot(inward);
+                if fd.abs() < 1e-30 {
+                    if f0 < 0.0 {
+                        t0 = 2.0;
+                    }
+                } else if fd > 0.0 {
+                    t0 = t0.max(-f0 / fd);
+                } else {
+                    t1 = t1.min(-f0 / fd);
+                }
+            }
+            if t0 > t1 {
+                continue;
+            }
+            // Which side of the triangle the box belongs on: where the edge faces, when the
+            // triangle faces it clearly; else (a fold edge-on to it) the side the edge was on
+            // at the substep's start.
+            let side = if facing.abs() >= FACING {
+                facing
+            } else {
+                -(p + d * ((t0 + t1) * 0.5) - start).dot(n_before)
+            };
+            let no = if side > 0.0 { n } else { -n };
+            let y0 = p + d * t0;
+            let y1 = p + d * t1;
+            let g0 = (y0 - x0).dot(no) + r;
+            let g1 = (y1 - x0).dot(no) + r;
+            let (g, y) = if g1 > g0 { (g1, y1) } else { (g0, y0) };
+            // Deeper than half the triangle is not a poke through it but the far side.
+            if g > best && g <= r + 0.5 * longest {
+                best = g;
+                at = y;
+                out = no;
+            }
+        }
+    }
+    if best <= 0.0 {
+        return none;
+    }
+    // The deepest point's barycentric coordinates on the triangle.
+    let v2 = at - x0;
+    let d00 = e1.dot(e1);
+    let d01 = e1.dot(e2);
+    let d11 = e2.dot(e2);
+    let d20 = v2.dot(e1);
+    let d21 = v2.dot(e2);
+    let denom = d00 * d11 - d01 * d01;
+    if denom <= 0.0 {
+        return none;
+    }
+    let c1 = ((d11 * d20 - d01 * d21) / denom).clamp(0.0, 1.0);
+    let c2 = ((d00 * d21 - d01 * d20) / denom).clamp(0.0, 1.0 - c1);
+    let c0 = 1.0 - c1 - c2;
+    // Each corner moves by w_k b_k / Σ w b² of the push, so the point moves by all of it.
+    let (w0, w1, w2) = (x[0].w * c0, x[1].w * c1, x[2].w * c2);
+    let s = w0 * c0 + w1 * c1 + w2 * c2;
+    if s <= 0.0 {
+        return none;
+    }
+    [
+        (out * best).extend(1.0),
+        Vec4::new(w0 / s, w1 / s, w2 / s, 0.0),
+    ]
+}
+
+/// Twin of `edge_contacts`: every triangle's push, two `Vec4`s a triangle, in parallel.
+pub fn edge_contacts(
+    params: &StepParams,
+    positions: &[Vec4],
+    previous: &[Vec4],
+    colliders: &[ColliderRecord],
+    table: &[u32],
+    pushes: &mut [Vec4],
+) {
+    let t = split(table);
+    let colliders = &colliders[..params.collider_count as usize];
+    let placements: Vec<Placed> = colliders.iter().map(|c| placed(c, params.t_to)).collect();
+    pushes[..2 * t.triangles]
+        .par_chunks_mut(2)
+        .enumerate()
+        .with_min_len(MIN_PER_TASK)
+        .for_each(|(k, out)| {
+            let x = [0, 1, 2].map(|c| positions[t.corners[3 * k + c] as usize]);
+            let before = [0, 1, 2].map(|c| previous[t.corners[3 * k + c] as usize]);
+            out.copy_from_slice(&triangle_push(colliders, &placements, x, before));
+        });
+}
+
+/// Twin of `apply_edge_contacts`: each free particle moves by the mean of its triangles'
+/// pushes, and loses the velocity it had into them (its previous position moves with it).
+pub fn apply_edge_contacts(
+    params: &StepParams,
+    positions: &mut [Vec4],
+    previous: &mut [Vec4],
+    table: &[u32],
+    pushes: &[Vec4],
+) {
+    let t = split(table);
+    let n = params.particle_count as usize;
+    positions[..n]
+        .par_iter_mut()
+        .zip(&mut previous[..n])
+        .enumerate()
+        .with_min_len(MIN_PER_TASK)
+        .for_each(|(i, (p, prev))| {
+            if p.w == 0.0 {
+                return;
+            }
+            let mut moved = Vec3::ZERO;
+            let mut largest = 0.0f32;
+            for s in t.offsets[i]..t.offsets[i + 1] {
+                let k = t.incident[s as usize] as usize;
+                let push = pushes[2 * k];
+                if push.w == 0.0 {
+                    continue;
+                }
+                let corner = if t.corners[3 * k] == i as u32 {
+                    0
+                } else if t.corners[3 * k + 1] == i as u32 {
+                    1
+                } else {
+                    2
+                };
+                let mine = push.xyz() * pushes[2 * k + 1][corner];
+                let len = mine.length();
+                if len > largest {
+                    largest = len;
+                    moved = mine;
+                }
+            }
+            if largest <= 0.0 {
+                return;
+            }
+            let len = largest;
+            let dir = moved / len;
+            let into = (p.xyz() - prev.xyz()).dot(dir).min(0.0);
+            *p = (p.xyz() + moved).extend(p.w);
+            *prev = (prev.xyz() + moved + dir * into).extend(prev.w);
+        });
+}
