@@ -133,6 +133,16 @@ pub enum ChiffonError {
         capacity: u64,
     },
 
+    /// A file given to read is not one chiffon reads: not a regular file (a pipe, a device, a
+    /// folder), or larger than the bound for what it holds ([`crate::files`]).
+    #[error("{path}: {reason}")]
+    UnreadableFile {
+        /// The file, as it was given.
+        path: String,
+        /// Why it is refused.
+        reason: String,
+    },
+
     /// Reading or writing a file failed.
     #[error("{path}: {error}")]
     Io {

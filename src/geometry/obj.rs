@@ -24,7 +24,7 @@
 //! like `Box#1` stays whole).
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
+use std::io::BufRead;
 use std::path::Path;
 
 use glam::{Vec2, Vec3};
@@ -33,6 +33,7 @@ use super::triangulate::Triangulator;
 use super::{MeshGroup, MeshStats, TriangleMesh, UvLayer};
 use crate::builder::MAX_PARTICLES;
 use crate::error::{ChiffonError, Result};
+use crate::files::{Line, MAX_OBJ_BYTES, MAX_OBJ_LINE_BYTES, read_line};
 
 /// Most vertices a file may define: a cloth has at most [`MAX_PARTICLES`] particles (welding
 /// only removes vertices), so reading stops there instead of filling memory.
@@ -44,14 +45,12 @@ pub const MAX_TRIANGLES: u64 = 4 * MAX_PARTICLES;
 
 /// Reads the OBJ file at `path`, and counts in [`MeshStats::missing_material_libraries`] the
 /// `mtllib` files it names that are not there (relative to the file's folder).
+/// The file is read through [`crate::files::open`]: a pipe, a device or a folder is refused,
+/// and so is a file over [`MAX_OBJ_BYTES`] or a line over [`MAX_OBJ_LINE_BYTES`].
 pub fn load(path: &Path) -> Result<TriangleMesh> {
     let name = path.display().to_string();
-    let io = |error| ChiffonError::Io {
-        path: name.clone(),
-        error,
-    };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let (mut mesh, libraries) = read(BufReader::new(file), &name)?;
+    let file = crate::files::open(path, "an OBJ file", MAX_OBJ_BYTES)?;
+    let (mut mesh, libraries) = read(file, &name)?;
     let folder = path.parent().unwrap_or(Path::new(""));
     let exists = |library: &str| folder.join(library).is_file();
     // `mtllib a.mtl b.mtl` names two libraries, but some exporters write one name with
@@ -175,19 +174,27 @@ impl<'a> Reader<'a> {
         let mut line = 0usize;
         loop {
             chunk.clear();
-            let read = input
-                .read_until(b'\n', &mut chunk)
-                .map_err(|error| ChiffonError::Io {
+            let read = read_line(&mut input, &mut chunk, MAX_OBJ_LINE_BYTES).map_err(|error| {
+                ChiffonError::Io {
                     path: self.name.to_string(),
                     error,
-                })?;
-            if read == 0 {
+                }
+            })?;
+            if read == Line::End {
                 if !record.is_empty() {
                     self.record(&record)?;
                 }
                 break;
             }
             line += 1;
+            // A line (or a record joined by `\`) this long is not OBJ: refused before it is
+            // held whole (a file of one endless line would fill the memory).
+            if read == Line::TooLong || record.len() + chunk.len() > MAX_OBJ_LINE_BYTES {
+                return Err(self.bad(format!(
+                    "line {line} is longer than {MAX_OBJ_LINE_BYTES} bytes; OBJ records are short \
+                     lines of text (is this an OBJ file?)"
+                )));
+            }
             if record.is_empty() {
                 self.line = line;
             }
@@ -428,8 +435,8 @@ impl<'a> Reader<'a> {
         if self.faces.is_empty() {
             let s = &self.stats;
             return Err(self.bad(format!(
-                "it has no faces (a cloth needs triangles or polygons; it has {} vertices, {} \
-                 lines and {} points)",
+                "it has no faces, no triangles or polygons to make a surface of (it has {} \
+                 vertices, {} lines and {} points)",
                 self.positions.len(),
                 s.skipped_lines,
                 s.skipped_points

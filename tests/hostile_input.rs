@@ -1,0 +1,145 @@
+//! Hostile input at the library's edge (issue 41): files that are not regular files, files and
+//! lines without end, coordinates past what f32 holds, and the messages each gets. Every test is
+//! named after the defect it keeps fixed. None needs a GPU.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use chiffon::contact::DistanceGrid;
+use chiffon::geometry::{TriangleMesh, obj};
+use chiffon::glam::{Quat, Vec3};
+use chiffon::{ChiffonError, ClothBuilder, Collider, SolverParams};
+
+fn temp_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("chiffon-hostile-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `read` on another thread and fails the test, instead of hanging it, when it has not
+/// answered within 10 s.
+fn within_10_s<T: Send + 'static>(read: impl FnOnce() -> T + Send + 'static) -> T {
+    let (send, receive) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = send.send(read());
+    });
+    receive
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the read blocked for 10 s")
+}
+
+/// The three readers of OBJ files: a cloth's, a collider's, and the reader itself.
+fn every_obj_reader(path: &Path) -> Vec<String> {
+    let p = path.to_path_buf();
+    within_10_s(move || {
+        vec![
+            obj::load(&p).map(|_| ()),
+            DistanceGrid::from_obj(&p, 16).map(|_| ()),
+            ClothBuilder::obj(&p).map(|_| ()),
+        ]
+        .into_iter()
+        .map(|r| r.expect_err("a hostile file was read").to_string())
+        .collect()
+    })
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_mesh_is_refused_not_waited_on() {
+    let dir = temp_dir("fifo");
+    let fifo = dir.join("fifo.obj");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    for e in every_obj_reader(&fifo) {
+        assert!(e.contains("fifo.obj") && e.contains("named pipe"), "{e}");
+    }
+    let dts = "file:".to_string() + fifo.to_str().unwrap();
+    let spec: chiffon::tools::dt::DtSpec = dts.parse().unwrap();
+    let e = within_10_s(move || spec.frames(None).unwrap_err().to_string());
+    assert!(e.contains("fifo.obj") && e.contains("named pipe"), "{e}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_device_or_a_folder_mesh_is_refused_naming_it() {
+    for (path, what) in [
+        ("/dev/zero", "device"),
+        ("/dev/null", "device"),
+        ("/tmp", "folder"),
+    ] {
+        for e in every_obj_reader(Path::new(path)) {
+            assert!(e.contains(path) && e.contains(what), "{e}");
+            assert!(
+                matches!(
+                    obj::load(Path::new(path)),
+                    Err(ChiffonError::UnreadableFile { .. })
+                ),
+                "{path}"
+            );
+        }
+    }
+    // A link to a device is the device.
+    let dir = temp_dir("link");
+    let link = dir.join("zero.obj");
+    std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+    for e in every_obj_reader(&link) {
+        assert!(e.contains("zero.obj") && e.contains("device"), "{e}");
+    }
+}
+
+#[test]
+fn an_endless_line_is_refused_without_holding_it() {
+    let dir = temp_dir("endless");
+    // 3 MiB of one line, and a record of continuations as long.
+    let line = dir.join("line.obj");
+    std::fs::write(&line, vec![b'v'; 3 << 20]).unwrap();
+    let joined = dir.join("joined.obj");
+    std::fs::write(&joined, "1 2 3 \\\n".repeat(500_000)).unwrap();
+    for path in [&line, &joined] {
+        for e in every_obj_reader(path) {
+            assert!(
+                e.contains(".obj") && e.contains("longer than 1048576 bytes"),
+                "{e}"
+            );
+        }
+    }
+    // An endless stream (what /dev/zero was) is refused by the reader too, not held.
+    let endless = std::io::Read::take(std::io::repeat(b' '), 64 << 20);
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::BufReader::new(endless), &mut bytes).unwrap();
+    let e = obj::parse(&bytes, "stream").unwrap_err().to_string();
+    assert!(e.contains("longer than"), "{e}");
+}
+
+#[test]
+fn a_file_over_the_size_bound_is_refused_up_front() {
+    let dir = temp_dir("huge");
+    let huge = dir.join("huge.obj");
+    // Sparse: no disk is used, and nothing is read.
+    let file = std::fs::File::create(&huge).unwrap();
+    file.set_len(chiffon::files::MAX_OBJ_BYTES + 1).unwrap();
+    for e in every_obj_reader(&huge) {
+        assert!(e.contains("huge.obj") && e.contains("8589934592"), "{e}");
+    }
+    let dts = dir.join("dts.txt");
+    let file = std::fs::File::create(&dts).unwrap();
+    file.set_len(chiffon::files::MAX_DT_FILE_BYTES + 1).unwrap();
+    let spec: chiffon::tools::dt::DtSpec = format!("file:{}", dts.display()).parse().unwrap();
+    let e = spec.frames(None).unwrap_err().to_string();
+    assert!(e.contains("dts.txt") && e.contains("larger than"), "{e}");
+}
+
+#[test]
+fn a_mesh_without_faces_is_not_called_a_cloth() {
+    for text in ["", "v 0 0 0\nv 1 0 0\nl 1 2\n"] {
+        let e = obj::parse(text.as_bytes(), "empty.obj")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("empty.obj") && e.contains("no faces") && !e.contains("cloth"),
+            "{e}"
+        );
+    }
+}
