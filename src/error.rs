@@ -254,6 +254,21 @@ pub(crate) fn check_range<T: Number>(name: &'static str, value: T, min: T, max: 
     Ok(())
 }
 
+/// A number for a message: as written when of ordinary size, in e-notation when huge or tiny
+/// (`1e38`, not 39 digits).
+pub(crate) fn shown(x: f32) -> String {
+    if x != 0.0 && x.is_finite() && !(1e-4..1e7).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
+/// A vector for a message, its components as [`shown`] writes them.
+pub(crate) fn shown3(v: glam::Vec3) -> String {
+    format!("[{}, {}, {}]", shown(v.x), shown(v.y), shown(v.z))
+}
+
 /// Checks that every component of a vector is finite.
 pub(crate) fn check_finite3(name: &'static str, v: glam::Vec3) -> Result<()> {
     if v.is_finite() {

@@ -143,3 +143,122 @@ fn a_mesh_without_faces_is_not_called_a_cloth() {
         );
     }
 }
+
+/// The error `SolverParams::validate` gives `collider`.
+fn refusal(collider: Collider) -> String {
+    SolverParams {
+        colliders: vec![collider],
+        ..SolverParams::default()
+    }
+    .validate()
+    .expect_err("a collider past the coordinate bound was accepted")
+    .to_string()
+}
+
+#[test]
+fn far_collider_coordinates_are_refused_not_dropped() {
+    let max = chiffon::params::MAX_COORDINATE;
+    for e in [1e38f32, 1e19, 1e7, 2.0 * max] {
+        let capsule = Collider::capsule(Vec3::new(-e, 0.5, 0.0), Vec3::new(e, 0.5, 0.0), 0.1, 0.1);
+        let m = refusal(capsule);
+        assert!(m.contains("capsule end") && m.contains("1e6 m"), "{m}");
+        let m = refusal(Collider::sphere(Vec3::new(0.0, e, 0.0), 1.0));
+        assert!(m.contains("position") && m.contains("1e6 m"), "{m}");
+        let m = refusal(Collider::cuboid(
+            Vec3::new(0.0, 0.0, -e),
+            Vec3::ONE,
+            Quat::IDENTITY,
+        ));
+        assert!(m.contains("position"), "{m}");
+    }
+    // Within the bound, accepted.
+    let capsule = Collider::capsule(
+        Vec3::new(-max, 0.5, 0.0),
+        Vec3::new(max, 0.5, 0.0),
+        0.1,
+        0.1,
+    );
+    SolverParams {
+        colliders: vec![capsule],
+        ..SolverParams::default()
+    }
+    .validate()
+    .unwrap();
+}
+
+#[test]
+fn a_hidden_upper_limit_is_named_not_called_infinite() {
+    for (collider, needle) in [
+        (
+            Collider::sphere(Vec3::ZERO, 1e10),
+            "radius is 1e10 m, more than 1e6 m",
+        ),
+        (Collider::ground(1e10), "1e10 m from the origin"),
+        (
+            Collider::plane(Vec3::new(0.0, 1e-5, 0.0), 100.0),
+            "from the origin",
+        ),
+        (
+            Collider::cuboid(Vec3::ZERO, Vec3::new(1e7, 1.0, 1.0), Quat::IDENTITY),
+            "half extent is 1e7 m",
+        ),
+        (Collider::plane(Vec3::new(0.0, 1e30, 0.0), 0.0), "too long"),
+    ] {
+        let m = refusal(collider);
+        assert!(m.contains(needle), "{m}");
+        assert!(
+            !m.contains("must be finite") && !m.contains("not a finite"),
+            "{m}"
+        );
+        assert!(m.contains("f32") || m.contains("too long"), "{m}");
+    }
+}
+
+fn triangle(far: f32, name: &str) -> TriangleMesh {
+    TriangleMesh {
+        name: name.into(),
+        positions: vec![
+            Vec3::new(-far, 0.0, 0.0),
+            Vec3::new(far, 0.0, 0.0),
+            Vec3::new(0.0, far, 0.0),
+        ],
+        triangles: vec![[0, 1, 2]],
+        ..TriangleMesh::default()
+    }
+}
+
+#[test]
+fn a_far_mesh_collider_vertex_is_refused_not_ignored() {
+    let mut mesh = triangle(1.0, "far.obj");
+    mesh.positions[1].x = 1e30;
+    let e = DistanceGrid::from_mesh(&mesh, 16).unwrap_err().to_string();
+    assert!(
+        e.contains("far.obj") && e.contains("vertex 2") && e.contains("1e30"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_far_mesh_cloth_is_refused_up_front_naming_the_vertex() {
+    for far in [1e30f32, 1e15, 1e7] {
+        let e = ClothBuilder::mesh(triangle(far, "far.obj"))
+            .build()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("far.obj") && e.contains("vertex 1") && e.contains("1e6 m"),
+            "{e}"
+        );
+        assert!(!e.contains("rest length") && !e.contains("NaN"), "{e}");
+    }
+    // Placed out of range by --scale: said so.
+    let e = ClothBuilder::mesh(triangle(1e3, "scaled.obj"))
+        .scale(1e4)
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("once scaled by 10000"), "{e}");
+    ClothBuilder::mesh(triangle(1e5, "near.obj"))
+        .build()
+        .unwrap();
+}
