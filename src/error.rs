@@ -72,11 +72,12 @@ pub enum ChiffonError {
 
     /// A buffer the cloth needs is larger than the device allows.
     #[error(
-        "{what} needs {bytes} bytes but this device allows at most {limit} bytes ({limit_name}); \
-         use a smaller cloth"
+        "{what} {} {bytes} bytes but this device allows at most {limit} bytes ({limit_name}); {}",
+        if what.ends_with('s') { "need" } else { "needs" },
+        device_limit_advice(what)
     )]
     ExceedsDeviceLimit {
-        /// The buffer.
+        /// The buffer (a plural, "the mesh colliders' distance grids", takes "need").
         what: &'static str,
         /// Bytes it needs.
         bytes: u64,
@@ -151,6 +152,17 @@ pub enum ChiffonError {
         /// What the operating system said (in the message, so not also a `source`).
         error: std::io::Error,
     },
+}
+
+/// What to make smaller when the buffer `what` does not fit the device: the mesh colliders'
+/// grids grow with the colliders, not with the cloth.
+fn device_limit_advice(what: &str) -> &'static str {
+    if what.contains("distance grid") {
+        "use fewer mesh colliders, coarser grids (a lower DistanceGrid resolution), or one grid \
+         shared by the colliders of the same mesh (one Arc; the command line shares a file's)"
+    } else {
+        "use a smaller cloth"
+    }
 }
 
 /// Why a particle counts as diverged.

@@ -262,3 +262,55 @@ fn a_far_mesh_cloth_is_refused_up_front_naming_the_vertex() {
         .build()
         .unwrap();
 }
+
+#[test]
+fn the_grid_buffer_limit_points_at_the_colliders_in_good_grammar() {
+    let e = ChiffonError::ExceedsDeviceLimit {
+        what: "the mesh colliders' distance grids",
+        bytes: 304_900_096,
+        limit: 134_217_728,
+        limit_name: "max_storage_buffer_binding_size",
+    }
+    .to_string();
+    assert!(e.contains("grids need 304900096 bytes"), "{e}");
+    assert!(
+        e.contains("fewer mesh colliders") && !e.contains("smaller cloth"),
+        "{e}"
+    );
+    let e = ChiffonError::ExceedsDeviceLimit {
+        what: "the constraint buffer",
+        bytes: 2,
+        limit: 1,
+        limit_name: "max_buffer_size",
+    }
+    .to_string();
+    assert!(
+        e.contains("buffer needs 2 bytes") && e.contains("smaller cloth"),
+        "{e}"
+    );
+}
+
+/// A plot replaces its file by renaming a finished one over it, never by writing into it: a
+/// hard link to the old file keeps the old bytes (a write in place would change both names).
+#[test]
+fn a_plot_is_written_to_a_temporary_file_and_renamed() {
+    use chiffon::tools::png::{Channels, write};
+    let dir = temp_dir("plot");
+    let target = dir.join("plot.png");
+    let other = dir.join("old.png");
+    std::fs::write(&target, b"old").unwrap();
+    std::fs::hard_link(&target, &other).unwrap();
+    write(&target, (2, 2), Channels::Rgb, &[0u8; 12]).unwrap();
+    assert_eq!(std::fs::read(&other).unwrap(), b"old");
+    assert!(std::fs::read(&target).unwrap().starts_with(b"\x89PNG"));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["old.png", "plot.png"],
+        "a temporary file was left behind"
+    );
+}

@@ -95,8 +95,16 @@ pub trait Figure {
 /// Draws `figure` onto an SVG or PNG file at `path` (chosen by extension) of `size` pixels.
 pub fn save(path: &Path, size: (u32, u32), figure: &impl Figure) -> Result<()> {
     register_font();
-    let drawn = match path.extension().and_then(|e| e.to_str()) {
-        Some("svg") => figure.draw(SVGBackend::new(path, size).into_drawing_area()),
+    // Drawn into memory, then written atomically (a temporary file renamed over the
+    // target), as every output of chiffon: a full disk leaves the old file, not half a plot.
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("svg") => {
+            let mut svg = String::new();
+            figure
+                .draw(SVGBackend::with_string(&mut svg, size).into_drawing_area())
+                .map_err(|e| plot_error(path, e))?;
+            crate::export::write_atomic(path, svg.as_bytes())
+        }
         Some("png") => {
             // Drawn into memory, then encoded: plotters' own PNG encoder would bring a second
             // `image` crate into the build.
@@ -104,12 +112,11 @@ pub fn save(path: &Path, size: (u32, u32), figure: &impl Figure) -> Result<()> {
             figure
                 .draw(BitMapBackend::with_buffer(&mut rgb, size).into_drawing_area())
                 .map_err(|e| plot_error(path, e))?;
-            return super::png::write(path, size, super::png::Channels::Rgb, &rgb)
-                .map_err(|e| plot_error(path, e));
+            super::png::write(path, size, super::png::Channels::Rgb, &rgb)
+                .map_err(|e| plot_error(path, e))
         }
-        _ => return Err(plot_error(path, "a plot must end in .svg or .png")),
-    };
-    drawn.map_err(|e| plot_error(path, e))
+        _ => Err(plot_error(path, "a plot must end in .svg or .png")),
+    }
 }
 
 /// Named series of (x, y) points drawn as lines on linear axes.
