@@ -1441,10 +1441,27 @@ fn mesh_colliders_of_one_file_share_one_grid_and_say_what_they_are() {
         "{}/./cape.obj",
         std::path::Path::new(&cape).parent().unwrap().display()
     );
-    let (a, b) = (format!("mesh:{cape}"), format!("mesh:{dotted}"));
+    // A hard link is the same file under another name.
+    let linked = temp_path("linked-cape.obj");
+    let _ = std::fs::remove_file(&linked);
+    std::fs::hard_link(&cape, &linked).unwrap();
+    let (a, b, c) = (
+        format!("mesh:{cape}"),
+        format!("mesh:{dotted}"),
+        format!("mesh:{}", linked.display()),
+    );
     let run = chiffon(&sim(
         out.to_str().unwrap(),
-        &["--grid", "8x8", "--collider", &a, "--collider", &b],
+        &[
+            "--grid",
+            "8x8",
+            "--collider",
+            &a,
+            "--collider",
+            &b,
+            "--collider",
+            &c,
+        ],
     ));
     assert!(run.status.success(), "{}", stderr(&run));
     let stdout = String::from_utf8_lossy(&run.stdout);
@@ -1461,8 +1478,58 @@ fn mesh_colliders_of_one_file_share_one_grid_and_say_what_they_are() {
     ] {
         assert!(first.contains(needle), "{first}");
     }
+    let shared = stdout
+        .lines()
+        .filter(|l| l.contains("the grid of collider 0"))
+        .count();
+    assert_eq!(shared, 2, "{stdout}");
+}
+
+/// Issue 41 (found in the sweep): with several colliders, "--collider: ... collider 2" did
+/// not say which `--collider` was wrong; the error quotes its value now.
+#[test]
+fn a_bad_collider_among_several_is_named_by_its_value() {
+    let out = temp_path("several-out.csv");
+    rejects(
+        &sim(
+            out.to_str().unwrap(),
+            &[
+                "--ground",
+                "0",
+                "--collider",
+                "box:0,0,0,1,1,1",
+                "--collider",
+                "sphere:0,0,0,-1",
+            ],
+        ),
+        "--collider sphere:0,0,0,-1: invalid collider",
+    );
+}
+
+/// Issue 41 (found in the sweep): `bench --json FIFO` opened the pipe to test it and waited
+/// for a reader forever.
+#[cfg(unix)]
+#[test]
+fn a_fifo_bench_output_is_refused_not_waited_on() {
+    let fifo = temp_path("bench-fifo.json");
+    let _ = std::fs::remove_file(&fifo);
     assert!(
-        stdout.contains("collider 1 (mesh ") && stdout.contains("the grid of collider 0"),
-        "{stdout}"
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success())
+    );
+    let args = [
+        "bench",
+        "--backend",
+        "cpu",
+        "--json",
+        fifo.to_str().unwrap(),
+    ];
+    let run = chiffon_within_20_s(&args);
+    let err = stderr(&run);
+    assert!(
+        !run.status.success() && err.contains("--json") && err.contains("not a regular file"),
+        "{err}"
     );
 }

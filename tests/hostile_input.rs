@@ -314,3 +314,65 @@ fn a_plot_is_written_to_a_temporary_file_and_renamed() {
         "a temporary file was left behind"
     );
 }
+
+/// A UTF-16 file was decoded whole into memory (a large one could exhaust it); it is decoded
+/// as it is read now, with surrogate pairs and code units split across the reader's chunks.
+#[test]
+fn a_utf16_file_is_decoded_as_read_not_held_whole() {
+    let dir = temp_dir("utf16");
+    // A surrogate pair (𝄞) in every group name, so some fall across chunk edges.
+    let mut text = String::new();
+    for k in 0..3000 {
+        text += &format!("g 𝄞{k}\nv {k} 0 0\nv {k} 1 0\nv {k} 0 1\nf -3 -2 -1\n");
+    }
+    let utf8 = dir.join("utf8.obj");
+    std::fs::write(&utf8, &text).unwrap();
+    let want = obj::load(&utf8).unwrap();
+    for little in [true, false] {
+        let mut bytes = if little {
+            vec![0xFF, 0xFE]
+        } else {
+            vec![0xFE, 0xFF]
+        };
+        for u in text.encode_utf16() {
+            bytes.extend(if little {
+                u.to_le_bytes()
+            } else {
+                u.to_be_bytes()
+            });
+        }
+        let path = dir.join("utf16.obj");
+        std::fs::write(&path, &bytes).unwrap();
+        let got = obj::load(&path).unwrap();
+        assert_eq!(got.positions, want.positions);
+        assert_eq!(got.triangles, want.triangles);
+        let names = |m: &TriangleMesh| m.groups.iter().map(|g| g.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&got), names(&want));
+    }
+    // One endless UTF-16 line is refused by the line bound, as a UTF-8 one is.
+    let mut wide = vec![0xFF, 0xFE];
+    wide.extend(std::iter::repeat_n([b'v', 0], 3 << 20).flatten());
+    let path = dir.join("wide.obj");
+    std::fs::write(&path, &wide).unwrap();
+    let e = obj::load(&path).unwrap_err().to_string();
+    assert!(e.contains("wide.obj") && e.contains("longer than"), "{e}");
+}
+
+/// Opening a named pipe to write waits for a reader: `bench --json FIFO` hung before the run.
+#[cfg(unix)]
+#[test]
+fn a_fifo_output_is_refused_not_opened() {
+    let dir = temp_dir("fifo-out");
+    for name in ["out.json", "out.png"] {
+        let fifo = dir.join(name);
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+        let ext = name.rsplit('.').next().unwrap().to_string();
+        let e = within_10_s(move || {
+            chiffon::tools::plot::check_output(&fifo, "--json", &[ext.as_str()])
+                .unwrap_err()
+                .to_string()
+        });
+        assert!(e.contains(name) && e.contains("not a regular file"), "{e}");
+    }
+}

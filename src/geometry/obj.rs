@@ -79,24 +79,81 @@ fn read(mut input: impl BufRead, name: &str) -> Result<(TriangleMesh, Vec<String
     if head.starts_with(&[0xEF, 0xBB, 0xBF]) {
         input.consume(3);
     } else if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
-        // UTF-16 (some Windows tools): decode the whole file, then read it as UTF-8.
+        // UTF-16 (some Windows tools): decoded to UTF-8 as it is read, so the line bound
+        // holds for it too (a whole file decoded at once could fill the memory).
         let little = head[0] == 0xFF;
-        let mut bytes = Vec::new();
-        input.read_to_end(&mut bytes).map_err(io)?;
-        let units = bytes[2..].chunks(2).map(|b| {
-            let pair = [b[0], *b.get(1).unwrap_or(&0)];
-            if little {
-                u16::from_le_bytes(pair)
-            } else {
-                u16::from_be_bytes(pair)
-            }
-        });
-        let text: String = char::decode_utf16(units)
-            .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
-            .collect();
-        return Reader::new(name).run(text.as_bytes());
+        input.consume(2);
+        return Reader::new(name).run(std::io::BufReader::new(Utf16 {
+            input,
+            little,
+            out: Vec::new(),
+            at: 0,
+            odd: None,
+            high: None,
+        }));
     }
     Reader::new(name).run(input)
+}
+
+/// UTF-16 text read as UTF-8, a chunk at a time (a surrogate pair or a byte split between
+/// chunks is carried over; an unpaired surrogate or a last odd byte reads as U+FFFD or as the
+/// byte with a zero, as a whole-file decode did).
+struct Utf16<R> {
+    input: R,
+    little: bool,
+    /// Decoded bytes not yet read, from `at`.
+    out: Vec<u8>,
+    at: usize,
+    /// A byte of a code unit whose other byte is in the next chunk.
+    odd: Option<u8>,
+    /// A high surrogate whose low one is in the next chunk.
+    high: Option<u16>,
+}
+
+impl<R: BufRead> std::io::Read for Utf16<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.at == self.out.len() {
+            self.out.clear();
+            self.at = 0;
+            let chunk = self.input.fill_buf()?;
+            let end = chunk.is_empty();
+            if end && self.odd.is_none() && self.high.is_none() {
+                return Ok(0);
+            }
+            let mut bytes: Vec<u8> = self.odd.take().into_iter().collect();
+            bytes.extend_from_slice(chunk);
+            let n = chunk.len();
+            self.input.consume(n);
+            if bytes.len() % 2 == 1 {
+                if end {
+                    bytes.push(0);
+                } else {
+                    self.odd = bytes.pop();
+                }
+            }
+            let mut units: Vec<u16> = self.high.take().into_iter().collect();
+            units.extend(bytes.chunks_exact(2).map(|b| {
+                if self.little {
+                    u16::from_le_bytes([b[0], b[1]])
+                } else {
+                    u16::from_be_bytes([b[0], b[1]])
+                }
+            }));
+            if !end && matches!(units.last(), Some(0xD800..=0xDBFF)) {
+                self.high = units.pop();
+            }
+            let mut scratch = [0u8; 4];
+            for c in char::decode_utf16(units) {
+                let c = c.unwrap_or(char::REPLACEMENT_CHARACTER);
+                self.out
+                    .extend_from_slice(c.encode_utf8(&mut scratch).as_bytes());
+            }
+        }
+        let n = buf.len().min(self.out.len() - self.at);
+        buf[..n].copy_from_slice(&self.out[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
 }
 
 /// One face as read: its corners are `corners[start..start + len]` (and the same range of
@@ -519,5 +576,40 @@ impl<'a> Reader<'a> {
         mesh.positions = self.positions;
         mesh.stats = self.stats;
         Ok((mesh, self.libraries))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// UTF-16 decoded through chunks of every small size: code units and surrogate pairs split
+    /// between chunks read as the whole text does.
+    #[test]
+    fn utf16_decodes_the_same_through_any_chunking() {
+        let text = "g 𝄞a\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\ng b𝄞\nf 3 2 1\n";
+        let want = read(text.as_bytes(), "t").unwrap().0;
+        for little in [true, false] {
+            let mut bytes = if little {
+                vec![0xFF, 0xFE]
+            } else {
+                vec![0xFE, 0xFF]
+            };
+            for u in text.encode_utf16() {
+                bytes.extend(if little {
+                    u.to_le_bytes()
+                } else {
+                    u.to_be_bytes()
+                });
+            }
+            // From 3: the byte-order mark is looked for in the first chunk.
+            for capacity in 3..=9 {
+                let input = std::io::BufReader::with_capacity(capacity, &bytes[..]);
+                let got = read(input, "t").unwrap().0;
+                assert_eq!(got.positions, want.positions, "{capacity}");
+                assert_eq!(got.triangles, want.triangles, "{capacity}");
+                assert_eq!(got.groups, want.groups, "{capacity}");
+            }
+        }
     }
 }

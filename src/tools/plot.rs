@@ -54,6 +54,15 @@ pub fn check_output(path: &Path, flag: &'static str, extensions: &[&str]) -> Res
     if path.is_dir() {
         return Err(bad("is a folder".into()));
     }
+    // Opened for writing, a named pipe would wait for a reader (forever), and a device is not
+    // replaced by the rename the write ends with: only a regular file, or none, is written.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(bad(
+            "is not a regular file (a pipe or a device); chiffon writes a temporary file and \
+             renames it over the target, which needs a file"
+                .into(),
+        ));
+    }
     let folder = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),

@@ -240,8 +240,9 @@ pub enum LayoutArg {
 /// is built, so a bad file is one error naming it).
 #[derive(Clone, Debug, PartialEq)]
 pub enum ColliderSpec {
-    /// An analytic shape, placed.
-    Shape(Collider),
+    /// An analytic shape, placed, and the flag's value as written (errors and warnings name
+    /// the collider by it: with several `--collider`s, "--collider" alone does not say which).
+    Shape(Collider, String),
     /// `mesh:FILE.obj`.
     Mesh(PathBuf),
 }
@@ -259,7 +260,7 @@ pub fn parse_collider(s: &str) -> Result<ColliderSpec, String> {
         parse::numbers(values, n, what)
     };
     let at = |v: &[f32]| Vec3::new(v[0], v[1], v[2]);
-    Ok(ColliderSpec::Shape(match shape {
+    let collider = match shape {
         "sphere" => {
             let v = v(&[4], "sphere:X,Y,Z,R")?;
             Collider::sphere(at(&v), v[3])
@@ -279,7 +280,8 @@ pub fn parse_collider(s: &str) -> Result<ColliderSpec, String> {
         }
         "mesh" if !values.is_empty() => return Ok(ColliderSpec::Mesh(PathBuf::from(values))),
         _ => return Err(format!("wants {usage}, not {s:?}")),
-    }))
+    };
+    Ok(ColliderSpec::Shape(collider, s.trim().to_string()))
 }
 
 impl SceneArgs {
@@ -407,19 +409,15 @@ impl SceneArgs {
             )))
         })?;
         // Colliders of the same file share one grid (one Arc: the solver uploads it once).
-        let mut grids: std::collections::HashMap<
-            PathBuf,
-            (std::sync::Arc<crate::DistanceGrid>, usize),
-        > = Default::default();
+        let mut grids: std::collections::HashMap<FileIdentity, SharedGrid> = Default::default();
         let mut described = Vec::new();
         for spec in &self.colliders {
             let index = p.colliders.len();
             let (c, flag) = match spec {
-                ColliderSpec::Shape(c) => (c.clone(), "--collider".to_string()),
+                ColliderSpec::Shape(c, text) => (c.clone(), format!("--collider {text}")),
                 ColliderSpec::Mesh(path) => {
                     let flag = format!("--collider mesh:{}", path.display());
-                    // A file that cannot be resolved is the reader's to name.
-                    let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+                    let key = file_identity(path);
                     let grid = match grids.get(&key) {
                         Some((grid, first)) => {
                             described.push(format!(
@@ -476,11 +474,7 @@ impl SceneArgs {
         }
         for spec in &self.colliders {
             names.push(match spec {
-                ColliderSpec::Shape(Collider {
-                    shape: crate::Shape::Plane { normal: n, offset },
-                    ..
-                }) => format!("--collider plane:{},{},{},{offset}", n.x, n.y, n.z),
-                ColliderSpec::Shape(_) => "--collider".to_string(),
+                ColliderSpec::Shape(_, text) => format!("--collider {text}"),
                 ColliderSpec::Mesh(path) => format!("--collider mesh:{}", path.display()),
             });
         }
@@ -639,4 +633,25 @@ fn describe_grid(
         grid.memory_bytes() as f64 / 1e6,
         took.as_secs_f64()
     )
+}
+
+/// A mesh collider's grid and the collider that built it.
+type SharedGrid = (std::sync::Arc<crate::DistanceGrid>, usize);
+
+/// What makes two paths the same file: its device and inode on Unix (so `./a.obj`, a link to
+/// it and a hard link share one grid), its canonical path elsewhere, or the path as given when
+/// it cannot be resolved (the reader then names the error).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum FileIdentity {
+    Inode(u64, u64),
+    Path(PathBuf),
+}
+
+fn file_identity(path: &std::path::Path) -> FileIdentity {
+    #[cfg(unix)]
+    if let Ok(meta) = std::fs::metadata(path) {
+        use std::os::unix::fs::MetadataExt;
+        return FileIdentity::Inode(meta.dev(), meta.ino());
+    }
+    FileIdentity::Path(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
 }
