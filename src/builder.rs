@@ -404,7 +404,8 @@ impl ClothBuilder {
         // a NaN mass. (A non-finite vertex as read is the weld's to name.)
         let max = crate::params::MAX_COORDINATE;
         if let Some(i) = (0..placed.positions.len()).find(|&i| {
-            mesh.positions[i].is_finite() && !(placed.positions[i].abs().max_element() <= max)
+            let far = placed.positions[i].abs().max_element();
+            mesh.positions[i].is_finite() && (far > max || !far.is_finite())
         }) {
             let placement = if self.scale != 1.0 || self.translate != Vec3::ZERO {
                 format!(

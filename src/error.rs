@@ -158,8 +158,8 @@ pub enum ChiffonError {
 /// grids grow with the colliders, not with the cloth.
 fn device_limit_advice(what: &str) -> &'static str {
     if what.contains("distance grid") {
-        "use fewer mesh colliders, coarser grids (a lower DistanceGrid resolution), or one grid \
-         shared by the colliders of the same mesh (one Arc; the command line shares a file's)"
+        "use fewer mesh colliders, or coarser grids (a lower DistanceGrid resolution): each mesh \
+         collider's samples count, a grid shared between colliders too"
     } else {
         "use a smaller cloth"
     }

@@ -1533,3 +1533,36 @@ fn a_fifo_bench_output_is_refused_not_waited_on() {
         "{err}"
     );
 }
+
+/// Issue 41 (found in the sweep): `--out-every N --out FIFO` said the pipe "is a file".
+#[cfg(unix)]
+#[test]
+fn a_pipe_given_as_the_output_folder_is_called_a_pipe() {
+    let fifo = temp_path("out-fifo");
+    let _ = std::fs::remove_file(&fifo);
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success())
+    );
+    let out = fifo.to_str().unwrap();
+    rejects(
+        &[
+            "simulate",
+            "--backend",
+            "cpu",
+            "--frames",
+            "2",
+            "--out-every",
+            "1",
+            "--out",
+            out,
+        ],
+        "is not a folder but a pipe or a device",
+    );
+    rejects(
+        &["study", "--out", out],
+        "is not a folder but a pipe or a device",
+    );
+}

@@ -352,7 +352,7 @@ impl Collider {
                     ));
                 }
                 let distance = offset / len;
-                if !(distance.abs() <= max) {
+                if distance.abs() > max || !distance.is_finite() {
                     return bad(format!(
                         "its plane is {} m from the origin (offset {} over the normal's length \
                          {}), more than {max:e} m; {why}",

@@ -487,6 +487,9 @@ fn check_folder(out: &Path, what: FolderUse) -> Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return check_parent("--out", out),
         Err(e) => bail!("--out {shown}: {e}"),
     };
+    if !meta.is_dir() && !meta.is_file() {
+        bail!("--out {shown} is not a folder but a pipe or a device; give a new or empty folder");
+    }
     if !meta.is_dir() {
         match what {
             FolderUse::Study => {
