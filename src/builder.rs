@@ -399,6 +399,34 @@ impl ClothBuilder {
         for p in &mut placed.positions {
             *p = self.place(*p);
         }
+        // Refused up front, naming the vertex: past the bound, edge lengths and areas overflow
+        // or lose their digits, and the cloth would fail later as an infinite rest length or
+        // a NaN mass. (A non-finite vertex as read is the weld's to name.)
+        let max = crate::params::MAX_COORDINATE;
+        if let Some(i) = (0..placed.positions.len()).find(|&i| {
+            let far = placed.positions[i].abs().max_element();
+            mesh.positions[i].is_finite() && (far > max || !far.is_finite())
+        }) {
+            let placement = if self.scale != 1.0 || self.translate != Vec3::ZERO {
+                format!(
+                    " once scaled by {} and moved by {}",
+                    crate::error::shown(self.scale),
+                    crate::error::shown3(self.translate)
+                )
+            } else {
+                String::new()
+            };
+            return Err(ChiffonError::InvalidMesh {
+                source_name: mesh.name.clone(),
+                reason: format!(
+                    "vertex {} is at {}{placement}, more than {max:e} m from the origin on an \
+                     axis; chiffon takes coordinates up to that (positions are f32, good to 6 cm \
+                     at 1e6 m; farther, a cloth's lengths and masses are lost)",
+                    i + 1,
+                    crate::error::shown3(placed.positions[i])
+                ),
+            });
+        }
         let tolerance = match self.weld_tolerance {
             Some(t) => t,
             None => {

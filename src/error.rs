@@ -72,11 +72,12 @@ pub enum ChiffonError {
 
     /// A buffer the cloth needs is larger than the device allows.
     #[error(
-        "{what} needs {bytes} bytes but this device allows at most {limit} bytes ({limit_name}); \
-         use a smaller cloth"
+        "{what} {} {bytes} bytes but this device allows at most {limit} bytes ({limit_name}); {}",
+        if what.ends_with('s') { "need" } else { "needs" },
+        device_limit_advice(what)
     )]
     ExceedsDeviceLimit {
-        /// The buffer.
+        /// The buffer (a plural, "the mesh colliders' distance grids", takes "need").
         what: &'static str,
         /// Bytes it needs.
         bytes: u64,
@@ -133,6 +134,16 @@ pub enum ChiffonError {
         capacity: u64,
     },
 
+    /// A file given to read is not one chiffon reads: not a regular file (a pipe, a device, a
+    /// folder), or larger than the bound for what it holds ([`crate::files`]).
+    #[error("{path}: {reason}")]
+    UnreadableFile {
+        /// The file, as it was given.
+        path: String,
+        /// Why it is refused.
+        reason: String,
+    },
+
     /// Reading or writing a file failed.
     #[error("{path}: {error}")]
     Io {
@@ -141,6 +152,17 @@ pub enum ChiffonError {
         /// What the operating system said (in the message, so not also a `source`).
         error: std::io::Error,
     },
+}
+
+/// What to make smaller when the buffer `what` does not fit the device: the mesh colliders'
+/// grids grow with the colliders, not with the cloth.
+fn device_limit_advice(what: &str) -> &'static str {
+    if what.contains("distance grid") {
+        "use fewer mesh colliders, or coarser grids (a lower DistanceGrid resolution): each mesh \
+         collider's samples count, a grid shared between colliders too"
+    } else {
+        "use a smaller cloth"
+    }
 }
 
 /// Why a particle counts as diverged.
@@ -242,6 +264,21 @@ pub(crate) fn check_range<T: Number>(name: &'static str, value: T, min: T, max: 
         });
     }
     Ok(())
+}
+
+/// A number for a message: as written when of ordinary size, in e-notation when huge or tiny
+/// (`1e38`, not 39 digits).
+pub(crate) fn shown(x: f32) -> String {
+    if x != 0.0 && x.is_finite() && !(1e-4..1e7).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
+/// A vector for a message, its components as [`shown`] writes them.
+pub(crate) fn shown3(v: glam::Vec3) -> String {
+    format!("[{}, {}, {}]", shown(v.x), shown(v.y), shown(v.z))
 }
 
 /// Checks that every component of a vector is finite.

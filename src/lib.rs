@@ -57,6 +57,7 @@ pub mod conformance;
 pub mod contact;
 pub mod error;
 pub mod export;
+pub mod files;
 pub mod geometry;
 pub mod gpu;
 pub mod integrator;

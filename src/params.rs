@@ -257,8 +257,13 @@ pub const MIN_MAX_DISTANCE: f32 = 1.0e-3;
 pub const MIN_SELF_THICKNESS: f32 = 1.0e-5;
 /// Most colliders accepted (each particle tests each one, culled by bounding spheres).
 pub const MAX_COLLIDERS: usize = 4096;
-/// Largest coordinate accepted for a collider (m).
-pub const MAX_COORDINATE: f32 = 1.0e9;
+/// Largest coordinate accepted (m), on any axis: a collider's position, size, capsule ends,
+/// plane offset and mesh vertices, a cloth's translation and a mesh cloth's vertices; the
+/// same bound as a grid's layout height ([`crate::builder::MAX_LAYOUT_HEIGHT`]). Positions are
+/// `f32`, held to 2⁻²⁴ of their size: at 10⁶ m that is 6 cm, and past it a collider is lost
+/// rather than imprecise (a capsule from x = −10⁷ to 10⁷ m let a cloth at the origin fall
+/// through, its nearest point off by a metre; at ±10¹⁹ m its length squared overflows).
+pub const MAX_COORDINATE: f32 = 1.0e6;
 /// The automatic divergence limit is this many times the scene's half-diagonal...
 pub const AUTO_LIMIT_SCALE: f32 = 100.0;
 /// ...and at least this far from its centre (m).

@@ -1150,3 +1150,419 @@ fn a_closed_stdout_pipe_is_not_a_panic() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_ne!(result.status.code(), Some(101), "{stderr}");
 }
+
+/// Runs `args` and fails the test, instead of hanging it, when chiffon has not exited within
+/// 20 s.
+fn chiffon_within_20_s(args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chiffon"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run chiffon");
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("{args:?} did not exit within 20 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Issue 41: `--collider mesh:FIFO` blocked forever and `mesh:/dev/zero` aborted on
+/// allocation; every file flag now reads through one function that refuses them.
+#[cfg(unix)]
+#[test]
+fn a_fifo_or_a_device_given_as_a_file_is_refused_not_read() {
+    let out = temp_path("fifo-out.csv");
+    let out = out.to_str().unwrap();
+    let fifo = temp_path("fifo.obj");
+    let _ = std::fs::remove_file(&fifo);
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success())
+    );
+    let fifo = fifo.to_str().unwrap();
+    let collider = |f: &str| format!("mesh:{f}");
+    let dt = |f: &str| format!("file:{f}");
+    for (flag, value, needle) in [
+        ("--collider", collider(fifo), "named pipe"),
+        ("--collider", collider("/dev/zero"), "device"),
+        ("--collider", collider("/dev/null"), "device"),
+        ("--collider", collider("/tmp"), "folder"),
+        ("--mesh", fifo.to_string(), "named pipe"),
+        ("--mesh", "/dev/zero".to_string(), "device"),
+        ("--dt", dt(fifo), "named pipe"),
+        ("--dt", dt("/dev/zero"), "device"),
+    ] {
+        let args = sim(out, &[flag, &value]);
+        let run = chiffon_within_20_s(&args);
+        let err = stderr(&run);
+        assert!(!run.status.success(), "{args:?} succeeded");
+        let file = value
+            .trim_start_matches("mesh:")
+            .trim_start_matches("file:");
+        assert!(
+            err.starts_with("chiffon: error: ")
+                && err.contains(flag)
+                && err.contains(file)
+                && err.contains(needle)
+                && err.lines().count() == 1,
+            "{args:?}:\n{err}"
+        );
+    }
+}
+
+/// Issue 41: a capsule from -1e38 to 1e38 (or ±1e19, ±1e7) and a mesh collider vertex at 1e30
+/// made the collider vanish, and a ±1e30 `--mesh` failed as "rest length inf".
+#[test]
+fn huge_coordinates_are_refused_naming_the_bound_not_dropped() {
+    let out = temp_path("far-out.csv");
+    let out = out.to_str().unwrap();
+    let far_mesh = |name: &str, far: &str| {
+        let p = temp_path(name);
+        std::fs::write(
+            &p,
+            format!("v -{far} 0 0\nv {far} 0 0\nv 0 {far} 0\nf 1 2 3\n"),
+        )
+        .unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let (e30, e15) = (far_mesh("e30.obj", "1e30"), far_mesh("e15.obj", "1e15"));
+    let collider30 = format!("mesh:{e30}");
+    for (args, needle) in [
+        (
+            vec!["--collider", "capsule:-1e38,0.5,0,1e38,0.5,0,0.1"],
+            "capsule end [-1e38, 0.5, 0] is more than 1e6 m",
+        ),
+        (
+            vec!["--collider", "capsule:-1e19,0.5,0,1e19,0.5,0,0.1"],
+            "more than 1e6 m",
+        ),
+        (
+            vec!["--collider", "capsule:-1e7,0.5,0,1e7,0.5,0,0.1"],
+            "more than 1e6 m",
+        ),
+        (
+            vec!["--collider", &collider30],
+            "e30.obj: vertex 1 is at [-1e30",
+        ),
+        (vec!["--mesh", &e30], "e30.obj: vertex 1 is at [-1e30"),
+        (vec!["--mesh", &e15], "e15.obj: vertex 1 is at [-1e15"),
+        (
+            vec!["--collider", "sphere:0,0,0,1e10"],
+            "sphere radius is 1e10 m, more than 1e6 m",
+        ),
+        (vec!["--ground", "1e10"], "plane is 1e10 m from the origin"),
+        (vec!["--sphere", "1e8,0,0,1"], "position [1e8, 0, 0]"),
+    ] {
+        let mut v = sim(out, &["--layout", "flat", "--pin", "none"]);
+        v.extend(args.iter().copied());
+        rejects(&v, needle);
+        let e = stderr(&chiffon(&v));
+        assert!(
+            !e.contains("must be finite") && !e.contains("not a finite") && !e.contains("inf"),
+            "{e}"
+        );
+    }
+}
+
+/// Issue 41: `--collider plane:0,1,0,2` said nothing of the particles below it, which
+/// `--ground 2` (documented as the same plane) warns about.
+#[test]
+fn a_collider_plane_warns_like_the_ground_it_equals() {
+    let out = temp_path("plane-out.csv");
+    let out = out.to_str().unwrap();
+    let warnings = |extra: &[&str]| -> Vec<String> {
+        let run = chiffon(&sim(out, extra));
+        assert!(run.status.success(), "{}", stderr(&run));
+        stderr(&run)
+            .lines()
+            .filter(|l| l.starts_with("chiffon: warning:"))
+            .map(str::to_string)
+            .collect()
+    };
+    let ground = warnings(&["--grid", "8x8", "--ground", "2"]);
+    let plane = warnings(&["--grid", "8x8", "--collider", "plane:0,1,0,2"]);
+    assert_eq!(ground.len(), 2, "{ground:?}");
+    assert_eq!(
+        plane,
+        ground
+            .iter()
+            .map(|w| w.replace("--ground 2 m", "--collider plane:0,1,0,2"))
+            .collect::<Vec<_>>()
+    );
+    // A tilted plane too, in its own words.
+    let tilted = warnings(&["--grid", "8x8", "--collider", "plane:1,1,0,0.5"]);
+    assert!(
+        tilted
+            .iter()
+            .any(|w| w.contains("behind") && w.contains("plane:1,1,0,0.5")),
+        "{tilted:?}"
+    );
+}
+
+/// Issue 41: `bench --scene colliders --sizes 4097` skipped every case and exited 0.
+#[test]
+fn a_bench_size_no_grid_can_have_is_an_error_not_a_silent_skip() {
+    for scene in ["colliders", "standard", "heap"] {
+        rejects(
+            &["bench", "--scene", scene, "--sizes", "4097"],
+            "--sizes 4097: 4097x4097 = 16785409 particles is more than",
+        );
+    }
+}
+
+/// Issue 41: a bad material flag was blamed on a collider ("--ground: ... its thickness").
+#[test]
+fn a_bad_material_flag_is_named_not_the_collider_it_lands_on() {
+    let out = temp_path("material-out.csv");
+    let out = out.to_str().unwrap();
+    for (args, needle) in [
+        (
+            ["--ground", "0", "--thickness", "-1"],
+            "--thickness wants a distance from 0 to 1000 m, not -1",
+        ),
+        (
+            ["--collider", "sphere:0,0,0,1", "--friction", "11"],
+            "--friction wants a coefficient from 0 to 10, not 11",
+        ),
+        (
+            ["--self-collision", "on", "--restitution", "2"],
+            "--restitution wants a coefficient from 0 to 1, not 2",
+        ),
+        (
+            ["--self-collision", "on", "--friction", "-1"],
+            "--friction wants",
+        ),
+        (
+            ["--self-collision", "on", "--self-thickness", "0"],
+            "--self-thickness wants a distance from 0.00001",
+        ),
+    ] {
+        let v = sim(out, &args);
+        rejects(&v, needle);
+        let e = stderr(&chiffon(&v));
+        assert!(
+            !e.contains("--ground:")
+                && !e.contains("--collider:")
+                && !e.contains("--self-collision:"),
+            "{e}"
+        );
+    }
+}
+
+/// Issue 41: `--self-collision on --thickness 0` was refused as below self-collision's minimum,
+/// although 0 is a collider's valid thickness: self-collision has `--self-thickness` now.
+#[test]
+fn thickness_0_for_colliders_goes_with_self_collision() {
+    let out = temp_path("self-out.csv");
+    let out = out.to_str().unwrap();
+    let run = chiffon(&sim(
+        out,
+        &[
+            "--grid",
+            "8x8",
+            "--self-collision",
+            "on",
+            "--ground",
+            "0",
+            "--thickness",
+            "0",
+            "--self-thickness",
+            "0.02",
+        ],
+    ));
+    assert!(run.status.success(), "{}", stderr(&run));
+    // Without a collider, --thickness does nothing, and the warning points at the other flag.
+    let run = chiffon(&sim(
+        out,
+        &[
+            "--grid",
+            "8x8",
+            "--self-collision",
+            "on",
+            "--thickness",
+            "0",
+        ],
+    ));
+    assert!(run.status.success(), "{}", stderr(&run));
+    assert!(
+        stderr(&run).contains("--self-thickness"),
+        "{}",
+        stderr(&run)
+    );
+}
+
+/// Issue 41: `--collider mesh:empty.obj` said "a cloth needs triangles".
+#[test]
+fn an_empty_collider_mesh_is_not_called_a_cloth() {
+    let out = temp_path("empty-out.csv");
+    let empty = temp_path("empty.obj");
+    std::fs::write(&empty, "").unwrap();
+    let collider = format!("mesh:{}", empty.display());
+    let v = sim(out.to_str().unwrap(), &["--collider", &collider]);
+    rejects(&v, "empty.obj: it has no faces");
+    assert!(!stderr(&chiffon(&v)).contains("cloth"));
+}
+
+/// Issue 41: `--energy` into a link to /dev/full failed after the run, without naming the flag.
+#[cfg(unix)]
+#[test]
+fn an_unwritable_energy_file_is_refused_before_the_run() {
+    let out = temp_path("energy-out.csv");
+    let link = temp_path("full.csv");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink("/dev/full", &link).unwrap();
+    let v = sim(
+        out.to_str().unwrap(),
+        &["--grid", "8x8", "--energy", link.to_str().unwrap()],
+    );
+    rejects(&v, "--energy");
+    let run = chiffon(&v);
+    assert!(stderr(&run).contains("full.csv"));
+    assert!(
+        String::from_utf8_lossy(&run.stdout).is_empty(),
+        "the run started"
+    );
+}
+
+/// Issue 41: every `--collider mesh:FILE` built its own grid (64 of one cylinder: 918 MB). One
+/// file, however spelled, is one grid now, and `simulate` says what each collider became.
+#[test]
+fn mesh_colliders_of_one_file_share_one_grid_and_say_what_they_are() {
+    let out = temp_path("shared-out.csv");
+    let cape = asset("cape.obj");
+    let dotted = format!(
+        "{}/./cape.obj",
+        std::path::Path::new(&cape).parent().unwrap().display()
+    );
+    // A hard link is the same file under another name.
+    let linked = temp_path("linked-cape.obj");
+    let _ = std::fs::remove_file(&linked);
+    std::fs::hard_link(&cape, &linked).unwrap();
+    let (a, b, c) = (
+        format!("mesh:{cape}"),
+        format!("mesh:{dotted}"),
+        format!("mesh:{}", linked.display()),
+    );
+    let run = chiffon(&sim(
+        out.to_str().unwrap(),
+        &[
+            "--grid",
+            "8x8",
+            "--collider",
+            &a,
+            "--collider",
+            &b,
+            "--collider",
+            &c,
+        ],
+    ));
+    assert!(run.status.success(), "{}", stderr(&run));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let first = stdout
+        .lines()
+        .find(|l| l.starts_with("collider 0 (mesh "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    for needle in [
+        "1152 triangles",
+        "open (a shell)",
+        "grid ",
+        " MB",
+        "built in",
+    ] {
+        assert!(first.contains(needle), "{first}");
+    }
+    let shared = stdout
+        .lines()
+        .filter(|l| l.contains("the grid of collider 0"))
+        .count();
+    assert_eq!(shared, 2, "{stdout}");
+}
+
+/// Issue 41 (found in the sweep): with several colliders, "--collider: ... collider 2" did
+/// not say which `--collider` was wrong; the error quotes its value now.
+#[test]
+fn a_bad_collider_among_several_is_named_by_its_value() {
+    let out = temp_path("several-out.csv");
+    rejects(
+        &sim(
+            out.to_str().unwrap(),
+            &[
+                "--ground",
+                "0",
+                "--collider",
+                "box:0,0,0,1,1,1",
+                "--collider",
+                "sphere:0,0,0,-1",
+            ],
+        ),
+        "--collider sphere:0,0,0,-1: invalid collider",
+    );
+}
+
+/// Issue 41 (found in the sweep): `bench --json FIFO` opened the pipe to test it and waited
+/// for a reader forever.
+#[cfg(unix)]
+#[test]
+fn a_fifo_bench_output_is_refused_not_waited_on() {
+    let fifo = temp_path("bench-fifo.json");
+    let _ = std::fs::remove_file(&fifo);
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success())
+    );
+    let args = [
+        "bench",
+        "--backend",
+        "cpu",
+        "--json",
+        fifo.to_str().unwrap(),
+    ];
+    let run = chiffon_within_20_s(&args);
+    let err = stderr(&run);
+    assert!(
+        !run.status.success() && err.contains("--json") && err.contains("not a regular file"),
+        "{err}"
+    );
+}
+
+/// Issue 41 (found in the sweep): `--out-every N --out FIFO` said the pipe "is a file".
+#[cfg(unix)]
+#[test]
+fn a_pipe_given_as_the_output_folder_is_called_a_pipe() {
+    let fifo = temp_path("out-fifo");
+    let _ = std::fs::remove_file(&fifo);
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success())
+    );
+    let out = fifo.to_str().unwrap();
+    rejects(
+        &[
+            "simulate",
+            "--backend",
+            "cpu",
+            "--frames",
+            "2",
+            "--out-every",
+            "1",
+            "--out",
+            out,
+        ],
+        "is not a folder but a pipe or a device",
+    );
+    rejects(
+        &["study", "--out", out],
+        "is not a folder but a pipe or a device",
+    );
+}

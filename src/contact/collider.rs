@@ -6,7 +6,7 @@ use std::sync::Arc;
 use glam::{Quat, Vec3};
 
 use super::grid::DistanceGrid;
-use crate::error::{ChiffonError, Result};
+use crate::error::{ChiffonError, Result, shown, shown3};
 
 /// Where a collider is: a rotation, then a translation (rigid: distances stay distances).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -271,20 +271,35 @@ impl Collider {
                 reason: format!("collider {index} (a {shape}): {reason}"),
             })
         };
+        // Sizes and places past MAX_COORDINATE are refused with that bound and its reason, not
+        // as "not finite": the kernels work in f32, and a collider there is lost, not moved.
+        let max = crate::params::MAX_COORDINATE;
+        let why = "chiffon takes sizes and coordinates up to that: positions are f32, good to \
+                   6 cm at 1e6 m, and a collider farther out is lost by the contact test";
         let positive = |what: &str, v: f32| {
-            if v.is_finite() && v > 0.0 && v <= crate::params::MAX_COORDINATE {
-                Ok(())
-            } else {
+            if !(v.is_finite() && v > 0.0) {
                 bad(format!(
                     "its {shape} {what} is {v}; it must be finite and greater than 0"
                 ))
+            } else if v > max {
+                bad(format!(
+                    "its {shape} {what} is {} m, more than {max:e} m; {why}",
+                    shown(v)
+                ))
+            } else {
+                Ok(())
             }
         };
         let finite = |what: &str, v: Vec3| {
-            if v.is_finite() {
-                Ok(())
-            } else {
+            if !v.is_finite() {
                 bad(format!("its {what} {v} is not finite"))
+            } else if v.abs().max_element() > max {
+                bad(format!(
+                    "its {what} {} is more than {max:e} m from the origin on an axis; {why}",
+                    shown3(v)
+                ))
+            } else {
+                Ok(())
             }
         };
         finite("position", self.pose.translation)?;
@@ -315,13 +330,35 @@ impl Collider {
                 positive("second radius", *radius_b)?;
             }
             Shape::Plane { normal, offset } => {
-                finite("plane normal", *normal)?;
-                if normal.length() < 1e-6 {
+                if !normal.is_finite() {
+                    return bad(format!("its plane normal {normal} is not finite"));
+                }
+                // The kernels read the normal made unit length: its length must be a
+                // number f32 holds (a component of 1e20 squares past f32's largest).
+                let len = normal.length();
+                if len < 1e-6 {
                     return bad("its plane normal is zero".into());
                 }
-                if !(offset.is_finite() && offset.abs() <= crate::params::MAX_COORDINATE) {
+                if !len.is_finite() {
+                    return bad(format!(
+                        "its plane normal {} is too long to make unit length in f32; \
+                         give one of ordinary size, such as 0,1,0",
+                        shown3(*normal)
+                    ));
+                }
+                if !offset.is_finite() {
                     return bad(format!(
                         "its plane offset {offset} is not a finite distance"
+                    ));
+                }
+                let distance = offset / len;
+                if distance.abs() > max || !distance.is_finite() {
+                    return bad(format!(
+                        "its plane is {} m from the origin (offset {} over the normal's length \
+                         {}), more than {max:e} m; {why}",
+                        shown(distance),
+                        shown(*offset),
+                        shown(len)
                     ));
                 }
             }

@@ -77,7 +77,19 @@ impl DistanceGrid {
         }
         let p = &mesh.positions;
         if let Some(i) = p.iter().position(|v| !v.is_finite()) {
-            return Err(bad(format!("vertex {i} is not finite")));
+            return Err(bad(format!("vertex {} is not finite", i + 1)));
+        }
+        // Refused, not built: a grid over a box past the bound has cells so large (or a
+        // size so overflowing) that the mesh is lost in it (params::MAX_COORDINATE says why).
+        let max = crate::params::MAX_COORDINATE;
+        if let Some(i) = p.iter().position(|v| v.abs().max_element() > max) {
+            return Err(bad(format!(
+                "vertex {} is at {}, more than {max:e} m from the origin on an axis; chiffon \
+                 takes coordinates up to that: positions are f32, good to 6 cm at 1e6 m, and a \
+                 mesh collider farther out is lost by the contact test",
+                i + 1,
+                crate::error::shown3(p[i])
+            )));
         }
         let tris: Vec<[u32; 3]> = mesh
             .triangles
@@ -150,6 +162,11 @@ impl DistanceGrid {
     /// True for a closed mesh (inside and outside); false for an open one (a shell).
     pub fn is_signed(&self) -> bool {
         self.signed
+    }
+
+    /// Bytes its samples take (on the host, and again on the GPU).
+    pub fn memory_bytes(&self) -> u64 {
+        std::mem::size_of_val(self.values.as_slice()) as u64
     }
 
     /// Triangles it was built from (degenerate ones dropped).

@@ -24,7 +24,7 @@
 //! like `Box#1` stays whole).
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
+use std::io::BufRead;
 use std::path::Path;
 
 use glam::{Vec2, Vec3};
@@ -33,6 +33,7 @@ use super::triangulate::Triangulator;
 use super::{MeshGroup, MeshStats, TriangleMesh, UvLayer};
 use crate::builder::MAX_PARTICLES;
 use crate::error::{ChiffonError, Result};
+use crate::files::{Line, MAX_OBJ_BYTES, MAX_OBJ_LINE_BYTES, read_line};
 
 /// Most vertices a file may define: a cloth has at most [`MAX_PARTICLES`] particles (welding
 /// only removes vertices), so reading stops there instead of filling memory.
@@ -44,14 +45,12 @@ pub const MAX_TRIANGLES: u64 = 4 * MAX_PARTICLES;
 
 /// Reads the OBJ file at `path`, and counts in [`MeshStats::missing_material_libraries`] the
 /// `mtllib` files it names that are not there (relative to the file's folder).
+/// The file is read through [`crate::files::open`]: a pipe, a device or a folder is refused,
+/// and so is a file over [`MAX_OBJ_BYTES`] or a line over [`MAX_OBJ_LINE_BYTES`].
 pub fn load(path: &Path) -> Result<TriangleMesh> {
     let name = path.display().to_string();
-    let io = |error| ChiffonError::Io {
-        path: name.clone(),
-        error,
-    };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let (mut mesh, libraries) = read(BufReader::new(file), &name)?;
+    let file = crate::files::open(path, "an OBJ file", MAX_OBJ_BYTES)?;
+    let (mut mesh, libraries) = read(file, &name)?;
     let folder = path.parent().unwrap_or(Path::new(""));
     let exists = |library: &str| folder.join(library).is_file();
     // `mtllib a.mtl b.mtl` names two libraries, but some exporters write one name with
@@ -80,24 +79,81 @@ fn read(mut input: impl BufRead, name: &str) -> Result<(TriangleMesh, Vec<String
     if head.starts_with(&[0xEF, 0xBB, 0xBF]) {
         input.consume(3);
     } else if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
-        // UTF-16 (some Windows tools): decode the whole file, then read it as UTF-8.
+        // UTF-16 (some Windows tools): decoded to UTF-8 as it is read, so the line bound
+        // holds for it too (a whole file decoded at once could fill the memory).
         let little = head[0] == 0xFF;
-        let mut bytes = Vec::new();
-        input.read_to_end(&mut bytes).map_err(io)?;
-        let units = bytes[2..].chunks(2).map(|b| {
-            let pair = [b[0], *b.get(1).unwrap_or(&0)];
-            if little {
-                u16::from_le_bytes(pair)
-            } else {
-                u16::from_be_bytes(pair)
-            }
-        });
-        let text: String = char::decode_utf16(units)
-            .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
-            .collect();
-        return Reader::new(name).run(text.as_bytes());
+        input.consume(2);
+        return Reader::new(name).run(std::io::BufReader::new(Utf16 {
+            input,
+            little,
+            out: Vec::new(),
+            at: 0,
+            odd: None,
+            high: None,
+        }));
     }
     Reader::new(name).run(input)
+}
+
+/// UTF-16 text read as UTF-8, a chunk at a time (a surrogate pair or a byte split between
+/// chunks is carried over; an unpaired surrogate or a last odd byte reads as U+FFFD or as the
+/// byte with a zero, as a whole-file decode did).
+struct Utf16<R> {
+    input: R,
+    little: bool,
+    /// Decoded bytes not yet read, from `at`.
+    out: Vec<u8>,
+    at: usize,
+    /// A byte of a code unit whose other byte is in the next chunk.
+    odd: Option<u8>,
+    /// A high surrogate whose low one is in the next chunk.
+    high: Option<u16>,
+}
+
+impl<R: BufRead> std::io::Read for Utf16<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.at == self.out.len() {
+            self.out.clear();
+            self.at = 0;
+            let chunk = self.input.fill_buf()?;
+            let end = chunk.is_empty();
+            if end && self.odd.is_none() && self.high.is_none() {
+                return Ok(0);
+            }
+            let mut bytes: Vec<u8> = self.odd.take().into_iter().collect();
+            bytes.extend_from_slice(chunk);
+            let n = chunk.len();
+            self.input.consume(n);
+            if bytes.len() % 2 == 1 {
+                if end {
+                    bytes.push(0);
+                } else {
+                    self.odd = bytes.pop();
+                }
+            }
+            let mut units: Vec<u16> = self.high.take().into_iter().collect();
+            units.extend(bytes.chunks_exact(2).map(|b| {
+                if self.little {
+                    u16::from_le_bytes([b[0], b[1]])
+                } else {
+                    u16::from_be_bytes([b[0], b[1]])
+                }
+            }));
+            if !end && matches!(units.last(), Some(0xD800..=0xDBFF)) {
+                self.high = units.pop();
+            }
+            let mut scratch = [0u8; 4];
+            for c in char::decode_utf16(units) {
+                let c = c.unwrap_or(char::REPLACEMENT_CHARACTER);
+                self.out
+                    .extend_from_slice(c.encode_utf8(&mut scratch).as_bytes());
+            }
+        }
+        let n = buf.len().min(self.out.len() - self.at);
+        buf[..n].copy_from_slice(&self.out[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
 }
 
 /// One face as read: its corners are `corners[start..start + len]` (and the same range of
@@ -175,19 +231,27 @@ impl<'a> Reader<'a> {
         let mut line = 0usize;
         loop {
             chunk.clear();
-            let read = input
-                .read_until(b'\n', &mut chunk)
-                .map_err(|error| ChiffonError::Io {
+            let read = read_line(&mut input, &mut chunk, MAX_OBJ_LINE_BYTES).map_err(|error| {
+                ChiffonError::Io {
                     path: self.name.to_string(),
                     error,
-                })?;
-            if read == 0 {
+                }
+            })?;
+            if read == Line::End {
                 if !record.is_empty() {
                     self.record(&record)?;
                 }
                 break;
             }
             line += 1;
+            // A line (or a record joined by `\`) this long is not OBJ: refused before it is
+            // held whole (a file of one endless line would fill the memory).
+            if read == Line::TooLong || record.len() + chunk.len() > MAX_OBJ_LINE_BYTES {
+                return Err(self.bad(format!(
+                    "line {line} is longer than {MAX_OBJ_LINE_BYTES} bytes; OBJ records are short \
+                     lines of text (is this an OBJ file?)"
+                )));
+            }
             if record.is_empty() {
                 self.line = line;
             }
@@ -428,8 +492,8 @@ impl<'a> Reader<'a> {
         if self.faces.is_empty() {
             let s = &self.stats;
             return Err(self.bad(format!(
-                "it has no faces (a cloth needs triangles or polygons; it has {} vertices, {} \
-                 lines and {} points)",
+                "it has no faces, no triangles or polygons to make a surface of (it has {} \
+                 vertices, {} lines and {} points)",
                 self.positions.len(),
                 s.skipped_lines,
                 s.skipped_points
@@ -512,5 +576,40 @@ impl<'a> Reader<'a> {
         mesh.positions = self.positions;
         mesh.stats = self.stats;
         Ok((mesh, self.libraries))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// UTF-16 decoded through chunks of every small size: code units and surrogate pairs split
+    /// between chunks read as the whole text does.
+    #[test]
+    fn utf16_decodes_the_same_through_any_chunking() {
+        let text = "g 𝄞a\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\ng b𝄞\nf 3 2 1\n";
+        let want = read(text.as_bytes(), "t").unwrap().0;
+        for little in [true, false] {
+            let mut bytes = if little {
+                vec![0xFF, 0xFE]
+            } else {
+                vec![0xFE, 0xFF]
+            };
+            for u in text.encode_utf16() {
+                bytes.extend(if little {
+                    u.to_le_bytes()
+                } else {
+                    u.to_be_bytes()
+                });
+            }
+            // From 3: the byte-order mark is looked for in the first chunk.
+            for capacity in 3..=9 {
+                let input = std::io::BufReader::with_capacity(capacity, &bytes[..]);
+                let got = read(input, "t").unwrap().0;
+                assert_eq!(got.positions, want.positions, "{capacity}");
+                assert_eq!(got.triangles, want.triangles, "{capacity}");
+                assert_eq!(got.groups, want.groups, "{capacity}");
+            }
+        }
     }
 }

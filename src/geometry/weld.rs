@@ -281,4 +281,26 @@ mod tests {
         assert_eq!(w.stats.unused_vertices, 1);
         assert_eq!(w.stats.degenerate_triangles, 1);
     }
+
+    /// A tiny tolerance on huge coordinates (cell numbers past i64, once) welds the copy. The
+    /// builder refuses such a mesh now (past `params::MAX_COORDINATE`), so the weld is held to
+    /// it here, directly (moved from tests/mesh.rs).
+    #[test]
+    fn huge_coordinates_weld_without_overflow() {
+        let huge = TriangleMesh::new(
+            "huge",
+            vec![
+                Vec3::new(1.0e18, 0.0, 0.0),
+                Vec3::new(1.0e18, 1.0e18, 0.0),
+                Vec3::new(-1.0e18, 0.0, 0.0),
+                Vec3::new(1.0e18, 0.0, 0.0),
+                Vec3::new(-1.0e18, -1.0e18, 0.0),
+            ],
+            vec![[0, 1, 2], [3, 2, 4]],
+        );
+        for tolerance in [0.0, 1.0e-30] {
+            let w = weld(&huge, tolerance).unwrap();
+            assert_eq!(w.stats.welded_vertices, 1, "{tolerance}");
+        }
+    }
 }

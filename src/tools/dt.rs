@@ -3,7 +3,7 @@
 //! 4294967295` starts at once instead of allocating 34 GB of dts. Only a file's values are
 //! held, and only as many as the run uses.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Result, anyhow, bail};
@@ -111,8 +111,10 @@ impl DtSpec {
                 left: need_frames()?,
             },
             DtSpec::File { path } => {
-                let file = std::fs::File::open(path)
-                    .map_err(|e| anyhow!("--dt: {}: {e}", path.display()))?;
+                // Through the library's one way in: a pipe or a device is refused, not
+                // waited on, and the size is bounded (the values are held for the run).
+                let file = crate::files::open(path, "a dt file", crate::files::MAX_DT_FILE_BYTES)
+                    .map_err(|e| anyhow!("--dt: {e}"))?;
                 let dts =
                     read_dts(file, frames).map_err(|e| anyhow!("--dt: {}: {e}", path.display()))?;
                 if let Some(f) = frames.filter(|&f| f > dts.len() as u64) {
@@ -192,7 +194,7 @@ impl Iterator for Dts {
 
 /// Longest line of a dt file (bytes). A line holds one number and maybe a comment; the bound
 /// stops a file with no line breaks (`file:/dev/zero`) from filling the memory.
-const MAX_LINE_BYTES: u64 = 4096;
+const MAX_LINE_BYTES: usize = 4096;
 
 /// Reads one dt (s) per line, at most `limit` of them; blank lines and lines starting with `#`
 /// are skipped. Every value is checked with [`validate_dt`].
@@ -205,14 +207,12 @@ pub fn read_dts(source: impl Read, limit: Option<u64>) -> std::result::Result<Ve
             break;
         }
         line.clear();
-        let read = (&mut reader)
-            .take(MAX_LINE_BYTES + 1)
-            .read_until(b'\n', &mut line)
+        let read = crate::files::read_line(&mut reader, &mut line, MAX_LINE_BYTES)
             .map_err(|e| e.to_string())?;
-        if read == 0 {
+        if read == crate::files::Line::End {
             break;
         }
-        if line.len() as u64 > MAX_LINE_BYTES {
+        if read == crate::files::Line::TooLong {
             return Err(format!(
                 "line {n} is longer than {MAX_LINE_BYTES} bytes: not one dt per line"
             ));

@@ -54,6 +54,15 @@ pub fn check_output(path: &Path, flag: &'static str, extensions: &[&str]) -> Res
     if path.is_dir() {
         return Err(bad("is a folder".into()));
     }
+    // Opened for writing, a named pipe would wait for a reader (forever), and a device is not
+    // replaced by the rename the write ends with: only a regular file, or none, is written.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(bad(
+            "is not a regular file (a pipe or a device); chiffon writes a temporary file and \
+             renames it over the target, which needs a file"
+                .into(),
+        ));
+    }
     let folder = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -95,8 +104,16 @@ pub trait Figure {
 /// Draws `figure` onto an SVG or PNG file at `path` (chosen by extension) of `size` pixels.
 pub fn save(path: &Path, size: (u32, u32), figure: &impl Figure) -> Result<()> {
     register_font();
-    let drawn = match path.extension().and_then(|e| e.to_str()) {
-        Some("svg") => figure.draw(SVGBackend::new(path, size).into_drawing_area()),
+    // Drawn into memory, then written atomically (a temporary file renamed over the
+    // target), as every output of chiffon: a full disk leaves the old file, not half a plot.
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("svg") => {
+            let mut svg = String::new();
+            figure
+                .draw(SVGBackend::with_string(&mut svg, size).into_drawing_area())
+                .map_err(|e| plot_error(path, e))?;
+            crate::export::write_atomic(path, svg.as_bytes())
+        }
         Some("png") => {
             // Drawn into memory, then encoded: plotters' own PNG encoder would bring a second
             // `image` crate into the build.
@@ -104,12 +121,11 @@ pub fn save(path: &Path, size: (u32, u32), figure: &impl Figure) -> Result<()> {
             figure
                 .draw(BitMapBackend::with_buffer(&mut rgb, size).into_drawing_area())
                 .map_err(|e| plot_error(path, e))?;
-            return super::png::write(path, size, super::png::Channels::Rgb, &rgb)
-                .map_err(|e| plot_error(path, e));
+            super::png::write(path, size, super::png::Channels::Rgb, &rgb)
+                .map_err(|e| plot_error(path, e))
         }
-        _ => return Err(plot_error(path, "a plot must end in .svg or .png")),
-    };
-    drawn.map_err(|e| plot_error(path, e))
+        _ => Err(plot_error(path, "a plot must end in .svg or .png")),
+    }
 }
 
 /// Named series of (x, y) points drawn as lines on linear axes.

@@ -146,9 +146,7 @@ impl SceneBench for CollidersConfig {
     }
 
     fn validate(&self) -> Result<()> {
-        if self.sizes.is_empty() || self.sizes.iter().any(|&n| n < 2) {
-            bail!("--sizes {:?}: every N must be at least 2", self.sizes);
-        }
+        super::check_sizes(&self.sizes)?;
         if self.sets.is_empty() {
             bail!("--colliders: at least one collider set must run");
         }

@@ -17,7 +17,7 @@
 
 use std::sync::Arc;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use glam::Affine3A;
 use plotters::style::{BLUE, RED};
 use serde::Serialize;
@@ -82,9 +82,7 @@ impl SceneBench for HeapConfig {
     }
 
     fn validate(&self) -> Result<()> {
-        if self.sizes.is_empty() || self.sizes.iter().any(|&n| n < 2) {
-            bail!("--sizes {:?}: every N must be at least 2", self.sizes);
-        }
+        super::check_sizes(&self.sizes)?;
         Ok(())
     }
 

@@ -121,6 +121,25 @@ pub(crate) fn ms_plot(
     )
 }
 
+/// Checks a scene's `--sizes` (grids of N×N particles): each N at least 2, and no grid over
+/// the builder's [`crate::builder::MAX_PARTICLES`], which no device could run (a size one
+/// device cannot run is skipped and said so; one no device can is refused here).
+pub(crate) fn check_sizes(sizes: &[u32]) -> Result<()> {
+    if sizes.is_empty() || sizes.iter().any(|&n| n < 2) {
+        bail!("--sizes {sizes:?}: every N must be at least 2");
+    }
+    let max = crate::builder::MAX_PARTICLES;
+    if let Some(n) = sizes.iter().find(|&&n| n as u64 * n as u64 > max) {
+        bail!(
+            "--sizes {n}: {n}x{n} = {} particles is more than the {max} chiffon supports (N at \
+             most {})",
+            *n as u64 * *n as u64,
+            max.isqrt()
+        );
+    }
+    Ok(())
+}
+
 /// The benchmark's scenes (`--scene`).
 ///
 /// To add a scene (as `heap` was: a towel dropped on the floor with self-collision on and off):
@@ -704,12 +723,18 @@ pub fn run_and_report(cfg: &BenchConfig, outputs: &BenchOutputs) -> Result<Vec<B
     }
     print!("{}", table(scene, &records));
     print!("{}", scene.notes(&records));
+    // A run that measured nothing is a failure, not a success with an empty table.
+    if let Some(first) = records.iter().find_map(|r| r.skipped.as_ref())
+        && records.iter().all(|r| r.skipped.is_some())
+    {
+        bail!(
+            "every case was skipped, nothing was measured (the first: {first}); no JSON or plot \
+             written"
+        );
+    }
     if let Some(path) = &outputs.json {
         let text = serde_json::to_string_pretty(&records)?;
-        std::fs::write(path, text).map_err(|e| crate::error::ChiffonError::Io {
-            path: path.display().to_string(),
-            error: e,
-        })?;
+        crate::export::write_atomic(path, text.as_bytes())?;
         println!("wrote {}", path.display());
     }
     if let Some(path) = &outputs.plot {

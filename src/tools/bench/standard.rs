@@ -72,9 +72,7 @@ impl SceneBench for StandardConfig {
     }
 
     fn validate(&self) -> Result<()> {
-        if self.sizes.is_empty() || self.sizes.iter().any(|&n| n < 2) {
-            bail!("--sizes {:?}: every N must be at least 2", self.sizes);
-        }
+        super::check_sizes(&self.sizes)?;
         if self.sheets.is_empty() {
             bail!("--sheets: give at least one of grid, irregular");
         }

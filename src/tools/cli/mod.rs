@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use clap::{Parser, Subcommand};
 use serde_json::json;
 
@@ -487,6 +487,9 @@ fn check_folder(out: &Path, what: FolderUse) -> Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return check_parent("--out", out),
         Err(e) => bail!("--out {shown}: {e}"),
     };
+    if !meta.is_dir() && !meta.is_file() {
+        bail!("--out {shown} is not a folder but a pipe or a device; give a new or empty folder");
+    }
     if !meta.is_dir() {
         match what {
             FolderUse::Study => {
@@ -519,9 +522,10 @@ fn check_folder(out: &Path, what: FolderUse) -> Result<()> {
 }
 
 /// The cloth, its parameters and its solver, with the warnings about the flags said once.
-fn make_solver(scene: &SceneArgs, backend: Backend) -> Result<Solver> {
+/// Also returns a line per mesh collider, saying what it became.
+fn make_solver(scene: &SceneArgs, backend: Backend) -> Result<(Solver, Vec<String>)> {
     let cloth = scene.cloth()?;
-    let params = scene.params()?;
+    let (params, colliders) = scene.params_described()?;
     for w in scene.warnings(&cloth, &params) {
         warn(w);
     }
@@ -529,7 +533,10 @@ fn make_solver(scene: &SceneArgs, backend: Backend) -> Result<Solver> {
         Backend::Gpu => Some(GpuContext::new()?),
         Backend::Cpu => None,
     };
-    Ok(Solver::new(backend.on(ctx.as_ref())?, &cloth, params)?)
+    Ok((
+        Solver::new(backend.on(ctx.as_ref())?, &cloth, params)?,
+        colliders,
+    ))
 }
 
 /// Says once, on stderr, that tethers were asked for but there are none to make: no pinned
@@ -615,8 +622,11 @@ fn simulate(
     }
     let mut dts = scene.dts()?;
     let frames = dts.remaining();
-    let mut solver = make_solver(scene, backend)?;
+    let (mut solver, colliders) = make_solver(scene, backend)?;
     println!("{}", describe_cloth(scene, solver.cloth()));
+    for line in colliders {
+        println!("{line}");
+    }
     note_missing_tethers(&mut solver)?;
     let start = Instant::now();
     let mut clock = Clock {
@@ -627,7 +637,7 @@ fn simulate(
     // The energy log is written whether or not the run finished: up to a divergence is
     // when it is most wanted.
     if let (Some(path), Some(csv)) = (energy, &clock.energy) {
-        crate::export::write_atomic(path, csv.as_bytes())?;
+        crate::export::write_atomic(path, csv.as_bytes()).context("--energy")?;
     }
     let written = run?;
     let energy_note = energy.map_or(String::new(), |p| format!(" and {}", p.display()));
@@ -682,10 +692,22 @@ fn check_energy_file(path: &Path, out: &Path) -> Result<()> {
     if path == out {
         bail!("--energy {shown} is also --out; give them different files");
     }
-    if std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly()) {
-        bail!("--energy {shown} is read-only");
+    // What the run would write into, checked now: a symbolic link is followed, as the write
+    // follows it (to a device such as /dev/full, the write would fail after the run).
+    if let Ok(meta) = std::fs::metadata(path) {
+        if !meta.is_file() {
+            bail!(
+                "--energy {shown} is not a regular file (a device, a pipe); chiffon writes the \
+                 log to a temporary file and renames it over the target, which needs a file"
+            );
+        }
+        if meta.permissions().readonly() {
+            bail!("--energy {shown} is read-only");
+        }
     }
-    check_parent("--energy", path)
+    // The temporary file goes beside the link's target, so that folder must take it.
+    let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    check_parent("--energy", &target)
 }
 
 /// The run of `simulate`: the frames, and what they write; returns what was written.
@@ -778,9 +800,12 @@ fn conform(scene: &SceneArgs, tolerance: f32, as_json: bool) -> Result<ExitCode>
     }
     let dts = scene.dts()?;
     let frames = dts.remaining();
-    let mut gpu = make_solver(scene, Backend::Gpu)?;
+    let (mut gpu, colliders) = make_solver(scene, Backend::Gpu)?;
     if !as_json {
         println!("{}", describe_cloth(scene, gpu.cloth()));
+        for line in colliders {
+            println!("{line}");
+        }
     }
     note_missing_tethers(&mut gpu)?;
     let mut cpu = Solver::new(crate::Backend::Cpu, gpu.cloth(), gpu.params().clone())?;

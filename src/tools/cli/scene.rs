@@ -99,11 +99,7 @@ impl ClothArgs {
         let Some(path) = &self.mesh else {
             return Ok(None);
         };
-        // A device or a pipe would be read forever (--mesh /dev/zero).
-        match std::fs::metadata(path) {
-            Ok(m) if !m.is_file() => bail!("--mesh {} is not a file", path.display()),
-            _ => {}
-        }
+        // The library refuses a pipe, a device or a folder (crate::files), naming the file.
         let mesh = ClothBuilder::obj(path).context("--mesh")?;
         Ok(Some(self.apply(mesh)))
     }
@@ -200,13 +196,18 @@ pub struct SceneArgs {
                                (whose own default is 0): cloth on a slope slides when tan θ > MU",
                               crate::contact::DEFAULT_FRICTION))]
     pub friction: Option<f32>,
-    /// Thickness of every collider (and the self-collision distance).
+    /// Thickness of every collider.
     #[arg(long, value_name = "M", value_parser = parse::number, allow_hyphen_values = true,
-          help = with_default("Distance the cloth keeps from every collider's surface (m), and \
-                               between its layers with --self-collision on (there the default \
-                               is 1.5 × the cloth's mean edge)",
+          help = with_default("Distance the cloth keeps from every collider's surface (m), 0 to \
+                               1000 (the distance between layers is --self-thickness)",
                               crate::contact::DEFAULT_THICKNESS))]
     pub thickness: Option<f32>,
+    /// Self-collision's distance between layers (m).
+    #[arg(long, value_name = "M", value_parser = parse::number, allow_hyphen_values = true,
+          help = with_default("Distance the cloth keeps between its layers with --self-collision \
+                               on (m), 0.00001 to 1000",
+                              "1.5 × the cloth's mean edge"))]
+    pub self_thickness: Option<f32>,
     /// Restitution of every collider.
     #[arg(long, value_name = "E", value_parser = parse::number, allow_hyphen_values = true,
           help = with_default("Coefficient of restitution of every collider, 0 (no bounce) to 1 \
@@ -239,8 +240,9 @@ pub enum LayoutArg {
 /// is built, so a bad file is one error naming it).
 #[derive(Clone, Debug, PartialEq)]
 pub enum ColliderSpec {
-    /// An analytic shape, placed.
-    Shape(Collider),
+    /// An analytic shape, placed, and the flag's value as written (errors and warnings name
+    /// the collider by it: with several `--collider`s, "--collider" alone does not say which).
+    Shape(Collider, String),
     /// `mesh:FILE.obj`.
     Mesh(PathBuf),
 }
@@ -258,7 +260,7 @@ pub fn parse_collider(s: &str) -> Result<ColliderSpec, String> {
         parse::numbers(values, n, what)
     };
     let at = |v: &[f32]| Vec3::new(v[0], v[1], v[2]);
-    Ok(ColliderSpec::Shape(match shape {
+    let collider = match shape {
         "sphere" => {
             let v = v(&[4], "sphere:X,Y,Z,R")?;
             Collider::sphere(at(&v), v[3])
@@ -278,7 +280,8 @@ pub fn parse_collider(s: &str) -> Result<ColliderSpec, String> {
         }
         "mesh" if !values.is_empty() => return Ok(ColliderSpec::Mesh(PathBuf::from(values))),
         _ => return Err(format!("wants {usage}, not {s:?}")),
-    }))
+    };
+    Ok(ColliderSpec::Shape(collider, s.trim().to_string()))
 }
 
 impl SceneArgs {
@@ -301,6 +304,13 @@ impl SceneArgs {
     /// The solver parameters the flags describe, validated by the library (an error names the
     /// flag).
     pub fn params(&self) -> Result<SolverParams> {
+        self.params_described().map(|(p, _)| p)
+    }
+
+    /// [`Self::params`], and one line per mesh collider saying what it became (its triangles,
+    /// closed or open, its grid's size, memory and build time, or the collider it shares its
+    /// grid with).
+    pub fn params_described(&self) -> Result<(SolverParams, Vec<String>)> {
         if self.gravity < 0.0 {
             // A sign convention, not a bound: the flag is a magnitude, and -9.81 most likely
             // means the usual downward gravity, which the flag writes 9.81.
@@ -315,12 +325,72 @@ impl SceneArgs {
             p.gravity = Vec3::new(0.0, -g, 0.0)
         })?;
         given(&mut p, "--wind", Some(self.wind), |p, w| p.wind = w)?;
-        self.colliders(&mut p)?;
-        self.solver.apply(p)
+        let described = self.colliders(&mut p)?;
+        Ok((self.solver.apply(p)?, described))
     }
 
-    /// The one place `--ground`, `--sphere` and `--friction` become solver parameters.
-    fn colliders(&self, p: &mut SolverParams) -> Result<()> {
+    /// The one place `--ground`, `--sphere`, `--collider`, the material flags and
+    /// `--self-collision` become solver parameters; returns a line per mesh collider.
+    fn colliders(&self, p: &mut SolverParams) -> Result<Vec<String>> {
+        use crate::contact::{MAX_FRICTION, MAX_THICKNESS};
+        use crate::params::MIN_SELF_THICKNESS;
+        // The material flags first, each by its own name: checked inside a collider they
+        // would be blamed on the collider ("--ground: ... its thickness").
+        for (flag, v, min, max, what, note) in [
+            (
+                "--thickness",
+                self.thickness,
+                0.0,
+                MAX_THICKNESS,
+                "a distance",
+                " m",
+                "",
+            ),
+            (
+                "--friction",
+                self.friction,
+                0.0,
+                MAX_FRICTION,
+                "a coefficient",
+                "",
+                "",
+            ),
+            (
+                "--restitution",
+                self.restitution,
+                0.0,
+                1.0,
+                "a coefficient",
+                "",
+                "",
+            ),
+            (
+                "--self-thickness",
+                self.self_thickness,
+                MIN_SELF_THICKNESS,
+                MAX_THICKNESS,
+                "a distance",
+                " m",
+                " (self-collision keeps particles at least that far apart; the colliders' \
+                 --thickness may be 0)",
+            ),
+        ]
+        .map(|(flag, v, min, max, what, unit, why)| {
+            (
+                flag,
+                v,
+                min,
+                max,
+                format!("{what} from {min} to {max}{unit}"),
+                why,
+            )
+        }) {
+            if let Some(v) = v
+                && !(v.is_finite() && (min..=max).contains(&v))
+            {
+                bail!("{flag} wants {what}, not {v}{note}");
+            }
+        }
         // The shorthands first, then --collider in the order given; each one's material from
         // --thickness, --friction and --restitution where given.
         let material = |c: Collider| Collider {
@@ -338,17 +408,39 @@ impl SceneArgs {
                 v[3],
             )))
         })?;
+        // Colliders of the same file share one grid (one Arc: the solver uploads it once).
+        let mut grids: std::collections::HashMap<FileIdentity, SharedGrid> = Default::default();
+        let mut described = Vec::new();
         for spec in &self.colliders {
+            let index = p.colliders.len();
             let (c, flag) = match spec {
-                ColliderSpec::Shape(c) => (c.clone(), "--collider".to_string()),
+                ColliderSpec::Shape(c, text) => (c.clone(), format!("--collider {text}")),
                 ColliderSpec::Mesh(path) => {
-                    let grid = crate::contact::DistanceGrid::from_obj(
-                        path,
-                        crate::contact::DEFAULT_RESOLUTION,
-                    )
-                    .with_context(|| format!("--collider mesh:{}", path.display()))?;
-                    let c = Collider::mesh(std::sync::Arc::new(grid), crate::Pose::IDENTITY);
-                    (c, format!("--collider mesh:{}", path.display()))
+                    let flag = format!("--collider mesh:{}", path.display());
+                    let key = file_identity(path);
+                    let grid = match grids.get(&key) {
+                        Some((grid, first)) => {
+                            described.push(format!(
+                                "collider {index} (mesh {}): the grid of collider {first}, \
+                                 the same file, shared",
+                                path.display()
+                            ));
+                            grid.clone()
+                        }
+                        None => {
+                            let start = std::time::Instant::now();
+                            let grid = crate::contact::DistanceGrid::from_obj(
+                                path,
+                                crate::contact::DEFAULT_RESOLUTION,
+                            )
+                            .with_context(|| flag.clone())?;
+                            described.push(describe_grid(index, path, &grid, start.elapsed()));
+                            let grid = std::sync::Arc::new(grid);
+                            grids.insert(key, (grid.clone(), index));
+                            grid
+                        }
+                    };
+                    (Collider::mesh(grid, crate::Pose::IDENTITY), flag)
                 }
             };
             given(p, &flag, Some(material(c)), |p, c| p.colliders.push(c))?;
@@ -360,26 +452,33 @@ impl SceneArgs {
             self_collision.then_some(()),
             |p, ()| {
                 p.self_collision = Some(crate::SelfCollision {
-                    thickness: self.thickness,
+                    thickness: self.self_thickness,
                     friction: self
                         .friction
                         .unwrap_or(crate::SelfCollision::default().friction),
                 })
             },
         )?;
-        // The flags that set every collider's material must be valid even with none.
-        for (flag, v, max) in [
-            ("--thickness", self.thickness, crate::contact::MAX_THICKNESS),
-            ("--friction", self.friction, crate::contact::MAX_FRICTION),
-            ("--restitution", self.restitution, 1.0),
-        ] {
-            if let Some(v) = v
-                && !(v.is_finite() && (0.0..=max).contains(&v))
-            {
-                bail!("{flag} wants a number from 0 to {max}, not {v}");
-            }
+        Ok(described)
+    }
+
+    /// Each collider as the flags name it, in the solver's order (`--ground 2 m`, `--sphere`,
+    /// then each `--collider`).
+    fn collider_names(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        if let Some(h) = self.ground.0 {
+            names.push(format!("--ground {h} m"));
         }
-        Ok(())
+        if self.sphere.0.is_some() {
+            names.push("--sphere".to_string());
+        }
+        for spec in &self.colliders {
+            names.push(match spec {
+                ColliderSpec::Shape(_, text) => format!("--collider {text}"),
+                ColliderSpec::Mesh(path) => format!("--collider mesh:{}", path.display()),
+            });
+        }
+        names
     }
 
     /// Whether the scene has something to collide with.
@@ -419,16 +518,22 @@ impl SceneArgs {
             out.push("--weld welds a mesh's vertices and does nothing without --mesh".into());
         }
         let contact = self.any_collider() || self.self_collision == Some(true);
-        for (flag, given) in [
-            ("--friction", self.friction.is_some()),
-            ("--thickness", self.thickness.is_some()),
-        ] {
-            if given && !contact {
-                out.push(format!(
-                    "{flag} acts on contact and does nothing without a collider or \
-                     --self-collision on"
-                ));
-            }
+        if self.friction.is_some() && !contact {
+            out.push(
+                "--friction acts on contact and does nothing without a collider or \
+                 --self-collision on"
+                    .into(),
+            );
+        }
+        if self.thickness.is_some() && !self.any_collider() {
+            out.push(
+                "--thickness is the colliders' and does nothing without one (the distance \
+                 between layers with --self-collision on is --self-thickness)"
+                    .into(),
+            );
+        }
+        if self.self_thickness.is_some() && self.self_collision != Some(true) {
+            out.push("--self-thickness does nothing without --self-collision on".into());
         }
         if self.restitution.is_some() && !self.any_collider() {
             out.push("--restitution acts on colliders and does nothing without one".into());
@@ -450,23 +555,36 @@ impl SceneArgs {
                 }
             ));
         }
-        if let Some(h) = self.ground.0 {
-            let below = |want_pinned: bool| {
+        // --ground H is --collider plane:0,1,0,H: both say what starts behind them.
+        for (c, name) in params.colliders.iter().zip(self.collider_names()) {
+            let crate::Shape::Plane { normal, offset } = c.normalized_shape() else {
+                continue;
+            };
+            let behind = |want_pinned: bool| {
                 (0..n)
-                    .filter(|&i| cloth.is_pinned(i) == want_pinned && cloth.positions()[i].y < h)
+                    .filter(|&i| {
+                        let x = c.pose.inverse_transform_point(cloth.positions()[i]);
+                        cloth.is_pinned(i) == want_pinned && normal.dot(x) < offset
+                    })
                     .count()
             };
-            let (pinned_below, free_below) = (below(true), below(false));
-            if pinned_below > 0 {
+            let below = if normal.y > 0.999 {
+                "below"
+            } else {
+                "behind (on the side its normal points away from)"
+            };
+            let (pinned_behind, free_behind) = (behind(true), behind(false));
+            if pinned_behind > 0 {
                 out.push(format!(
-                    "{pinned_below} pinned particles are below --ground {h} m and stay there \
+                    "{pinned_behind} pinned particles are {below} {name} and stay there \
                      (pinned particles do not collide)"
                 ));
             }
-            if free_below > 0 {
+            if free_behind > 0 {
                 out.push(format!(
-                    "{free_below} particles start below --ground {h} m and are pushed up to it \
-                     in the first frame"
+                    "{free_behind} particles start {below} {name} and are pushed {} to it in the \
+                     first frame",
+                    if normal.y > 0.999 { "up" } else { "out" }
                 ));
             }
         }
@@ -491,4 +609,49 @@ fn pin_name(p: &Pinning) -> String {
         ),
         Pinning::Top { distance } => format!("top:{distance}"),
     }
+}
+
+/// What a mesh collider's file became, for `simulate`'s output.
+fn describe_grid(
+    index: usize,
+    path: &std::path::Path,
+    grid: &crate::DistanceGrid,
+    took: std::time::Duration,
+) -> String {
+    let [x, y, z] = grid.dims();
+    format!(
+        "collider {index} (mesh {}): {} triangles, {}; grid {x}x{y}x{z} of {:.3} m cells, {:.1} MB, \
+         built in {:.2} s",
+        path.display(),
+        grid.triangle_count(),
+        if grid.is_signed() {
+            "closed (a solid)"
+        } else {
+            "open (a shell)"
+        },
+        grid.cell_size(),
+        grid.memory_bytes() as f64 / 1e6,
+        took.as_secs_f64()
+    )
+}
+
+/// A mesh collider's grid and the collider that built it.
+type SharedGrid = (std::sync::Arc<crate::DistanceGrid>, usize);
+
+/// What makes two paths the same file: its device and inode on Unix (so `./a.obj`, a link to
+/// it and a hard link share one grid), its canonical path elsewhere, or the path as given when
+/// it cannot be resolved (the reader then names the error).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum FileIdentity {
+    Inode(u64, u64),
+    Path(PathBuf),
+}
+
+fn file_identity(path: &std::path::Path) -> FileIdentity {
+    #[cfg(unix)]
+    if let Ok(meta) = std::fs::metadata(path) {
+        use std::os::unix::fs::MetadataExt;
+        return FileIdentity::Inode(meta.dev(), meta.ino());
+    }
+    FileIdentity::Path(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
 }

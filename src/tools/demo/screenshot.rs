@@ -34,6 +34,10 @@ pub(crate) fn check_path(path: &Path) -> Result<()> {
     if path.is_dir() {
         bail!("--screenshot {shown} is a folder; name the PNG file to write");
     }
+    // Opening a named pipe to write would wait for a reader, perhaps forever.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        bail!("--screenshot {shown} is not a regular file (a pipe or a device)");
+    }
     // Open it as the end of the run will: an existing file for writing (left as it is), or a
     // new one, removed again at once.
     let existed = path.exists();
