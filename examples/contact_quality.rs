@@ -173,18 +173,6 @@ fn run(
             c.friction = mu;
         }
     }
-    if let Ok(hz) = std::env::var("CQ_FREQ") {
-        params.substeps = chiffon::params::Substeps::Frequency(hz.parse()?);
-    }
-    if std::env::var("CQ_JAK").is_ok() {
-        params.projection = chiffon::params::Projection::Jakobsen;
-    }
-    if std::env::var("CQ_NOLEVELS").is_ok() {
-        params.coarse_levels = false;
-    }
-    if let Ok(n) = std::env::var("CQ_ITER") {
-        params.iterations = n.parse()?;
-    }
     world.set_params(params)?;
     let handle = world.handles()[0];
     let cloth = world.cloth(handle)?.clone();
@@ -205,26 +193,6 @@ fn run(
             stepping += start.elapsed().as_secs_f64();
             let positions = world.positions(handle)?;
             last = chiffon::quality::stretch(&cloth, &positions);
-            if std::env::var("CQ_DEBUG").is_ok() {
-                let w = cloth
-                    .structural_constraints()
-                    .max_by(|a, b| {
-                        let r = |c: &&chiffon::Constraint| {
-                            positions[c.i as usize].distance(positions[c.j as usize]) / c.rest
-                        };
-                        r(a).total_cmp(&r(b))
-                    })
-                    .unwrap();
-                let r = positions[w.i as usize].distance(positions[w.j as usize]) / w.rest;
-                println!(
-                    "frame {} worst {r:.3} edge {}-{} at {:?} {:?}",
-                    frame + 1 - hold,
-                    w.i,
-                    w.j,
-                    positions[w.i as usize],
-                    positions[w.j as usize]
-                );
-            }
             if last.max > worst_max {
                 (worst_max, worst_frame) = (last.max, frame + 1 - hold);
             }
@@ -234,30 +202,6 @@ fn run(
                 &world.params().colliders,
             );
             crossings = crossings.max(through);
-            if through > 0 && std::env::var("CQ_DEBUG2").is_ok() {
-                for c in &world.params().colliders {
-                    let chiffon::Shape::Cuboid { half_extents } = c.shape else {
-                        continue;
-                    };
-                    for (ti, t) in cloth.triangles().iter().enumerate() {
-                        let x = t.map(|i| positions[i as usize]);
-                        let one = chiffon::quality::box_edges_through_cloth(
-                            &[[0, 1, 2]],
-                            &x,
-                            std::slice::from_ref(c),
-                        );
-                        if one > 0 {
-                            let l = x.map(|p| c.pose.inverse_transform_point(p) / half_extents);
-                            println!(
-                                "frame {} tri {ti} {:?} local/half {:?}",
-                                frame + 1 - hold,
-                                t,
-                                l
-                            );
-                        }
-                    }
-                }
-            }
         }
     }
     Ok(Row {

@@ -7,9 +7,10 @@
 //                        are the corners) over the triangle and on its wrong side, closer than
 //                        the thickness, becomes a push that moves the triangle off it, shared
 //                        by its corners by mass and barycentric weight
-//   apply_edge_contacts  one thread per particle: the mean of its triangles' pushes (Jacobi, so
-//                        no two threads write one particle), and the velocity it had into them
-//                        taken away through its previous position
+//   apply_edge_contacts  one thread per particle: at least its share of each of its triangles'
+//                        pushes along it, each adding what the ones before left (Jacobi: no two
+//                        threads write one particle), and the velocity it had into them taken
+//                        away through its previous position
 //
 // The triangle table (Rust: contact::edges): [T, N | offsets: N + 1 | incident: 3T |
 // triangles: 3T]; particle p's triangles are incident[offsets[p]..offsets[p + 1]].
@@ -20,7 +21,8 @@
 @group(0) @binding(3) var<storage, read> collider_table: array<vec4<u32>>;  // records, broad phase
 @group(0) @binding(4) var<storage, read> distance_grid: array<f32>;
 @group(0) @binding(5) var<storage, read> triangle_table: array<u32>;
-// Two per triangle: the push (xyz, w 1 when there is one), each corner's share of it (xyz).
+// Two per triangle: the push (xyz its direction, w how far; 0: none), each corner's share of
+// it (xyz).
 @group(0) @binding(6) var<storage, read_write> pushes: array<vec4<f32>>;
 
 const TRIANGLE_HEADER: u32 = 2u;
@@ -79,7 +81,7 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, b0: vec
     let x0 = p0.xyz;
     let x1 = p1.xyz;
     let x2 = p2.xyz;
-    let centre = (x0 + x1 + x2) * (1.0 / 3.0);
+    let centre = (x0 + x1 + x2) / 3.0;
     let reach = max(max(length(x0 - centre), length(x1 - centre)), length(x2 - centre));
     let e1 = x1 - x0;
     let e2 = x2 - x0;
@@ -110,7 +112,7 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, b0: vec
         }
         if (!ready) {
             ready = true;
-            cr = cross(e1, e2);
+            cr = cross3(e1, e2);
             let area2 = length(cr);
             if (area2 < 1e-12) {
                 return none;
@@ -120,7 +122,7 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, b0: vec
             // The triangle at the substep's start (its normal unnormalized: only signs are
             // read).
             start = b0.xyz;
-            n_before = cross(b1.xyz - start, b2.xyz - start);
+            n_before = cross3(b1.xyz - start, b2.xyz - start);
         }
         for (var e = 0u; e < 12u; e++) {
             let axis = e / 4u;
@@ -154,7 +156,7 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, b0: vec
                     a = x2;
                     b = x0;
                 }
-                let inward = cross(cr, b - a);
+                let inward = cross3(cr, b - a);
                 let f0 = dot(p - a, inward);
                 let fd = dot(d, inward);
                 if (abs(fd) < 1e-30) {
@@ -221,7 +223,7 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, b0: vec
     if (s <= 0.0) {
         return none;
     }
-    return TrianglePush(vec4<f32>(out * best, 1.0), vec4<f32>(w0 / s, w1 / s, w2 / s, 0.0));
+    return TrianglePush(vec4<f32>(out, best), vec4<f32>(w0 / s, w1 / s, w2 / s, 0.0));
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -259,7 +261,6 @@ fn apply_edge_contacts(
         return;
     }
     var moved = vec3<f32>(0.0);
-    var largest = 0.0;
     let incident = incident_start();
     let corners = corners_start();
     for (var s = triangle_table[TRIANGLE_HEADER + i]; s < triangle_table[TRIANGLE_HEADER + i + 1u]; s++) {
@@ -274,17 +275,18 @@ fn apply_edge_contacts(
         } else if (triangle_table[corners + 3u * k + 1u] == i) {
             corner = 1u;
         }
-        let mine = push.xyz * pushes[2u * k + 1u][corner];
-        let len = length(mine);
-        if (len > largest) {
-            largest = len;
-            moved = mine;
+        // At least this triangle's share along its push: moved on only as far as the
+        // triangles before it did not already.
+        let want = push.w * pushes[2u * k + 1u][corner];
+        let have = dot(moved, push.xyz);
+        if (have < want) {
+            moved += push.xyz * (want - have);
         }
     }
-    if (largest <= 0.0) {
+    let len = length(moved);
+    if (len <= 0.0) {
         return;
     }
-    let len = largest;
     let dir = moved / len;
     let q = previous[i];
     let into = min(dot(p.xyz - q.xyz, dir), 0.0);

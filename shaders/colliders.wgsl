@@ -92,8 +92,8 @@ struct Pose {
 }
 
 fn quat_rotate(q: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
-    let t = 2.0 * cross(q.xyz, v);
-    return v + q.w * t + cross(q.xyz, t);
+    let t = 2.0 * cross3(q.xyz, v);
+    return v + q.w * t + cross3(q.xyz, t);
 }
 
 fn to_local(pose: Pose, x: vec3<f32>) -> vec3<f32> {
@@ -225,7 +225,7 @@ fn capsule_normal(q: vec3<f32>, a: vec3<f32>, ra: f32, b: vec3<f32>, rb: f32) ->
     // On the cone: the radial direction tilted by the taper.
     var radial = w / max(sqrt(x2), 1e-30);
     if (x2 < 1e-30) {
-        let side = cross(ba, select(vec3<f32>(1.0, 0.0, 0.0), vec3<f32>(0.0, 1.0, 0.0), abs(ba.x) > abs(ba.y)));
+        let side = cross3(ba, select(vec3<f32>(1.0, 0.0, 0.0), vec3<f32>(0.0, 1.0, 0.0), abs(ba.x) > abs(ba.y)));
         radial = side / length(side);
     }
     return (radial * sqrt(a2) + ba * (rr / sqrt(l2))) / sqrt(l2);

@@ -156,6 +156,13 @@ struct FusedFrame {
 // ---- Per-particle and per-constraint steps, shared by the per-pass kernels and the fused one,
 // so both paths do the same arithmetic in the same order (CPU twins in src/cpu/*.rs). ----
 
+// a × b, spelled out: WGSL's `cross` may round differently (llvmpipe lowers it to a fused
+// multiply-add, which glam's does not), and the twins must round alike (Rust: glam's
+// Vec3::cross, the same products in the same order).
+fn cross3(a: vec3<f32>, b: vec3<f32>) -> vec3<f32> {
+    return vec3<f32>(a.y * b.z - b.y * a.z, a.z * b.x - b.z * a.x, a.x * b.y - b.x * a.y);
+}
+
 // Time-corrected Verlet: a free particle's next position (CPU: integrator::verlet_next).
 fn verlet(params: StepParams, x: vec3<f32>, x_prev: vec3<f32>) -> vec3<f32> {
     return x + (x - x_prev) * (params.ratio * params.damping) + params.accel.xyz * params.accel_scale;

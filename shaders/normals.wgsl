@@ -29,7 +29,7 @@ fn compute_normals(
         let b = positions[triangles[t + 1u]].xyz;
         let c = positions[triangles[t + 2u]].xyz;
         // |cross| is twice the area: larger triangles weigh more.
-        sum = sum + cross(b - a, c - a);
+        sum = sum + cross3(b - a, c - a);
     }
     let len = length(sum);
     // A collapsed neighbourhood (or a particle with no triangle) has no normal; +y keeps the

@@ -317,7 +317,9 @@ pub(crate) fn counts(layout: &crate::world::layout::Layout) -> TopologyCounts {
     }
 }
 
-/// Bind groups over the buffers for `pipelines`' layouts, in the WGSL's binding order.
+/// Bind groups over the buffers for `pipelines`' layouts, in the WGSL's binding order (the
+/// lazily made self-collision and box-edge buffers, when there are any).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn bind_groups(
     device: &wgpu::Device,
     pipelines: &Pipelines,

@@ -37,15 +37,16 @@ impl World {
     /// its own, the first time) to its pose now. Uploads the mesh grids first if the set of
     /// meshes changed.
     pub(super) fn collider_records(&mut self) -> Result<Vec<ColliderRecord>> {
-        let meshes: Vec<&std::sync::Arc<DistanceGrid>> = self
-            .params
-            .colliders
-            .iter()
-            .filter_map(|c| match &c.shape {
-                Shape::Mesh(g) => Some(g),
-                _ => None,
-            })
-            .collect();
+        // Each grid once, however many colliders share it (one `Arc`): 64 colliders of one
+        // file take one grid's samples on the device, not 64.
+        let mut meshes: Vec<&std::sync::Arc<DistanceGrid>> = Vec::new();
+        for c in &self.params.colliders {
+            if let Shape::Mesh(g) = &c.shape
+                && !meshes.iter().any(|m| std::sync::Arc::ptr_eq(m, g))
+            {
+                meshes.push(g);
+            }
+        }
         let held = meshes.len() == self.grids.len()
             && meshes
                 .iter()
