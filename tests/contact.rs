@@ -765,3 +765,37 @@ fn friction_does_not_freeze_a_stretched_edge() {
         assert!(mean(&p).distance(centre) < 1e-3, "{backend:?}: it slid");
     }
 }
+
+/// 64 colliders of one mesh (one `Arc<DistanceGrid>`) used to put 64 copies of its samples on
+/// the device (918 MB for a small cylinder's grids, 57 GB at the 4 096 allowed); they share one.
+#[test]
+fn mesh_colliders_sharing_a_grid_upload_it_once() {
+    let Some(ctx) = common::gpu("mesh_colliders_sharing_a_grid_upload_it_once") else {
+        return;
+    };
+    let grid =
+        Arc::new(DistanceGrid::from_mesh(&chiffon::scenes::bumpy_sphere(8, 16), 48).unwrap());
+    let cloth = ClothBuilder::grid(8, 8)
+        .pinning(Pinning::None)
+        .build()
+        .unwrap();
+    let bytes = |count: usize| {
+        let colliders = (0..count)
+            .map(|k| Collider::mesh(grid.clone(), Pose::from_translation(Vec3::X * k as f32)))
+            .collect();
+        let params = SolverParams {
+            colliders,
+            ..SolverParams::default()
+        };
+        let mut world = World::new(Backend::Gpu(&ctx), params, WorldConfig::default()).unwrap();
+        world.add(&cloth, ClothOptions::default()).unwrap();
+        world.step(1.0 / 60.0).unwrap();
+        world.gpu_bytes().unwrap()
+    };
+    let samples = (grid.values().len() * 4) as u64;
+    let (one, many) = (bytes(1), bytes(64));
+    assert!(
+        many < one + samples,
+        "64 colliders of one grid take {many} bytes, one takes {one}: the grid ({samples} bytes) was copied"
+    );
+}
