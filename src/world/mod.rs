@@ -318,9 +318,10 @@ impl World {
     }
 
     /// Replaces the shared parameters from the next frame on (validated first). Turning
-    /// self-collision on or off re-lays the buffers out (every cloth takes the global path
-    /// while it is on). A change wakes every sleeping cloth, unless only colliders' poses
-    /// changed: a moving collider wakes the cloths near it.
+    /// self-collision on or off, or adding the first box collider or removing the last,
+    /// re-lays the buffers out (every cloth takes the global path while either is there). A
+    /// change wakes every sleeping cloth, unless only colliders' poses changed: a moving
+    /// collider wakes the cloths near it.
     pub fn set_params(&mut self, params: SolverParams) -> Result<()> {
         params.validate()?;
         // A collider's move alone wakes only the cloths near it (the fused kernel sees it);
