@@ -71,9 +71,9 @@ fn run(backend: Backend<'_>, scene: &Scene, frames: usize, seed: u64) -> Vec<Vec
 enum Agreement {
     /// Bit for bit on llvmpipe, within the tolerance elsewhere.
     Exact,
-    /// Within the tolerance everywhere: the box-edge kernel (`collide_edges`) rounds a few of
-    /// its products differently on llvmpipe (it contracts some multiply-adds there, which the
-    /// twin does not), so its scenes are held to the tolerance over a run short enough that
+    /// Within the tolerance everywhere: on llvmpipe the box-edge kernel (`collide_edges`)
+    /// clips a few edges a few ulps differently from its twin (the cause is open:
+    /// docs/contact.md), so its scenes are held to the tolerance over a run short enough that
     /// contact's chaos has not grown the difference yet.
     Tolerance,
 }
