@@ -306,6 +306,21 @@ mod tests {
     use crate::Collider;
     use glam::Quat;
 
+    /// The kernel numbers corners and edges by arithmetic; the library's tables
+    /// (`contact::BOX_CORNERS`, `contact::BOX_EDGES`, which the quality check reads) are the
+    /// same numbering.
+    #[test]
+    fn the_kernels_box_numbering_is_the_librarys() {
+        for (k, c) in crate::contact::BOX_CORNERS.iter().enumerate() {
+            assert_eq!(box_sign(k as u32), *c, "corner {k}");
+        }
+        for (e, [a, b]) in crate::contact::BOX_EDGES.iter().enumerate() {
+            let first = edge_start(e as u32);
+            assert_eq!(first as usize, *a, "edge {e}");
+            assert_eq!((first | (1 << (e / 4))) as usize, *b, "edge {e}");
+        }
+    }
+
     /// A triangle around a box's vertical edge, as a draped cloth leaves one: pushed once, the
     /// edge is behind it by the thickness.
     #[test]
