@@ -55,6 +55,22 @@ fn edge_start(e: u32) -> u32 {
     return m;
 }
 
+// The half extents `half` turned by the pose, one axis each (Rust: box_axes).
+fn box_axes(pose: Pose, half: vec3<f32>) -> array<vec3<f32>, 3> {
+    return array<vec3<f32>, 3>(
+        quat_rotate(pose.rotation, vec3<f32>(half.x, 0.0, 0.0)),
+        quat_rotate(pose.rotation, vec3<f32>(0.0, half.y, 0.0)),
+        quat_rotate(pose.rotation, vec3<f32>(0.0, 0.0, half.z)),
+    );
+}
+
+// The corner at `signs` (±1 each) of the box at `position` whose half axes are `axes`: a sum
+// of the axes, not each corner turned by the pose, which lavapipe's compiler reassociates
+// into a rounding of its own once the pose moves (Rust: box_corner).
+fn box_corner(position: vec3<f32>, axes: array<vec3<f32>, 3>, signs: vec3<f32>) -> vec3<f32> {
+    return position + axes[0] * signs.x + axes[1] * signs.y + axes[2] * signs.z;
+}
+
 // Below this cosine between a triangle's normal and a box edge's outward direction, the
 // triangle's side is taken from where it was, not from the box (Rust: FACING).
 const FACING: f32 = 0.3;
@@ -110,6 +126,7 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, b0: vec
         if (near.x + near.y + near.z < 2u) {
             continue;
         }
+        let axes = box_axes(pose, half);
         if (!ready) {
             ready = true;
             cr = cross3(e1, e2);
@@ -136,8 +153,8 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, b0: vec
                 continue;
             }
             let sb = box_sign(first | (1u << axis));
-            let p = to_world(pose, half * sa);
-            let q = to_world(pose, half * sb);
+            let p = box_corner(pose.position, axes, sa);
+            let q = box_corner(pose.position, axes, sb);
             // The edge's outward direction: its two faces' normals summed.
             var local = sa;
             local[axis] = 0.0;

@@ -91,9 +91,11 @@ struct Pose {
     rotation: vec4<f32>,
 }
 
+// v + 2 (w c + q × c), c = q × v: the 2 outside, as lavapipe's compiler would put it anyway
+// (Rust twin: cpu::collide::quat_rotate).
 fn quat_rotate(q: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
-    let t = 2.0 * cross3(q.xyz, v);
-    return v + q.w * t + cross3(q.xyz, t);
+    let c = cross3(q.xyz, v);
+    return v + 2.0 * (q.w * c + cross3(q.xyz, c));
 }
 
 fn to_local(pose: Pose, x: vec3<f32>) -> vec3<f32> {

@@ -6,7 +6,7 @@ use glam::{Vec3, Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
 use super::MIN_PER_TASK;
-use super::collide::{Pose, collider_pose, quat_rotate, to_local, to_world};
+use super::collide::{Pose, collider_pose, quat_rotate, to_local};
 use crate::config::{ColliderRecord, StepParams};
 use crate::contact::edges::HEADER_WORDS;
 
@@ -59,17 +59,36 @@ fn edge_start(e: u32) -> u32 {
 #[derive(Clone, Copy)]
 struct Placed {
     pose: Pose,
+    /// The box's half axes in the world (zero for other shapes).
+    axes: [Vec3; 3],
     a: Vec3,
     b: Vec3,
 }
 
 fn placed(c: &ColliderRecord, t_to: f32) -> Placed {
     let v = |a: [f32; 4]| Vec4::from_array(a).xyz();
+    let pose = collider_pose(c, t_to);
     Placed {
-        pose: collider_pose(c, t_to),
+        pose,
+        axes: box_axes(pose, v(c.shape_a)),
         a: v(c.bound_from_a) * (1.0 - t_to) + v(c.bound_to_a) * t_to,
         b: v(c.bound_from_b) * (1.0 - t_to) + v(c.bound_to_b) * t_to,
     }
+}
+
+/// Twin of `box_axes`: the half extents `half` turned by the pose, one axis each.
+fn box_axes(pose: Pose, half: Vec3) -> [Vec3; 3] {
+    [
+        quat_rotate(pose.rotation, Vec3::new(half.x, 0.0, 0.0)),
+        quat_rotate(pose.rotation, Vec3::new(0.0, half.y, 0.0)),
+        quat_rotate(pose.rotation, Vec3::new(0.0, 0.0, half.z)),
+    ]
+}
+
+/// Twin of `box_corner`: the corner at `signs` (±1 each) of the box at `position` whose half
+/// axes are `axes`.
+fn box_corner(position: Vec3, axes: [Vec3; 3], signs: Vec3) -> Vec3 {
+    position + axes[0] * signs.x + axes[1] * signs.y + axes[2] * signs.z
 }
 
 /// Twin of `triangle_reaches`: whether the collider's bounding capsule at the substep's end
@@ -146,8 +165,8 @@ fn triangle_push(
                 continue;
             }
             let sb = box_sign(first | (1 << axis));
-            let p = to_world(pose, half * sa);
-            let q = to_world(pose, half * sb);
+            let p = box_corner(pose.position, here.axes, sa);
+            let q = box_corner(pose.position, here.axes, sb);
             // The edge's outward direction: its two faces' normals summed.
             let mut local = sa;
             local[axis as usize] = 0.0;
