@@ -75,30 +75,25 @@ fn box_corner(position: vec3<f32>, axes: array<vec3<f32>, 3>, signs: vec3<f32>) 
 // triangle's side is taken from where it was, not from the box (Rust: FACING).
 const FACING: f32 = 0.3;
 
-// Whether collider k's bounding capsule at the substep's end comes within `reach` of `centre`.
-fn triangle_reaches(k: u32, t_to: f32, centre: vec3<f32>, reach: f32) -> bool {
-    let from_a = collider_row(k, ROW_BOUND_FROM_A);
-    let a = lerp3(from_a.xyz, collider_row(k, ROW_BOUND_TO_A).xyz, t_to);
-    let b = lerp3(collider_row(k, ROW_BOUND_FROM_B).xyz, collider_row(k, ROW_BOUND_TO_B).xyz, t_to);
-    let ab = b - a;
-    let s = clamp(dot(centre - a, ab) / max(dot(ab, ab), 1e-30), 0.0, 1.0);
-    return length(centre - (a + ab * s)) <= from_a.w + collider_row(k, ROW_MATERIAL).x + reach;
-}
-
 struct TrianglePush {
     push: vec4<f32>,
     shares: vec4<f32>,
 }
 
-// The push that moves the triangle p0, p1, p2 (w: inverse mass; b0, b1, b2 where it was at
-// the substep's start) off the deepest point of any box collider's edges on its wrong side.
-fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, b0: vec4<f32>, b1: vec4<f32>, b2: vec4<f32>) -> TrianglePush {
+// The push that moves the triangle of particles i0, i1, i2 (p0, p1, p2 where they are; w:
+// inverse mass) off the deepest point of any box collider's edges on its wrong side. Where
+// they were at the substep's start is read only for a triangle near an edge.
+fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32, i1: u32, i2: u32) -> TrianglePush {
     let none = TrianglePush(vec4<f32>(0.0), vec4<f32>(0.0));
     let x0 = p0.xyz;
     let x1 = p1.xyz;
     let x2 = p2.xyz;
     let centre = (x0 + x1 + x2) / 3.0;
-    let reach = max(max(length(x0 - centre), length(x1 - centre)), length(x2 - centre));
+    // The farthest corner from the centre (one square root: it is monotonic).
+    let a0 = x0 - centre;
+    let a1 = x1 - centre;
+    let a2 = x2 - centre;
+    let reach = sqrt(max(max(dot(a0, a0), dot(a1, a1)), dot(a2, a2)));
     let e1 = x1 - x0;
     let e2 = x2 - x0;
     // The rest is worked out for a triangle near a box's edge only (most are not).
@@ -112,7 +107,7 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, b0: vec
     var at = vec3<f32>(0.0);
     var out = vec3<f32>(0.0);
     for (var k = 0u; k < params.collider_count; k++) {
-        if (collider_table[COLLIDER_ROWS * k].x != COLLIDER_CUBOID || !triangle_reaches(k, t_to, centre, reach)) {
+        if (collider_table[COLLIDER_ROWS * k].x != COLLIDER_CUBOID) {
             continue;
         }
         let c = collider(k);
@@ -120,9 +115,14 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, b0: vec
         let pose = collider_pose(c, t_to);
         let half = c.shape_a.xyz;
         let local_centre = to_local(pose, centre);
-        // A triangle near an edge is near two of the box's faces' planes: most (those over a
-        // face, or far) are not.
-        let near = select(vec3<u32>(0u), vec3<u32>(1u), abs(local_centre) - half > vec3<f32>(-(r + reach)));
+        // A triangle near an edge is within the thickness and its own size of the box, and
+        // near two of its faces' planes: most (those far, or over a face) are not.
+        let excess = abs(local_centre) - half;
+        let within = r + reach;
+        if (max(max(excess.x, excess.y), excess.z) > within) {
+            continue;
+        }
+        let near = select(vec3<u32>(0u), vec3<u32>(1u), excess > vec3<f32>(-within));
         if (near.x + near.y + near.z < 2u) {
             continue;
         }
@@ -138,8 +138,8 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, b0: vec
             longest = max(max(length(e1), length(e2)), length(x2 - x1));
             // The triangle at the substep's start (its normal unnormalized: only signs are
             // read).
-            start = b0.xyz;
-            n_before = cross3(b1.xyz - start, b2.xyz - start);
+            start = previous[i0].xyz;
+            n_before = cross3(previous[i1].xyz - start, previous[i2].xyz - start);
         }
         for (var e = 0u; e < 12u; e++) {
             let axis = e / 4u;
@@ -257,8 +257,7 @@ fn edge_contacts(
     let i0 = triangle_table[at];
     let i1 = triangle_table[at + 1u];
     let i2 = triangle_table[at + 2u];
-    let push = triangle_push(params.t_to, positions[i0], positions[i1], positions[i2], previous[i0], previous[i1],
-        previous[i2]);
+    let push = triangle_push(params.t_to, positions[i0], positions[i1], positions[i2], i0, i1, i2);
     pushes[2u * t] = push.push;
     pushes[2u * t + 1u] = push.shares;
 }

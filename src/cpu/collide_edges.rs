@@ -54,25 +54,19 @@ fn edge_start(e: u32) -> u32 {
     }
 }
 
-/// A collider at the substep's end: its pose and the ends of its bounding capsule (what each
-/// thread of the kernel works out for itself; worked out once here, by the same arithmetic).
+/// A collider at the substep's end: its pose and, for a box, its half axes (what each thread
+/// of the kernel works out for itself; worked out once here, by the same arithmetic).
 #[derive(Clone, Copy)]
 struct Placed {
     pose: Pose,
-    /// The box's half axes in the world (zero for other shapes).
     axes: [Vec3; 3],
-    a: Vec3,
-    b: Vec3,
 }
 
 fn placed(c: &ColliderRecord, t_to: f32) -> Placed {
-    let v = |a: [f32; 4]| Vec4::from_array(a).xyz();
     let pose = collider_pose(c, t_to);
     Placed {
         pose,
-        axes: box_axes(pose, v(c.shape_a)),
-        a: v(c.bound_from_a) * (1.0 - t_to) + v(c.bound_to_a) * t_to,
-        b: v(c.bound_from_b) * (1.0 - t_to) + v(c.bound_to_b) * t_to,
+        axes: box_axes(pose, Vec4::from_array(c.shape_a).xyz()),
     }
 }
 
@@ -91,31 +85,25 @@ fn box_corner(position: Vec3, axes: [Vec3; 3], signs: Vec3) -> Vec3 {
     position + axes[0] * signs.x + axes[1] * signs.y + axes[2] * signs.z
 }
 
-/// Twin of `triangle_reaches`: whether the collider's bounding capsule at the substep's end
-/// comes within `reach` of `centre`.
-fn triangle_reaches(c: &ColliderRecord, at: &Placed, centre: Vec3, reach: f32) -> bool {
-    let (a, b) = (at.a, at.b);
-    let ab = b - a;
-    let s = ((centre - a).dot(ab) / ab.dot(ab).max(1e-30)).clamp(0.0, 1.0);
-    (centre - (a + ab * s)).length() <= c.bound_from_a[3] + c.material[0] + reach
-}
-
 /// Twin of `triangle_push`: the push that moves the triangle `x` (w: inverse mass) off the
 /// deepest point of any box collider's edges on its wrong side: xyz its direction, w how far
-/// (0: none); and each corner's share of it (xyz).
+/// (0: none); and each corner's share of it (xyz). `before` gives where its corners were at
+/// the substep's start, read only for a triangle near an edge.
 fn triangle_push(
     colliders: &[ColliderRecord],
     placements: &[Placed],
     x: [Vec4; 3],
-    before: [Vec4; 3],
+    before: impl Fn() -> [Vec4; 3],
 ) -> [Vec4; 2] {
     let none = [Vec4::ZERO; 2];
     let (x0, x1, x2) = (x[0].xyz(), x[1].xyz(), x[2].xyz());
     let centre = (x0 + x1 + x2) / 3.0;
+    // The farthest corner from the centre (one square root: it is monotonic).
     let reach = (x0 - centre)
-        .length()
-        .max((x1 - centre).length())
-        .max((x2 - centre).length());
+        .length_squared()
+        .max((x1 - centre).length_squared())
+        .max((x2 - centre).length_squared())
+        .sqrt();
     let e1 = x1 - x0;
     let e2 = x2 - x0;
     // The rest is worked out for a triangle near a box's edge only (most are not).
@@ -126,16 +114,21 @@ fn triangle_push(
     let mut at = Vec3::ZERO;
     let mut out = Vec3::ZERO;
     for (c, here) in colliders.iter().zip(placements) {
-        if c.kind != COLLIDER_CUBOID || !triangle_reaches(c, here, centre, reach) {
+        if c.kind != COLLIDER_CUBOID {
             continue;
         }
         let r = c.material[0];
         let pose = here.pose;
         let half = Vec4::from_array(c.shape_a).xyz();
         let local_centre = to_local(pose, centre);
-        // A triangle near an edge is near two of the box's faces' planes: most (those over a
-        // face, or far) are not.
-        let near = (local_centre.abs() - half).cmpgt(Vec3::splat(-(r + reach)));
+        // A triangle near an edge is within the thickness and its own size of the box, and
+        // near two of its faces' planes: most (those far, or over a face) are not.
+        let excess = local_centre.abs() - half;
+        let within = r + reach;
+        if excess.max_element() > within {
+            continue;
+        }
+        let near = excess.cmpgt(Vec3::splat(-within));
         if (near.x as u32) + (near.y as u32) + (near.z as u32) < 2 {
             continue;
         }
@@ -150,6 +143,7 @@ fn triangle_push(
             longest = e1.length().max(e2.length()).max((x2 - x1).length());
             // The triangle at the substep's start (its normal unnormalized: only signs are
             // read).
+            let before = before();
             start = before[0].xyz();
             n_before = (before[1].xyz() - start).cross(before[2].xyz() - start);
         }
@@ -259,8 +253,9 @@ pub fn edge_contacts(
         .enumerate()
         .with_min_len(MIN_PER_TASK)
         .for_each(|(k, out)| {
-            let x = [0, 1, 2].map(|c| positions[t.corners[3 * k + c] as usize]);
-            let before = [0, 1, 2].map(|c| previous[t.corners[3 * k + c] as usize]);
+            let corners = [0, 1, 2].map(|c| t.corners[3 * k + c] as usize);
+            let x = corners.map(|i| positions[i]);
+            let before = || corners.map(|i| previous[i]);
             out.copy_from_slice(&triangle_push(colliders, &placements, x, before));
         });
 }
@@ -277,46 +272,65 @@ pub fn apply_edge_contacts(
 ) {
     let t = split(table);
     let n = params.particle_count as usize;
+    // Each particle reads only its own triangles' pushes, so only the corners of pushed
+    // triangles can move: where they are few (most substeps), visit them alone. The same
+    // arithmetic per particle either way, so the result is the kernel's.
+    let mut touched: Vec<u32> = (0..t.triangles)
+        .filter(|&k| pushes[2 * k].w != 0.0)
+        .flat_map(|k| t.corners[3 * k..3 * k + 3].iter().copied())
+        .collect();
+    if touched.len() < n / 4 {
+        touched.sort_unstable();
+        touched.dedup();
+        for i in touched {
+            let i = i as usize;
+            apply_to(&t, pushes, i, &mut positions[i], &mut previous[i]);
+        }
+        return;
+    }
     positions[..n]
         .par_iter_mut()
         .zip(&mut previous[..n])
         .enumerate()
         .with_min_len(MIN_PER_TASK)
-        .for_each(|(i, (p, prev))| {
-            if p.w == 0.0 {
-                return;
-            }
-            let mut moved = Vec3::ZERO;
-            for s in t.offsets[i]..t.offsets[i + 1] {
-                let k = t.incident[s as usize] as usize;
-                let push = pushes[2 * k];
-                if push.w == 0.0 {
-                    continue;
-                }
-                let corner = if t.corners[3 * k] == i as u32 {
-                    0
-                } else if t.corners[3 * k + 1] == i as u32 {
-                    1
-                } else {
-                    2
-                };
-                // At least this triangle's share along its push: moved on only as far as the
-                // triangles before it did not already.
-                let want = push.w * pushes[2 * k + 1][corner];
-                let have = moved.dot(push.xyz());
-                if have < want {
-                    moved += push.xyz() * (want - have);
-                }
-            }
-            let len = moved.length();
-            if len <= 0.0 {
-                return;
-            }
-            let dir = moved / len;
-            let into = (p.xyz() - prev.xyz()).dot(dir).min(0.0);
-            *p = (p.xyz() + moved).extend(p.w);
-            *prev = (prev.xyz() + moved + dir * into).extend(prev.w);
-        });
+        .for_each(|(i, (p, prev))| apply_to(&t, pushes, i, p, prev));
+}
+
+/// One thread of `apply_edge_contacts`: particle `i`, at `p` (its previous position `prev`).
+fn apply_to(t: &Table<'_>, pushes: &[Vec4], i: usize, p: &mut Vec4, prev: &mut Vec4) {
+    if p.w == 0.0 {
+        return;
+    }
+    let mut moved = Vec3::ZERO;
+    for s in t.offsets[i]..t.offsets[i + 1] {
+        let k = t.incident[s as usize] as usize;
+        let push = pushes[2 * k];
+        if push.w == 0.0 {
+            continue;
+        }
+        let corner = if t.corners[3 * k] == i as u32 {
+            0
+        } else if t.corners[3 * k + 1] == i as u32 {
+            1
+        } else {
+            2
+        };
+        // At least this triangle's share along its push: moved on only as far as the
+        // triangles before it did not already.
+        let want = push.w * pushes[2 * k + 1][corner];
+        let have = moved.dot(push.xyz());
+        if have < want {
+            moved += push.xyz() * (want - have);
+        }
+    }
+    let len = moved.length();
+    if len <= 0.0 {
+        return;
+    }
+    let dir = moved / len;
+    let into = (p.xyz() - prev.xyz()).dot(dir).min(0.0);
+    *p = (p.xyz() + moved).extend(p.w);
+    *prev = (prev.xyz() + moved + dir * into).extend(prev.w);
 }
 
 #[cfg(test)]
@@ -359,7 +373,7 @@ mod tests {
         };
         assert_eq!(crossing(&x), 1);
         let placements = [placed(&rec, 1.0)];
-        let [push, shares] = triangle_push(std::slice::from_ref(&rec), &placements, x, x);
+        let [push, shares] = triangle_push(std::slice::from_ref(&rec), &placements, x, || x);
         assert!(push.w > 0.0, "no push: {push:?}");
         let moved = [0, 1, 2].map(|k| (x[k].xyz() + push.xyz() * (push.w * shares[k])).extend(1.0));
         assert_eq!(crossing(&moved), 0, "push {push:?} shares {shares:?}");

@@ -4,6 +4,8 @@
 //! ([`ColliderSet`]):
 //! - `none`: no collider at all (the frame every other set is compared with);
 //! - `sphere`: one sphere ([`crate::tools::scenes::collider_sphere`]);
+//! - `box`: one box, a small turned table ([`crate::tools::scenes::collider_box`]): its edges
+//!   and corners under the cloth run the box-edge kernels;
 //! - `capsules`: 64 upright tapered capsules, a bed of posts
 //!   ([`crate::tools::scenes::capsule_field`]`(8)`);
 //! - `mesh`: a closed bumpy sphere of at least 100 000 triangles in place of the sphere
@@ -32,7 +34,7 @@ use crate::schedule::Stage;
 use crate::tools::BackendKind as Backend;
 use crate::tools::plot::{LogLog, Series};
 use crate::tools::scenes::{
-    CONTACT_FRICTION, bumpy_sphere, capsule_field, collider_sheet, collider_sphere,
+    CONTACT_FRICTION, bumpy_sphere, capsule_field, collider_box, collider_sheet, collider_sphere,
 };
 use crate::world::{PathChoice, WorldCapacity, WorldConfig};
 
@@ -47,6 +49,8 @@ pub enum ColliderSet {
     None,
     /// One sphere.
     Sphere,
+    /// One box (a turned table).
+    Box,
     /// 64 tapered capsules.
     Capsules,
     /// A triangle mesh of at least 100 000 triangles (a distance grid).
@@ -56,6 +60,7 @@ pub enum ColliderSet {
 crate::names::named_enum!(ColliderSet "collider set" {
     None => "none",
     Sphere => "sphere",
+    Box => "box",
     Capsules => "capsules",
     Mesh => "mesh",
 });
@@ -65,7 +70,7 @@ crate::names::named_enum!(ColliderSet "collider set" {
 pub struct CollidersConfig {
     /// Sheet sizes N (N×N particles), each at least 2.
     pub sizes: Vec<u32>,
-    /// The collider sets, each timed on every size. Default all four.
+    /// The collider sets, each timed on every size. Default all five.
     pub sets: Vec<ColliderSet>,
     /// The mesh body's rings and slices ([`bumpy_sphere`]): `2 · slices · (rings − 1)`
     /// triangles.
@@ -79,7 +84,7 @@ pub struct CollidersConfig {
 pub struct Fields {
     /// Sheet side N (N×N particles).
     pub n: u32,
-    /// `none`, `sphere`, `capsules` or `mesh`.
+    /// `none`, `sphere`, `box`, `capsules` or `mesh`.
     pub colliders: ColliderSet,
     /// Colliders in the case.
     pub collider_count: usize,
@@ -125,6 +130,7 @@ impl CollidersConfig {
         Ok(match set {
             ColliderSet::None => Vec::new(),
             ColliderSet::Sphere => vec![collider_sphere()],
+            ColliderSet::Box => vec![collider_box()],
             ColliderSet::Capsules => capsule_field(CAPSULES_PER_SIDE),
             ColliderSet::Mesh => {
                 let (grid, _, _) = grid.as_ref().map_err(Clone::clone)?;
@@ -138,8 +144,8 @@ impl SceneBench for CollidersConfig {
     fn describe(&self) -> String {
         let (rings, slices) = self.mesh;
         format!(
-            "colliders scene (N×N sheet over 1 m² falling onto no collider, one sphere, {} \
-             capsules, or a mesh of {} triangles; 60 fps)",
+            "colliders scene (N×N sheet over 1 m² falling onto no collider, one sphere, a box, \
+             {} capsules, or a mesh of {} triangles; 60 fps)",
             CAPSULES_PER_SIDE * CAPSULES_PER_SIDE,
             2 * slices * rings.saturating_sub(1)
         )

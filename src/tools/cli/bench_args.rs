@@ -117,8 +117,8 @@ pub struct BenchArgs {
     /// Capes scene: run each world with sleeping on, off, or both (on,off) [default: on].
     #[arg(long, value_delimiter = ',', value_parser = parse_on_off)]
     pub sleep: Option<Vec<bool>>,
-    /// Colliders scene: which collider sets to time, comma-separated: none, sphere, capsules
-    /// (64), mesh (100 000+ triangles) [default: none,sphere,capsules,mesh].
+    /// Colliders scene: which collider sets to time, comma-separated: none, sphere, box (a
+    /// turned table), capsules (64), mesh (100 000+ triangles) [default: all five].
     #[arg(long, value_delimiter = ',')]
     pub colliders: Option<Vec<ColliderSet>>,
     /// Solver flags (the library's defaults where not given).
