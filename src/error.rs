@@ -121,12 +121,10 @@ pub enum ChiffonError {
     /// A world cannot take a cloth: its buffers hold fewer than it would need.
     #[error(
         "the world cannot take this cloth: {what} would be {needed}, but the world holds at most \
-         {capacity} (raise WorldCapacity::{what} when creating the world; a cloth's own colors \
-         are bounded by chiffon)"
+         {capacity} (raise WorldCapacity::{what} when creating the world)"
     )]
     WorldFull {
-        /// The capacity that would be exceeded (`cloths`, `particles`, `constraints`), or
-        /// `colors`: the cloth's own colors over [`crate::world::MAX_COLORS`].
+        /// The capacity that would be exceeded (`cloths`, `particles`, `constraints`).
         what: &'static str,
         /// What the world would need with the cloth.
         needed: u64,

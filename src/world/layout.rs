@@ -21,8 +21,9 @@ use crate::error::{ChiffonError, Result};
 use crate::hierarchy::{Hierarchy, Part, Prolongation};
 use crate::tethers::Tethers;
 
-/// The most colors a cloth of a world may have (the fused path's color table has room for
-/// this many per cloth). Full grids have 20, meshes about 27.
+/// The most colors a cloth on the fused path may have (its color table has room for this many
+/// per cloth); a cloth with more takes the global path. Full grids have 20, meshes about 27,
+/// a fan of 100 triangles round one vertex 200.
 pub const MAX_COLORS: usize = 64;
 
 /// One cloth's place.
@@ -94,7 +95,10 @@ impl Layout {
     ) -> Result<Self> {
         let path_of = |c: &Cloth| {
             let n = c.particle_count() as u32;
-            if paths == PathChoice::Auto && n <= fused_max_particles {
+            // A cloth with more colors than the fused table holds (a mesh with a vertex that
+            // meets many triangles: a fan's hub) is solved on the global path, which has no
+            // bound on colors.
+            if paths == PathChoice::Auto && n <= fused_max_particles && fuses_colors(c) {
                 ClothPath::Fused {
                     workgroup_memory: n <= workgroup_capacity,
                 }
@@ -296,17 +300,20 @@ pub(crate) struct FusedRows {
     pub end: u32,
 }
 
+/// Whether the fused path's color table has room for `cloth`'s colors ([`MAX_COLORS`]).
+pub(crate) fn fuses_colors(cloth: &Cloth) -> bool {
+    cloth.colors().len() <= MAX_COLORS
+}
+
 /// Checks that a world of `cloths` cloths with `particles` particles and `constraints`
-/// constraints fits `capacity`, and that the cloth joining has at most [`MAX_COLORS`] colors.
+/// constraints fits `capacity`.
 pub(crate) fn check_capacity(
     capacity: &WorldCapacity,
     cloths: u64,
     particles: u64,
     constraints: u64,
-    colors: usize,
 ) -> Result<()> {
     for (what, needed, cap) in [
-        ("colors", colors as u64, MAX_COLORS as u64),
         ("cloths", cloths, capacity.cloths as u64),
         ("particles", particles, capacity.particles as u64),
         ("constraints", constraints, capacity.constraints as u64),

@@ -154,7 +154,6 @@ impl World {
             live.len() as u64 + 1,
             sum(&|l| l.cloth.particle_count()) + placed.particle_count() as u64,
             sum(&constraints) + hierarchy.constraints().constraints().len() as u64,
-            placed.colors().len(),
         )?;
         let live = Live {
             anchors: Anchors::new(&placed),

@@ -673,11 +673,19 @@ pub fn table(scene: &dyn SceneBench, records: &[BenchRecord]) -> String {
     s
 }
 
-/// One line on a cloth's coloring: "`what`: C colors, sizes a/b/c (largest/smallest x.xx)".
+/// One line on a cloth's coloring: "`what`: C colors, sizes a/b/c (largest/smallest x.xx)";
+/// past [`LISTED_COLORS`] colors (a fan's hub) the sizes are cut short with "…".
 pub fn describe_colors(what: &str, sizes: &[u32]) -> String {
     let max = sizes.iter().copied().max().unwrap_or(0);
     let min = sizes.iter().copied().min().unwrap_or(0);
-    let list: Vec<String> = sizes.iter().map(u32::to_string).collect();
+    let mut list: Vec<String> = sizes
+        .iter()
+        .take(LISTED_COLORS)
+        .map(u32::to_string)
+        .collect();
+    if sizes.len() > LISTED_COLORS {
+        list.push("…".into());
+    }
     format!(
         "{what}: {} colors, constraints per color {} (largest/smallest {:.2})",
         sizes.len(),
@@ -685,6 +693,9 @@ pub fn describe_colors(what: &str, sizes: &[u32]) -> String {
         max as f64 / min.max(1) as f64
     )
 }
+
+/// The most color sizes [`describe_colors`] lists.
+pub const LISTED_COLORS: usize = 32;
 
 /// The solver settings for the header.
 fn describe_params(p: &SolverParams) -> String {
