@@ -306,7 +306,7 @@ fn small_cloths_on_moving_shapes(paths: PathChoice) -> Scene {
 fn small_cloths_on_the_fused_path_match_on_moving_shapes() {
     conforms(
         "small_cloths_on_the_fused_path_match_on_moving_shapes",
-        small_cloths_on_moving_shapes(PathChoice::Auto),
+        small_cloths_on_moving_shapes(PathChoice::Fused),
         90,
         4,
     );

@@ -8,7 +8,7 @@
 mod common;
 
 use chiffon::geometry::TriangleMesh;
-use chiffon::world::{ClothPath, MAX_COLORS};
+use chiffon::world::{ClothPath, MAX_COLORS, PathChoice};
 use chiffon::{
     Backend, Cloth, ClothBuilder, ClothOptions, Layout, Pinning, SolverParams, World, WorldConfig,
 };
@@ -135,8 +135,8 @@ fn a_uv_spheres_poles_and_a_cones_apex_simulate() {
     }
 }
 
-/// GPU = CPU (bit for bit on llvmpipe) for a fan beside a grid in one world: the grid keeps
-/// the fused path, the fan takes the global one.
+/// GPU = CPU (bit for bit on llvmpipe) for a fan beside a grid in one world with the fused
+/// path chosen: the grid takes it, the fan the global one.
 #[test]
 fn a_fan_beside_a_grid_matches_on_both_backends() {
     let Some(ctx) = common::gpu("a_fan_beside_a_grid_matches_on_both_backends") else {
@@ -150,8 +150,11 @@ fn a_fan_beside_a_grid_matches_on_both_backends() {
         .unwrap();
     let mut ends = Vec::new();
     for backend in [Backend::Gpu(&ctx), Backend::Cpu] {
-        let mut world =
-            World::new(backend, SolverParams::default(), WorldConfig::default()).unwrap();
+        let config = WorldConfig {
+            paths: PathChoice::Fused,
+            ..WorldConfig::default()
+        };
+        let mut world = World::new(backend, SolverParams::default(), config).unwrap();
         let a = world.add(&drum, ClothOptions::default()).unwrap();
         let b = world.add(&sheet, ClothOptions::default()).unwrap();
         for k in 0..60 {

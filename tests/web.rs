@@ -50,7 +50,7 @@ fn a_device_with_the_webs_default_limits_fuses_and_one_with_fewer_buffers_goes_g
         ..Default::default()
     };
     let config = WorldConfig {
-        paths: PathChoice::Auto,
+        paths: PathChoice::Fused,
         ..WorldConfig::default()
     };
     for storage_buffers in [8, 7] {

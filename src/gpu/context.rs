@@ -127,6 +127,13 @@ impl GpuContext {
         self.limits().max_storage_buffers_per_shader_stage >= super::passes::fused_storage_buffers()
     }
 
+    /// Whether the adapter runs on the CPU (lavapipe, SwiftShader, WARP): there the fused
+    /// kernel's workgroup barriers cost more than the global path's dispatches
+    /// ([`crate::world::PathChoice::Auto`]).
+    pub fn runs_on_cpu(&self) -> bool {
+        self.adapter.get_info().device_type == wgpu::DeviceType::Cpu
+    }
+
     /// Storage buffers per shader stage the fused kernel needs (see
     /// [`GpuContext::fuses_cloths`]).
     pub fn fused_storage_buffers() -> u32 {

@@ -257,6 +257,10 @@ impl Engine for GpuEngine {
         self.ctx.fuses_cloths()
     }
 
+    fn prefers_fused(&self) -> bool {
+        !self.ctx.runs_on_cpu()
+    }
+
     fn load(&mut self, layout: &Layout, positions: &[Vec4], previous: &[Vec4]) -> Result<()> {
         let device = &self.ctx.device;
         let stride = self.sizes.uniform_stride;

@@ -181,11 +181,12 @@ impl World {
         };
         // Self-collision and the boxes' edges run in the per-pass stages: every cloth takes
         // the global path; so does every cloth of a device that cannot bind the fused
-        // kernel's buffers.
-        let paths = if self.params.contact_needs_global() || !self.engine.fuses() {
-            PathChoice::Global
-        } else {
-            self.config.paths
+        // kernel's buffers, or where the global path is the faster (`Auto`).
+        let paths = match self.config.paths {
+            _ if self.params.contact_needs_global() || !self.engine.fuses() => PathChoice::Global,
+            PathChoice::Auto if !self.engine.prefers_fused() => PathChoice::Global,
+            PathChoice::Auto => PathChoice::Fused,
+            chosen => chosen,
         };
         let layout = Layout::build(&members, paths, self.config.fused_max_particles, capacity)?;
         self.laid_out_global_only = self.params.contact_needs_global();

@@ -39,6 +39,11 @@ pub(crate) trait Engine {
     fn fuses(&self) -> bool {
         true
     }
+    /// Whether [`super::PathChoice::Auto`] takes the fused path here: it is the faster one
+    /// (see there).
+    fn prefers_fused(&self) -> bool {
+        true
+    }
     /// Loads a new layout with these positions and previous positions.
     fn load(&mut self, layout: &Layout, positions: &[Vec4], previous: &[Vec4]) -> Result<()>;
     /// Positions (inverse mass in w) and previous positions of the layout's particles (the

@@ -84,9 +84,10 @@ pub(crate) struct Layout {
 }
 
 impl Layout {
-    /// Packs `members` (in slot order). A cloth goes to the fused path under
-    /// [`PathChoice::Auto`] when it has at most `fused_max_particles` particles, into workgroup
-    /// memory when it has at most `workgroup_capacity`.
+    /// Packs `members` (in slot order). A cloth goes to the fused path unless `paths` is
+    /// [`PathChoice::Global`] (the world resolves `Auto` first) when it has at most
+    /// `fused_max_particles` particles and [`MAX_COLORS`] colors, into workgroup memory when it
+    /// has at most `workgroup_capacity`.
     pub(crate) fn build(
         members: &[Member<'_>],
         paths: PathChoice,
@@ -98,7 +99,7 @@ impl Layout {
             // A cloth with more colors than the fused table holds (a mesh with a vertex that
             // meets many triangles: a fan's hub) is solved on the global path, which has no
             // bound on colors.
-            if paths == PathChoice::Auto && n <= fused_max_particles && fuses_colors(c) {
+            if paths != PathChoice::Global && n <= fused_max_particles && fuses_colors(c) {
                 ClothPath::Fused {
                     workgroup_memory: n <= workgroup_capacity,
                 }

@@ -287,7 +287,7 @@ async fn world(ctx: &GpuContext, frames: u32, scene: WorldScene) -> Result<Outco
         paths: if global {
             PathChoice::Global
         } else {
-            PathChoice::Auto
+            PathChoice::Fused
         },
         fused_max_particles: 1000,
         ..WorldConfig::default()

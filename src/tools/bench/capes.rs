@@ -3,7 +3,7 @@
 //! - `separate`: one lone [`crate::Solver`] per cape, each frame submitted per cape, one wait
 //!   at the end of the frame (how chiffon ran many cloths before the world);
 //! - `global`: one [`crate::World`] with every cape on the global path ([`PathChoice::Global`]);
-//! - `fused`: one [`crate::World`] with [`PathChoice::Auto`] (each cape one workgroup).
+//! - `fused`: one [`crate::World`] with [`PathChoice::Fused`] (each cape one workgroup).
 //!
 //! Bytes moved per frame follow the module model of [`super`], cloth by cloth on its path.
 //!
@@ -163,7 +163,7 @@ impl SceneBench for CapesConfig {
                             cloths: cloths.clone(),
                         };
                         match path {
-                            BenchPath::Fused => world(PathChoice::Auto),
+                            BenchPath::Fused => world(PathChoice::Fused),
                             BenchPath::Global => world(PathChoice::Global),
                             BenchPath::Separate => Build::Solvers {
                                 workgroup_size: cfg.workgroup_size,
