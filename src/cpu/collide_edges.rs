@@ -88,12 +88,53 @@ fn box_corner(position: Vec3, axes: [Vec3; 3], signs: Vec3) -> Vec3 {
 /// Twin of `triangle_push`: the push that moves the triangle `x` (w: inverse mass) off the
 /// deepest point of any box collider's edges on its wrong side: xyz its direction, w how far
 /// (0: none); and each corner's share of it (xyz). `before` gives where its corners were at
-/// the substep's start, read only for a triangle near an edge.
+/// the substep's start, read only for a triangle near an edge. Most triangles are near no
+/// box's edge: they are told apart first, by the kernel's own tests, and only the others take
+/// the whole search ([`deepest_push`]), which keeps this hot path small.
 fn triangle_push(
     colliders: &[ColliderRecord],
     placements: &[Placed],
     x: [Vec4; 3],
     before: impl Fn() -> [Vec4; 3],
+) -> [Vec4; 2] {
+    let (x0, x1, x2) = (x[0].xyz(), x[1].xyz(), x[2].xyz());
+    let centre = (x0 + x1 + x2) / 3.0;
+    let reach = (x0 - centre)
+        .length_squared()
+        .max((x1 - centre).length_squared())
+        .max((x2 - centre).length_squared())
+        .sqrt();
+    let near_an_edge = colliders.iter().zip(placements).any(|(c, here)| {
+        c.kind == COLLIDER_CUBOID
+            && near_edges(c.material[0], Vec4::from_array(c.shape_a).xyz(), to_local(here.pose, centre), reach)
+    });
+    if !near_an_edge {
+        return [Vec4::ZERO; 2];
+    }
+    deepest_push(colliders, placements, x, before())
+}
+
+/// The kernel's test of a triangle against one box: its centre (`local_centre`, in the box's
+/// frame) within the thickness `r` and its own size `reach` of the box of half extents `half`,
+/// and near two of its faces' planes. Most (those far, or over a face) are not.
+fn near_edges(r: f32, half: Vec3, local_centre: Vec3, reach: f32) -> bool {
+    let excess = local_centre.abs() - half;
+    let within = r + reach;
+    if excess.max_element() > within {
+        return false;
+    }
+    let near = excess.cmpgt(Vec3::splat(-within));
+    (near.x as u32) + (near.y as u32) + (near.z as u32) >= 2
+}
+
+/// The rest of `triangle_push`, for a triangle near some box's edge: the same arithmetic,
+/// from the start.
+#[inline(never)]
+fn deepest_push(
+    colliders: &[ColliderRecord],
+    placements: &[Placed],
+    x: [Vec4; 3],
+    before: [Vec4; 3],
 ) -> [Vec4; 2] {
     let none = [Vec4::ZERO; 2];
     let (x0, x1, x2) = (x[0].xyz(), x[1].xyz(), x[2].xyz());
@@ -121,15 +162,7 @@ fn triangle_push(
         let pose = here.pose;
         let half = Vec4::from_array(c.shape_a).xyz();
         let local_centre = to_local(pose, centre);
-        // A triangle near an edge is within the thickness and its own size of the box, and
-        // near two of its faces' planes: most (those far, or over a face) are not.
-        let excess = local_centre.abs() - half;
-        let within = r + reach;
-        if excess.max_element() > within {
-            continue;
-        }
-        let near = excess.cmpgt(Vec3::splat(-within));
-        if (near.x as u32) + (near.y as u32) + (near.z as u32) < 2 {
+        if !near_edges(r, half, local_centre, reach) {
             continue;
         }
         if !ready {
@@ -143,7 +176,6 @@ fn triangle_push(
             longest = e1.length().max(e2.length()).max((x2 - x1).length());
             // The triangle at the substep's start (its normal unnormalized: only signs are
             // read).
-            let before = before();
             start = before[0].xyz();
             n_before = (before[1].xyz() - start).cross(before[2].xyz() - start);
         }
