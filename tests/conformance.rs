@@ -4,7 +4,7 @@
 mod common;
 
 use chiffon::conformance::{
-    LONG_RUN_TOLERANCE, ONE_FRAME_TOLERANCE, ONE_STEP_TOLERANCE, deviation,
+    LONG_RUN_TOLERANCE, ONE_FRAME_TOLERANCE, ONE_STEP_TOLERANCE, deviation, verdict,
 };
 use chiffon::params::{Compliance, Projection, Substeps};
 use chiffon::{
@@ -245,6 +245,36 @@ fn parameter_changes_between_frames_match() {
     }
     let (g, c) = (gpu.positions().unwrap(), cpu.positions().unwrap());
     assert_close("parameter change", &g, &c, &cloth, LONG_RUN_TOLERANCE);
+}
+
+/// The decision `chiffon conform` prints, on positions made to differ by known amounts: the
+/// right largest and mean distances and worst particle, the tolerance scaled by the cloth's
+/// size, FAIL over it and PASS within it, and a NaN never passing. (On lavapipe the backends
+/// are bit-identical, so a real run never reaches FAIL; the CLI's `--perturb` is tested in
+/// tests/cli.rs.)
+#[test]
+fn the_verdict_fails_positions_further_apart_than_the_tolerance() {
+    let a: Vec<Vec3> = (0..10).map(|k| Vec3::new(k as f32, 0.0, 0.0)).collect();
+    let mut b = a.clone();
+    b[7] += Vec3::new(0.0, 0.03, 0.04); // 0.05 m
+    b[3] += Vec3::new(0.01, 0.0, 0.0);
+    let v = verdict(&a, &b, 2.0, LONG_RUN_TOLERANCE);
+    assert!(!v.pass, "{v:?}");
+    assert_eq!(v.deviation.worst_particle, 7);
+    assert!((v.deviation.max_m - 0.05).abs() < 1e-6, "{v:?}");
+    assert!((v.deviation.mean_m - 0.006).abs() < 1e-6, "{v:?}");
+    assert_eq!(v.tolerance_m, 2.0 * LONG_RUN_TOLERANCE);
+    // Just over and just under the largest distance, as fractions of the 2 m cloth.
+    assert!(!verdict(&a, &b, 2.0, 0.024).pass);
+    assert!(verdict(&a, &b, 2.0, 0.026).pass);
+    // Identical runs pass any tolerance.
+    let same = verdict(&a, &a, 2.0, 1e-30);
+    assert!(same.pass && same.deviation.max_m == 0.0, "{same:?}");
+    // A NaN is the worst deviation there is, not one a comparison skips.
+    b[5].y = f32::NAN;
+    let v = verdict(&a, &b, 2.0, 1e30);
+    assert!(!v.pass && v.deviation.max_m == f32::INFINITY, "{v:?}");
+    assert_eq!(v.deviation.worst_particle, 5);
 }
 
 /// A cloth over the device's buffer limits is refused with the limit's name, not a wgpu
