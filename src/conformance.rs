@@ -53,3 +53,26 @@ pub fn deviation(a: &[Vec3], b: &[Vec3]) -> Deviation {
     }
     d
 }
+
+/// Whether two runs agree: their [`Deviation`] against a tolerance.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Verdict {
+    /// How far apart they are.
+    pub deviation: Deviation,
+    /// The largest accepted deviation (m): the tolerance times the cloth's size.
+    pub tolerance_m: f32,
+    /// Whether [`Deviation::max_m`] is within it (a NaN position never is).
+    pub pass: bool,
+}
+
+/// Compares `a` with `b`, positions of a cloth of size `size` (m), at `tolerance` (a fraction
+/// of that size, e.g. [`LONG_RUN_TOLERANCE`]): the decision `chiffon conform` prints.
+pub fn verdict(a: &[Vec3], b: &[Vec3], size: f32, tolerance: f32) -> Verdict {
+    let deviation = deviation(a, b);
+    let tolerance_m = tolerance * size;
+    Verdict {
+        deviation,
+        tolerance_m,
+        pass: deviation.max_m <= tolerance_m,
+    }
+}

@@ -284,6 +284,57 @@ fn conform_reports_json_and_exit_status() {
     rejects(&[&base[..], &["--tolerance", "-1"]].concat(), "--tolerance");
 }
 
+/// conform's FAIL path, which a real run on lavapipe never takes (its GPU is bit-identical to
+/// the CPU): `--perturb` moves the GPU run's cloth, pins too, 5 cm up, so every particle ends
+/// about 5 cm from the reference's.
+#[test]
+fn conform_fails_a_perturbed_run_and_passes_it_within_a_looser_tolerance() {
+    if common::gpu("conform_fails_a_perturbed_run").is_none() {
+        return;
+    }
+    let base = [
+        "conform",
+        "--grid",
+        "16x16",
+        "--frames",
+        "10",
+        "--perturb",
+        "0.05",
+    ];
+    let out = chiffon(&[&base[..], &["--json"]].concat());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let max = v["max_abs_deviation_m"].as_f64().unwrap();
+    let mean = v["mean_abs_deviation_m"].as_f64().unwrap();
+    let tolerance = v["tolerance_m"].as_f64().unwrap();
+    assert_eq!(v["pass"], false, "{v}");
+    // The 1 m grid's tolerance is 5 mm; both runs' cloths fall alike, 5 cm apart (to rounding
+    // of positions 5 cm apart, and a GPU's own rounding).
+    assert!((tolerance - 0.005).abs() < 1e-9, "{v}");
+    assert!(
+        (max - 0.05).abs() < 1e-3 && (mean - 0.05).abs() < 1e-3,
+        "{v}"
+    );
+
+    // The text says the same, with the same numbers.
+    let out = chiffon(&base);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("FAIL: deviation over tolerance"), "{text}");
+    let shown = format!(
+        "max abs deviation:   {:.3e} m (particle {})",
+        max as f32, v["worst_particle"]
+    );
+    assert!(text.contains(&shown), "{shown:?} not in\n{text}");
+
+    // Within a tolerance of the whole cloth's size, the same difference passes.
+    let out = chiffon(&[&base[..], &["--tolerance", "1"]].concat());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.lines().any(|l| l == "PASS"), "{text}");
+}
+
 #[test]
 fn info_names_the_adapter() {
     if common::gpu("info_names_the_adapter").is_none() {

@@ -4,7 +4,7 @@
 mod common;
 
 use chiffon::conformance::{
-    LONG_RUN_TOLERANCE, ONE_FRAME_TOLERANCE, ONE_STEP_TOLERANCE, deviation,
+    LONG_RUN_TOLERANCE, ONE_FRAME_TOLERANCE, ONE_STEP_TOLERANCE, deviation, verdict,
 };
 use chiffon::params::{Compliance, Projection, Substeps};
 use chiffon::{
@@ -247,27 +247,87 @@ fn parameter_changes_between_frames_match() {
     assert_close("parameter change", &g, &c, &cloth, LONG_RUN_TOLERANCE);
 }
 
+/// The decision `chiffon conform` prints, on positions made to differ by known amounts: the
+/// right largest and mean distances and worst particle, the tolerance scaled by the cloth's
+/// size, FAIL over it and PASS within it, and a NaN never passing. (On lavapipe the backends
+/// are bit-identical, so a real run never reaches FAIL; the CLI's `--perturb` is tested in
+/// tests/cli.rs.)
+#[test]
+fn the_verdict_fails_positions_further_apart_than_the_tolerance() {
+    let a: Vec<Vec3> = (0..10).map(|k| Vec3::new(k as f32, 0.0, 0.0)).collect();
+    let mut b = a.clone();
+    b[7] += Vec3::new(0.0, 0.03, 0.04); // 0.05 m
+    b[3] += Vec3::new(0.01, 0.0, 0.0);
+    let v = verdict(&a, &b, 2.0, LONG_RUN_TOLERANCE);
+    assert!(!v.pass, "{v:?}");
+    assert_eq!(v.deviation.worst_particle, 7);
+    assert!((v.deviation.max_m - 0.05).abs() < 1e-6, "{v:?}");
+    assert!((v.deviation.mean_m - 0.006).abs() < 1e-6, "{v:?}");
+    assert_eq!(v.tolerance_m, 2.0 * LONG_RUN_TOLERANCE);
+    // Just over and just under the largest distance, as fractions of the 2 m cloth.
+    assert!(!verdict(&a, &b, 2.0, 0.024).pass);
+    assert!(verdict(&a, &b, 2.0, 0.026).pass);
+    // Identical runs pass any tolerance.
+    let same = verdict(&a, &a, 2.0, 1e-30);
+    assert!(same.pass && same.deviation.max_m == 0.0, "{same:?}");
+    // A NaN is the worst deviation there is, not one a comparison skips.
+    b[5].y = f32::NAN;
+    let v = verdict(&a, &b, 2.0, 1e30);
+    assert!(!v.pass && v.deviation.max_m == f32::INFINITY, "{v:?}");
+    assert_eq!(v.deviation.worst_particle, 5);
+}
+
+/// A cloth over the device's buffer limits is refused with the limit's name, not a wgpu
+/// validation panic. The device is this adapter opened again with a lowered limit, so the check
+/// runs on every GPU (most have over 1 GiB a binding, more than any grid the builder accepts).
 #[test]
 fn a_grid_too_large_for_the_device_is_a_clear_error() {
     let Some(ctx) = common::gpu("a_grid_too_large_for_the_device_is_a_clear_error") else {
         return;
     };
-    let limit = ctx.limits().max_storage_buffer_binding_size;
-    // Structural + shear constraints only (~4 per particle, 16 bytes each).
-    let side = ((limit / 64) as f64).sqrt() as u32 + 64;
-    if side as u64 * side as u64 > chiffon::builder::MAX_PARTICLES {
-        eprintln!("SKIPPED: this device holds any grid the builder accepts ({limit} bytes)");
-        return;
+    const LOWERED: u64 = 1 << 20;
+    let grid = |side: u32| {
+        ClothBuilder::grid(side, side)
+            .constraint(chiffon::ConstraintKind::Bend, false)
+            .build()
+            .unwrap()
+    };
+    // Structural and shear constraints, about 4 records of 16 bytes a particle: 192 x 192 needs
+    // about 2.4 MB of constraints, 32 x 32 about 70 kB.
+    let (large, small) = (grid(192), grid(32));
+    // The full device holds both, so the refusals below are the lowered limits' doing.
+    for cloth in [&large, &small] {
+        Solver::new(Backend::Gpu(&ctx), cloth, SolverParams::default()).unwrap();
     }
-    let cloth = ClothBuilder::grid(side, side)
-        .constraint(chiffon::ConstraintKind::Bend, false)
-        .build()
-        .unwrap();
-    let err = Solver::new(Backend::Gpu(&ctx), &cloth, SolverParams::default())
-        .err()
-        .expect("a grid over the device's limit was accepted");
-    let msg = err.to_string();
-    assert!(msg.contains("max_storage_buffer_binding_size"), "{msg}");
+    let full = ctx.limits();
+    for (limits, name) in [
+        (
+            wgpu::Limits {
+                max_storage_buffer_binding_size: LOWERED,
+                ..full.clone()
+            },
+            "max_storage_buffer_binding_size",
+        ),
+        (
+            wgpu::Limits {
+                max_buffer_size: LOWERED,
+                ..full.clone()
+            },
+            "max_buffer_size",
+        ),
+    ] {
+        let lowered = ctx.with_limits(limits).unwrap();
+        Solver::new(Backend::Gpu(&lowered), &small, SolverParams::default())
+            .unwrap_or_else(|e| panic!("{name} = {LOWERED}: a 32 x 32 grid was refused: {e}"));
+        let err = Solver::new(Backend::Gpu(&lowered), &large, SolverParams::default())
+            .err()
+            .unwrap_or_else(|| panic!("{name} = {LOWERED}: a 192 x 192 grid was accepted"));
+        let msg = err.to_string();
+        assert!(
+            msg.contains(name) && msg.contains(&LOWERED.to_string()),
+            "{name} = {LOWERED}: {msg}"
+        );
+    }
 }
 
 /// The shipped round tablecloth: a mesh that is not a grid (rings of 6k vertices).

@@ -5,18 +5,15 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn xvfb_run_available() -> bool {
-    Command::new("xvfb-run").arg("--help").output().is_ok()
+/// Whether `xvfb-run` is there; its absence fails the test in CI (see `common::tool`).
+fn xvfb_run(test: &str) -> bool {
+    common::tool(test, "xvfb-run", "apt-get install xvfb")
 }
 
 /// Runs `chiffon demo ARGS` under `xvfb-run`, or returns `None` (loudly) where that cannot work.
 fn demo(test: &str, args: &[&str]) -> Option<Output> {
     common::gpu(test)?;
-    if !xvfb_run_available() {
-        if std::env::var("CHIFFON_REQUIRE_GPU").is_ok_and(|v| v == "1") {
-            panic!("{test}: xvfb-run is missing (apt-get install xvfb)");
-        }
-        eprintln!("\n!!!!!!!! SKIPPED {test}: xvfb-run not found (apt-get install xvfb)\n");
+    if !xvfb_run(test) {
         return None;
     }
     Some(
@@ -220,7 +217,7 @@ fn demo_without_an_adapter_or_display_fails_clearly() {
     );
 
     // A display but no matching adapter.
-    if !xvfb_run_available() {
+    if !xvfb_run(test) {
         return;
     }
     let out = Command::new("xvfb-run")

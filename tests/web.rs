@@ -17,21 +17,11 @@ use glam::Vec3;
 /// `ctx`'s adapter opened again with WebGPU's default limits, but `storage_buffers` storage
 /// buffers per shader stage.
 fn with_web_limits(ctx: &GpuContext, storage_buffers: u32) -> GpuContext {
-    let (device, queue) = pollster::block_on(ctx.adapter.request_device(&wgpu::DeviceDescriptor {
-        label: Some("web limits"),
-        required_limits: wgpu::Limits {
-            max_storage_buffers_per_shader_stage: storage_buffers,
-            ..wgpu::Limits::default()
-        },
-        ..Default::default()
-    }))
-    .unwrap();
-    GpuContext {
-        instance: ctx.instance.clone(),
-        adapter: ctx.adapter.clone(),
-        device,
-        queue,
-    }
+    ctx.with_limits(wgpu::Limits {
+        max_storage_buffers_per_shader_stage: storage_buffers,
+        ..wgpu::Limits::default()
+    })
+    .unwrap()
 }
 
 #[test]

@@ -104,6 +104,27 @@ impl GpuContext {
         })
     }
 
+    /// The same adapter opened again as a second device with `limits` instead of the adapter's
+    /// own, e.g. lowered to see what a smaller device refuses (the tests do, to reach the
+    /// limit checks on any GPU). Limits above what the adapter offers are an error. Native only:
+    /// it blocks.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn with_limits(&self, limits: wgpu::Limits) -> Result<Self> {
+        let (device, queue) =
+            pollster::block_on(self.adapter.request_device(&wgpu::DeviceDescriptor {
+                label: Some("chiffon"),
+                required_features: self.device.features(),
+                required_limits: limits,
+                ..Default::default()
+            }))?;
+        Ok(Self {
+            instance: self.instance.clone(),
+            adapter: self.adapter.clone(),
+            device,
+            queue,
+        })
+    }
+
     /// Name, backend and type of the adapter.
     pub fn info(&self) -> wgpu::AdapterInfo {
         self.adapter.get_info()

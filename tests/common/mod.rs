@@ -12,11 +12,45 @@ pub fn gpu(test: &str) -> Option<GpuContext> {
             if std::env::var("CHIFFON_REQUIRE_GPU").is_ok_and(|v| v == "1") {
                 panic!("{test}: CHIFFON_REQUIRE_GPU=1 but no GPU adapter: {e}");
             }
-            eprintln!(
+            announce(&format!(
                 "\n!!!!!!!! SKIPPED {test}: no GPU adapter ({e}).\n\
                  !!!!!!!! Install mesa-vulkan-drivers or set CHIFFON_REQUIRE_GPU=1 to make this a failure.\n"
-            );
+            ));
             None
         }
     }
+}
+
+/// Whether a skip must be a failure: in CI (`CI` set, as CI services do, to anything but
+/// `false` or `0`) or with `CHIFFON_REQUIRE_GPU=1` (what `.ci/run` exports).
+pub fn skips_fail() -> bool {
+    let ci = std::env::var("CI").is_ok_and(|v| !matches!(v.as_str(), "" | "false" | "0"));
+    ci || std::env::var("CHIFFON_REQUIRE_GPU").is_ok_and(|v| v == "1")
+}
+
+/// Whether `tool` (run with `--help`) can be started. When it cannot, this fails the test
+/// where [`skips_fail`], and elsewhere announces the skip loudly and returns false.
+pub fn tool(test: &str, tool: &str, install: &str) -> bool {
+    if std::process::Command::new(tool)
+        .arg("--help")
+        .output()
+        .is_ok()
+    {
+        return true;
+    }
+    if skips_fail() {
+        panic!("{test}: {tool} is missing ({install}); in CI this is a failure, not a skip");
+    }
+    announce(&format!(
+        "\n!!!!!!!! SKIPPED (part of) {test}: {tool} not found ({install}).\n\
+         !!!!!!!! Set CHIFFON_REQUIRE_GPU=1 or CI=1 to make this a failure.\n"
+    ));
+    false
+}
+
+/// Writes a skip notice to the process's stderr itself: the test harness captures `eprintln!`
+/// of a passing test, which would make the skip silent.
+fn announce(notice: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().write_all(notice.as_bytes());
 }

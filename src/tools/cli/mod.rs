@@ -14,7 +14,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::{Parser, Subcommand};
 use serde_json::json;
 
-use crate::conformance::{LONG_RUN_TOLERANCE, deviation};
+use crate::conformance::{LONG_RUN_TOLERANCE, verdict};
 use crate::export::{ObjSequence, write_positions};
 use crate::tools::BackendKind as Backend;
 use crate::tools::dt::Dts;
@@ -144,6 +144,11 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// Move the GPU run's cloth this far up (m) before the first step: a run made to
+        /// differ by a known amount, to see `conform` fail (a check of the check, not physics).
+        #[arg(long, default_value_t = 0.0, value_parser = parse::number,
+              allow_hyphen_values = true)]
+        perturb: f32,
     },
     /// Print the help of chiffon, or of one subcommand.
     Help {
@@ -317,7 +322,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             scene,
             tolerance,
             json,
-        } => conform(&scene, tolerance, json),
+            perturb,
+        } => conform(&scene, tolerance, json, perturb),
         Command::Help { command } => help(command.as_deref()),
     }
 }
@@ -794,7 +800,7 @@ fn write_frame(solver: &mut Solver, seq: &mut ObjSequence) -> Result<()> {
     Ok(())
 }
 
-fn conform(scene: &SceneArgs, tolerance: f32, as_json: bool) -> Result<ExitCode> {
+fn conform(scene: &SceneArgs, tolerance: f32, as_json: bool, perturb: f32) -> Result<ExitCode> {
     if tolerance <= 0.0 {
         bail!("--tolerance {tolerance} must be a positive fraction of the cloth size");
     }
@@ -809,6 +815,24 @@ fn conform(scene: &SceneArgs, tolerance: f32, as_json: bool) -> Result<ExitCode>
     }
     note_missing_tethers(&mut gpu)?;
     let mut cpu = Solver::new(crate::Backend::Cpu, gpu.cloth(), gpu.params().clone())?;
+    if perturb != 0.0 {
+        // The whole cloth, pins too, so the GPU's run is the reference's moved up by `perturb`
+        // (to rounding): the deviation to expect is known. A pin moved by `set_particle` is
+        // held, which is no tether anchor; `set_inverse_mass` makes it one again, as it was.
+        let cloth = gpu.cloth().clone();
+        let up = glam::Vec3::Y * perturb;
+        for (k, (&at, &w)) in cloth
+            .positions()
+            .iter()
+            .zip(cloth.inverse_masses())
+            .enumerate()
+        {
+            gpu.set_particle(k, at + up, w)?;
+            if w == 0.0 {
+                gpu.set_inverse_mass(k, 0.0)?;
+            }
+        }
+    }
     // In step: one dt at a time, whatever the frame count.
     for dt in dts {
         gpu.step(dt)?;
@@ -817,10 +841,9 @@ fn conform(scene: &SceneArgs, tolerance: f32, as_json: bool) -> Result<ExitCode>
     gpu.health()?;
     cpu.health()?;
     let (g, c) = (gpu.positions()?, cpu.positions()?);
-    let d = deviation(&g, &c);
     let size = gpu.cloth().size();
-    let tolerance_m = tolerance * size;
-    let pass = d.max_m <= tolerance_m;
+    let v = verdict(&g, &c, size, tolerance);
+    let (d, tolerance_m, pass) = (v.deviation, v.tolerance_m, v.pass);
     if as_json {
         let record = json!({
             "max_abs_deviation_m": d.max_m,
