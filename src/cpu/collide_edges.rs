@@ -23,11 +23,22 @@ struct Table<'a> {
     corners: &'a [u32],
 }
 
+/// Twin of `incident_start`: where the particles' incident triangles begin.
+fn incident_start(table: &[u32]) -> usize {
+    HEADER_WORDS + table[1] as usize + 1
+}
+
+/// Twin of `corners_start`: where the triangles' corners begin.
+fn corners_start(table: &[u32]) -> usize {
+    incident_start(table) + 3 * table[0] as usize
+}
+
+/// The table's parts.
 fn split(table: &[u32]) -> Table<'_> {
     let (t, n) = (table[0] as usize, table[1] as usize);
     let offsets = &table[HEADER_WORDS..][..n + 1];
-    let incident = &table[HEADER_WORDS + n + 1..][..3 * t];
-    let corners = &table[HEADER_WORDS + n + 1 + 3 * t..][..3 * t];
+    let incident = &table[incident_start(table)..][..3 * t];
+    let corners = &table[corners_start(table)..][..3 * t];
     Table {
         triangles: t,
         offsets,

@@ -27,6 +27,16 @@ pub struct SelfCollisionBuffers<'a> {
     pub sorted: &'a mut [Vec4],
 }
 
+/// Twin of `starts`: where the table's bucket starts begin (after the counts).
+fn starts(p: &StepParams) -> usize {
+    p.hash_cells as usize
+}
+
+/// Twin of `sums`: where the table's block sums begin (after the starts and their end).
+fn sums(p: &StepParams) -> usize {
+    2 * p.hash_cells as usize + 1
+}
+
 /// Entries of the table for `cells` buckets scanned `workgroup` at a time.
 pub fn table_len(cells: u32, workgroup: u32) -> usize {
     (2 * cells + 1 + cells / workgroup) as usize
@@ -83,7 +93,7 @@ pub fn hash_scan_sums(p: &StepParams, workgroup: u32, b: &mut SelfCollisionBuffe
     let cells = p.hash_cells as usize;
     let blocks = cells / workgroup as usize;
     let mut running = 0u32;
-    for v in &mut b.table[2 * cells + 1..][..blocks] {
+    for v in &mut b.table[sums(p)..][..blocks] {
         let total = *v;
         *v = running;
         running += total;
@@ -94,21 +104,21 @@ pub fn hash_scan_sums(p: &StepParams, workgroup: u32, b: &mut SelfCollisionBuffe
 pub fn hash_scan_add(p: &StepParams, workgroup: u32, b: &mut SelfCollisionBuffers<'_>) {
     let cells = p.hash_cells as usize;
     for c in 0..cells {
-        let offset = b.table[2 * cells + 1 + c / workgroup as usize];
-        b.table[cells + c] += offset;
+        let offset = b.table[sums(p) + c / workgroup as usize];
+        b.table[starts(p) + c] += offset;
         b.table[c] = 0;
     }
-    b.table[2 * cells] = p.particle_count;
+    b.table[starts(p) + cells] = p.particle_count;
 }
 
 /// Twin of `hash_scatter` (particles in order; the GPU's race, and `hash_sort` evens it out).
 pub fn hash_scatter(p: &StepParams, b: &mut SelfCollisionBuffers<'_>) {
-    let (n, cells) = (p.particle_count as usize, p.hash_cells as usize);
+    let n = p.particle_count as usize;
     for i in 0..n {
         let k = b.hash[i] as usize;
         let slot = b.table[k];
         b.table[k] += 1;
-        b.hash[n + (b.table[cells + k] + slot) as usize] = i as u32;
+        b.hash[n + (b.table[starts(p) + k] + slot) as usize] = i as u32;
     }
 }
 
