@@ -102,10 +102,8 @@ async fn grid(ctx: &GpuContext, frames: u32) -> Result<Outcome> {
 
 /// The shipped round tablecloth (a mesh that is not a grid: irregular coloring, area masses,
 /// tethers), pinned at its rim's highest-x particles and blown onto the ground; with `sphere`,
-/// also onto a sphere, as `a_non_grid_mesh_matches_...` does natively. That one is not among
-/// the default scenes: on SwiftShader the sphere contact differs from the CPU twin by a few
-/// ulps from the first frame (lavapipe matches it bit for bit), and the cloth draped over the
-/// sphere amplifies that past the tolerance within 60 frames (`docs/web.md`).
+/// also onto a sphere, as `a_non_grid_mesh_matches_...` does natively. Both match the CPU
+/// twin bit for bit on SwiftShader since the colliders stopped using `mix` (`docs/web.md`).
 async fn mesh(ctx: &GpuContext, frames: u32, sphere: bool) -> Result<Outcome> {
     let obj = include_bytes!("../../assets/tablecloth.obj");
     let cloth = ClothBuilder::mesh(chiffon::geometry::obj::parse(obj, "tablecloth.obj")?)
