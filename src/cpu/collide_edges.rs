@@ -122,7 +122,7 @@ fn triangle_push(
     if !near_an_edge {
         return [Vec4::ZERO; 2];
     }
-    deepest_push(colliders, placements, x, before())
+    deepest_push(colliders, placements, x, before(), centre, reach)
 }
 
 /// The kernel's test of a triangle against one box: its centre (`local_centre`, in the box's
@@ -138,24 +138,20 @@ fn near_edges(r: f32, half: Vec3, local_centre: Vec3, reach: f32) -> bool {
     (near.x as u32) + (near.y as u32) + (near.z as u32) >= 2
 }
 
-/// The rest of `triangle_push`, for a triangle near some box's edge: the same arithmetic,
-/// from the start.
+/// The rest of `triangle_push`, for a triangle near some box's edge (`centre` and `reach` as
+/// it worked them out: the farthest corner from the centre, with one square root since it is
+/// monotonic).
 #[inline(never)]
 fn deepest_push(
     colliders: &[ColliderRecord],
     placements: &[Placed],
     x: [Vec4; 3],
     before: [Vec4; 3],
+    centre: Vec3,
+    reach: f32,
 ) -> [Vec4; 2] {
     let none = [Vec4::ZERO; 2];
     let (x0, x1, x2) = (x[0].xyz(), x[1].xyz(), x[2].xyz());
-    let centre = (x0 + x1 + x2) / 3.0;
-    // The farthest corner from the centre (one square root: it is monotonic).
-    let reach = (x0 - centre)
-        .length_squared()
-        .max((x1 - centre).length_squared())
-        .max((x2 - centre).length_squared())
-        .sqrt();
     let e1 = x1 - x0;
     let e2 = x2 - x0;
     // The rest is worked out for a triangle near a box's edge only (most are not).
