@@ -1230,13 +1230,7 @@ fn a_fifo_or_a_device_given_as_a_file_is_refused_not_read() {
     let out = temp_path("fifo-out.csv");
     let out = out.to_str().unwrap();
     let fifo = temp_path("fifo.obj");
-    let _ = std::fs::remove_file(&fifo);
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .is_ok_and(|s| s.success())
-    );
+    common::make_fifo(&fifo);
     let fifo = fifo.to_str().unwrap();
     let collider = |f: &str| format!("mesh:{f}");
     let dt = |f: &str| format!("file:{f}");
@@ -1563,13 +1557,7 @@ fn a_bad_collider_among_several_is_named_by_its_value() {
 #[test]
 fn a_fifo_bench_output_is_refused_not_waited_on() {
     let fifo = temp_path("bench-fifo.json");
-    let _ = std::fs::remove_file(&fifo);
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .is_ok_and(|s| s.success())
-    );
+    common::make_fifo(&fifo);
     let args = [
         "bench",
         "--backend",
@@ -1590,13 +1578,7 @@ fn a_fifo_bench_output_is_refused_not_waited_on() {
 #[test]
 fn a_pipe_given_as_the_output_folder_is_called_a_pipe() {
     let fifo = temp_path("out-fifo");
-    let _ = std::fs::remove_file(&fifo);
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .is_ok_and(|s| s.success())
-    );
+    common::make_fifo(&fifo);
     let out = fifo.to_str().unwrap();
     rejects(
         &[

@@ -2,6 +2,8 @@
 //! lines without end, coordinates past what f32 holds, and the messages each gets. Every test is
 //! named after the defect it keeps fixed. None needs a GPU.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -50,8 +52,7 @@ fn every_obj_reader(path: &Path) -> Vec<String> {
 fn a_fifo_mesh_is_refused_not_waited_on() {
     let dir = temp_dir("fifo");
     let fifo = dir.join("fifo.obj");
-    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
-    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    common::make_fifo(&fifo);
     for e in every_obj_reader(&fifo) {
         assert!(e.contains("fifo.obj") && e.contains("named pipe"), "{e}");
     }
@@ -365,8 +366,7 @@ fn a_fifo_output_is_refused_not_opened() {
     let dir = temp_dir("fifo-out");
     for name in ["out.json", "out.png"] {
         let fifo = dir.join(name);
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
-        assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+        common::make_fifo(&fifo);
         let ext = name.rsplit('.').next().unwrap().to_string();
         let e = within_10_s(move || {
             chiffon::tools::plot::check_output(&fifo, "--json", &[ext.as_str()])

@@ -54,3 +54,12 @@ fn announce(notice: &str) {
     use std::io::Write;
     let _ = std::io::stderr().write_all(notice.as_bytes());
 }
+
+/// Makes a named pipe at `path` (replacing whatever is there), for the tests that check a pipe
+/// given as a file is refused rather than waited on.
+#[cfg(unix)]
+pub fn make_fifo(path: &std::path::Path) {
+    let _ = std::fs::remove_file(path);
+    let made = std::process::Command::new("mkfifo").arg(path).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo {}", path.display());
+}
