@@ -335,6 +335,28 @@ fn conform_fails_a_perturbed_run_and_passes_it_within_a_looser_tolerance() {
     assert!(text.lines().any(|l| l == "PASS"), "{text}");
 }
 
+/// `--perturb` past any coordinate chiffon takes (or not a number) is refused naming the flag,
+/// not stepped until the cloth diverges.
+#[test]
+fn conform_refuses_a_perturbation_past_any_coordinate() {
+    for value in ["1e30", "-1e30", "nan"] {
+        let out = chiffon(&[
+            "conform",
+            "--grid",
+            "8x8",
+            "--frames",
+            "2",
+            "--perturb",
+            value,
+        ]);
+        let err = stderr(&out);
+        assert!(
+            !out.status.success() && err.contains("--perturb"),
+            "{value}: {err}"
+        );
+    }
+}
+
 #[test]
 fn info_names_the_adapter() {
     if common::gpu("info_names_the_adapter").is_none() {

@@ -804,6 +804,12 @@ fn conform(scene: &SceneArgs, tolerance: f32, as_json: bool, perturb: f32) -> Re
     if tolerance <= 0.0 {
         bail!("--tolerance {tolerance} must be a positive fraction of the cloth size");
     }
+    if perturb.abs() > crate::params::MAX_COORDINATE {
+        bail!(
+            "--perturb {perturb} m is farther than any coordinate chiffon takes ({} m)",
+            crate::params::MAX_COORDINATE
+        );
+    }
     let dts = scene.dts()?;
     let frames = dts.remaining();
     let (mut gpu, colliders) = make_solver(scene, Backend::Gpu)?;
