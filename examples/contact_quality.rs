@@ -62,7 +62,7 @@ fn one_cloth(
 fn demo(backend: Backend<'_>, scene: DemoScene, grid: u32) -> anyhow::Result<Setup> {
     let (cloths, collar) = scenes::demo_cloths(scene, grid, 1)?;
     let params = SolverParams {
-        colliders: scenes::demo_bodies(scene)
+        colliders: scenes::demo_bodies(scene, 1)
             .into_iter()
             .chain(scenes::demo_colliders(Some(0.0), None))
             .collect(),

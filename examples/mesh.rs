@@ -52,7 +52,7 @@ fn main() -> chiffon::Result<()> {
     let backend = gpu.as_ref().map_or(Backend::Cpu, Backend::Gpu);
 
     let params = SolverParams {
-        wind: Vec3::new(0.0, 0.0, -2.0), // m/s², an acceleration like gravity
+        air: Some(chiffon::Air::wind(Vec3::new(0.0, 0.0, -4.0))), // m/s, drag and lift on each triangle
         ..SolverParams::default()
     };
     let mut solver = Solver::new(backend, &cape, params)?;

@@ -42,7 +42,7 @@ fn main() -> chiffon::Result<()> {
 
     // The parameters (gravity, wind, substeps, colliders) are the world's, shared by its cloths.
     let params = SolverParams {
-        wind: Vec3::new(1.0, 0.0, -1.5), // m/s²
+        air: Some(chiffon::Air::wind(Vec3::new(3.0, 0.0, -4.5)).with_gusts(0.3)), // m/s
         ..SolverParams::default()
     };
     let mut world = World::new(backend, params, WorldConfig::default())?;

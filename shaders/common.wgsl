@@ -8,7 +8,7 @@ override WORKGROUP_SIZE: u32 = 128u;
 
 // Per-substep parameters every solver kernel reads, one per substep (Rust: config::StepParams).
 struct StepParams {
-    accel: vec4<f32>,          // xyz: gravity + wind (m/s²)
+    accel: vec4<f32>,          // xyz: gravity (m/s²)
     center: vec4<f32>,         // xyz: the scene's centre (m); w: the divergence limit (m)
     ratio: f32,                // h / h_prev
     damping: f32,              // exp(-c h): velocity kept this substep
@@ -102,6 +102,20 @@ struct Health {
 }
 
 // The surface `compute_normals` walks (Rust: config::MeshInfo).
+// The air kernels' block, written once a frame (Rust: config::AirParams).
+struct AirParams {
+    wind: vec4<f32>,        // xyz: mean wind (m/s); w: air density (kg/m³)
+    gust_shift: vec4<f32>,  // xyz: the gusts' lattice shift (gust sizes); w: 1 / gust size (1/m)
+    drag: f32,              // C_d
+    lift: f32,              // C_l
+    gust_speed: f32,        // the gusts' amplitude (m/s)
+    dt: f32,                // the frame (s)
+    h: f32,                 // the substep that position − previous spans (s)
+    inv_h: f32,             // 1 / h
+    particle_count: u32,
+    seed: u32,
+}
+
 struct MeshInfo {
     particle_count: u32,
     triangle_count: u32,

@@ -23,7 +23,7 @@ pub const MAX_WORKGROUP_SIZE: u32 = 1024;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct StepParams {
-    /// xyz: gravity + wind (m/s²); w unused.
+    /// xyz: gravity (m/s²); w unused.
     pub accel: [f32; 4],
     /// xyz: the scene's centre (m); w: the divergence limit, the distance from it beyond which
     /// a particle counts as diverged (m).
@@ -105,6 +105,35 @@ impl ColorRange {
     pub fn range(&self) -> std::ops::Range<usize> {
         self.start as usize..(self.start + self.count) as usize
     }
+}
+
+/// Uniform block of the air kernels, `air_forces` and `apply_air` (`AirParams` in
+/// `shaders/common.wgsl`), written once a frame from [`crate::params::Air`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct AirParams {
+    /// xyz: the mean wind (m/s); w: the air's density (kg/m³).
+    pub wind: [f32; 4],
+    /// xyz: where the gusts' noise lattice is this frame, in gust sizes: the mean wind carried
+    /// over the time so far, modulo the lattice's period (on the host, in f64); w: 1 / the
+    /// gust size (1/m).
+    pub gust_shift: [f32; 4],
+    /// Drag coefficient C_d.
+    pub drag: f32,
+    /// Lift coefficient C_l.
+    pub lift: f32,
+    /// The gusts' amplitude (m/s): their strength times the mean wind's speed.
+    pub gust_speed: f32,
+    /// The frame's length (s): the air changes each velocity by force × dt / mass.
+    pub dt: f32,
+    /// The length of the substep that `position − previous` spans (s): the last one.
+    pub h: f32,
+    /// 1 / `h`.
+    pub inv_h: f32,
+    /// Particles of the world (all paths).
+    pub particle_count: u32,
+    /// The gusts' seed.
+    pub seed: u32,
 }
 
 /// Uniform block of `compute_normals` (`MeshInfo` in `shaders/common.wgsl`).
@@ -384,6 +413,18 @@ macro_rules! layout {
 
 /// Every struct shared with WGSL. A field added on one side only fails `tests/shaders.rs`.
 pub const GPU_STRUCTS: &[GpuStructLayout] = &[
+    layout!(AirParams {
+        wind,
+        gust_shift,
+        drag,
+        lift,
+        gust_speed,
+        dt,
+        h,
+        inv_h,
+        particle_count,
+        seed
+    }),
     layout!(StepParams {
         accel,
         center,

@@ -110,6 +110,6 @@ pub use geometry::{MeshStats, TriangleMesh};
 pub use glam;
 pub use gpu::GpuContext;
 pub use integrator::Integrator;
-pub use params::{SelfCollision, SolverParams};
+pub use params::{Air, SelfCollision, SolverParams};
 pub use solver::{Backend, Solver};
 pub use world::{ClothHandle, ClothOptions, World, WorldConfig};

@@ -158,8 +158,6 @@ pub const AUTO_SELF_THICKNESS: f32 = 1.5;
 pub struct SolverParams {
     /// Gravity as an acceleration (m/s²). Default `(0, -9.81, 0)`.
     pub gravity: Vec3,
-    /// Wind, as a constant acceleration added to gravity (m/s²). Default zero.
-    pub wind: Vec3,
     /// Velocity decay rate (1/s): each step keeps `exp(-damping · h)` of the implied velocity,
     /// so the decay does not depend on the frame rate. 0 disables damping. Default 0.5.
     pub damping: f32,
@@ -194,6 +192,9 @@ pub struct SolverParams {
     /// ([`crate::World::set_collider_pose`]); a collider is matched to its pose of the previous
     /// frame by its place in this list. Default none.
     pub colliders: Vec<Collider>,
+    /// The air the cloth moves through: wind (a velocity, with gusts) and the drag and lift
+    /// it puts on each triangle ([`Air`]), or `None`: a vacuum, no air at all. Default `None`.
+    pub air: Option<Air>,
     /// Self-collision (and, in a world, collision between the cloths), or `None`. Cloths of a
     /// world all take the global path while it is on (the fused kernel solves each cloth on
     /// its own). Default `None`: it costs a spatial hash and a neighbour search each substep.
@@ -204,7 +205,6 @@ impl Default for SolverParams {
     fn default() -> Self {
         Self {
             gravity: Vec3::new(0.0, -STANDARD_GRAVITY, 0.0),
-            wind: Vec3::ZERO,
             damping: DEFAULT_DAMPING,
             iterations: 1,
             substeps: Substeps::Frequency(DEFAULT_FREQUENCY),
@@ -216,6 +216,7 @@ impl Default for SolverParams {
             max_distance: None,
             integrator: Integrator::TimeCorrected,
             colliders: Vec::new(),
+            air: None,
             self_collision: None,
         }
     }
@@ -235,7 +236,7 @@ pub const MIN_FREQUENCY: f32 = 1.0;
 pub const MAX_ITERATIONS: u32 = 1000;
 /// See [`MAX_ITERATIONS`].
 pub const MAX_SUBSTEPS: u32 = 256;
-/// Largest acceleration magnitude accepted for gravity or wind (m/s²): 1000 g.
+/// Largest acceleration magnitude accepted for gravity (m/s²): 1000 g.
 pub const MAX_ACCELERATION: f32 = 9810.0;
 /// Largest damping rate accepted (1/s).
 pub const MAX_DAMPING: f32 = 1.0e4;
@@ -302,11 +303,16 @@ impl SolverParams {
     /// Checks every field against the bounds below; the error names the first bad one.
     pub fn validate(&self) -> Result<()> {
         check_finite3("gravity", self.gravity)?;
-        check_finite3("wind", self.wind)?;
-        for (name, v) in [("gravity", self.gravity), ("wind", self.wind)] {
-            // In f64: the f32 length of a huge vector overflows to infinity, and the error
-            // would say "not finite" of a number the user typed.
-            check_range(name, v.as_dvec3().length(), 0.0, MAX_ACCELERATION as f64)?;
+        // In f64: the f32 length of a huge vector overflows to infinity, and the error would
+        // say "not finite" of a number the user typed.
+        check_range(
+            "gravity",
+            self.gravity.as_dvec3().length(),
+            0.0,
+            MAX_ACCELERATION as f64,
+        )?;
+        if let Some(air) = &self.air {
+            air.validate()?;
         }
         check_range("damping (1/s)", self.damping, 0.0, MAX_DAMPING)?;
         check_range("iterations", self.iterations, 0, MAX_ITERATIONS)?;
@@ -391,9 +397,10 @@ impl SolverParams {
             .unwrap_or((AUTO_LIMIT_SCALE * scene.radius).max(AUTO_LIMIT_MIN))
     }
 
-    /// The total constant acceleration (gravity + wind), m/s².
-    pub fn acceleration(&self) -> Vec3 {
-        self.gravity + self.wind
+    /// The air, when it can move anything: some wind, or drag or lift on a moving cloth.
+    /// A still, frictionless air (`drag` and `lift` 0) is none.
+    pub fn active_air(&self) -> Option<&Air> {
+        self.air.as_ref().filter(|a| a.drag > 0.0 || a.lift > 0.0)
     }
 }
 
@@ -411,4 +418,102 @@ pub fn validate_dt(dt: f64) -> Result<()> {
         });
     }
     check_range("dt (s)", dt, MIN_DT, MAX_DT)
+}
+
+/// The air around the cloth (`SolverParams::air`): a wind velocity with optional gusts, and
+/// the aerodynamic force it puts on every triangle, from the air's velocity relative to the
+/// triangle `u` (the wind at the particle minus the triangle's mean velocity), its area `A`
+/// and unit normal `n` (NvCloth's and FleX's model: drag along the flow, lift across it):
+///
+/// ```text
+/// drag = ½ ρ C_d A |cos θ| |u| u                 cos θ = n · u / |u|
+/// lift = ½ ρ C_l A |u|² cos θ (n − cos θ û)       (across u, in the plane of n and u)
+/// ```
+///
+/// So a plate facing the wind feels `½ ρ C_d A |u|²` and no lift, one edge-on feels nothing,
+/// and lift is largest at 45°. Each triangle's force goes a third to each of its particles;
+/// the air acts once a frame, as a change of velocity, never more than the particle's speed
+/// relative to the wind (so a gale cannot fling a light cloth past the air itself). Runs on
+/// every path, the same on the GPU and the CPU reference (`shaders/air.wgsl` ↔
+/// `src/cpu/air.rs`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Air {
+    /// The mean wind, a velocity (m/s). Default zero: still air, which only drags.
+    pub wind: Vec3,
+    /// The air's density ρ (kg/m³). Default 1.2 (air at 20 °C, sea level).
+    pub density: f32,
+    /// Drag coefficient C_d. Default 1.0 (a flat plate facing the flow is about 1.2).
+    pub drag: f32,
+    /// Lift coefficient C_l. Default 0.5.
+    pub lift: f32,
+    /// Gusts: the turbulence's strength as a fraction of the mean wind's speed (0: steady;
+    /// 0.3 is a gusty day). The gusts are smooth noise, two octaves, carried downwind at the
+    /// mean wind's speed (frozen turbulence). Default 0.
+    pub gusts: f32,
+    /// The size of the largest gusts (m). Default 2.
+    pub gust_size: f32,
+    /// The gusts' seed: the same seed gives the same gusts, on both backends. Default 0.
+    pub seed: u32,
+}
+
+impl Default for Air {
+    fn default() -> Self {
+        Self {
+            wind: Vec3::ZERO,
+            density: 1.2,
+            drag: 1.0,
+            lift: 0.5,
+            gusts: 0.0,
+            gust_size: 2.0,
+            seed: 0,
+        }
+    }
+}
+
+/// Largest wind speed accepted (m/s): beyond a hurricane's.
+pub const MAX_WIND_SPEED: f32 = 300.0;
+/// Largest air density accepted (kg/m³): water's (a cloth under water is still "in air").
+pub const MAX_AIR_DENSITY: f32 = 1000.0;
+/// Largest drag or lift coefficient accepted.
+pub const MAX_AIR_COEFFICIENT: f32 = 100.0;
+/// Largest gust strength accepted (times the mean speed).
+pub const MAX_GUSTS: f32 = 10.0;
+/// Smallest and largest gust size accepted (m).
+pub const GUST_SIZE_RANGE: (f32, f32) = (1.0e-3, 1.0e4);
+
+impl Air {
+    /// Default air blowing at `wind` (m/s).
+    pub fn wind(wind: Vec3) -> Self {
+        Self {
+            wind,
+            ..Self::default()
+        }
+    }
+
+    /// The air with gusts of strength `gusts` (fraction of the mean speed).
+    pub fn with_gusts(self, gusts: f32) -> Self {
+        Self { gusts, ..self }
+    }
+
+    /// Checks every field; the error names the first bad one.
+    pub fn validate(&self) -> Result<()> {
+        check_finite3("wind (m/s)", self.wind)?;
+        check_range(
+            "wind speed (m/s)",
+            self.wind.as_dvec3().length(),
+            0.0,
+            MAX_WIND_SPEED as f64,
+        )?;
+        check_range("air density (kg/m³)", self.density, 0.0, MAX_AIR_DENSITY)?;
+        check_range("drag coefficient", self.drag, 0.0, MAX_AIR_COEFFICIENT)?;
+        check_range("lift coefficient", self.lift, 0.0, MAX_AIR_COEFFICIENT)?;
+        check_range("gusts", self.gusts, 0.0, MAX_GUSTS)?;
+        check_range(
+            "gust size (m)",
+            self.gust_size,
+            GUST_SIZE_RANGE.0,
+            GUST_SIZE_RANGE.1,
+        )
+    }
 }

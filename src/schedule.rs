@@ -8,6 +8,9 @@
 //! pass, which is what lets the benchmark time every stage with GPU timestamps.
 //!
 //! ```text
+//! air                          when there is air (SolverParams::air): each particle's share of
+//!                              its triangles' drag and lift, then its velocity changed by it,
+//!                              once a frame, for the cloths of both paths (`shaders/air.wgsl`)
 //! per substep s = 0..S         (S fixed, or from the solver frequency)
 //!   integrate (each substep reads its own StepParams: the first has the frame's dt ratio)
 //!   coarse    when the cloth has coarse levels and they are on: snapshot, then per level,
@@ -41,6 +44,8 @@ use crate::params::{SolverParams, validate_dt};
 /// A named group of passes: the unit a GPU timestamp measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Stage {
+    /// Wind, drag and lift, once a frame, on every cloth.
+    Air,
     /// Verlet step of every particle.
     Integrate,
     /// The coarse levels (hierarchical PBD, `src/hierarchy.rs`): snapshot, then each level's colors and
@@ -62,6 +67,7 @@ pub enum Stage {
 }
 
 crate::names::named_enum!(Stage "stage" {
+    Air => "air",
     Integrate => "integrate",
     Coarse => "coarse",
     Solve => "solve",
@@ -75,6 +81,12 @@ crate::names::named_enum!(Stage "stage" {
 /// One kernel launch (one GPU dispatch, one call of a CPU twin).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pass {
+    /// `air_forces` (`shaders/air.wgsl`, `cpu::air_forces`): each particle's share of the air's
+    /// force on its triangles, as a change of its previous position.
+    AirForces,
+    /// `apply_air` (`shaders/air.wgsl`, `cpu::apply_air`): each particle's previous position
+    /// moves by it.
+    ApplyAir,
     /// `integrate` (`shaders/integrate.wgsl`, `cpu::integrate`) of substep `.0`.
     Integrate(u32),
     /// `snapshot_nodes` (`shaders/snapshot.wgsl`, `cpu::snapshot_nodes`): where the coarse
@@ -189,6 +201,8 @@ pub struct FrameSchedule {
     /// True when the collide stage also keeps the boxes' edges and corners out of the
     /// triangles (a box among the colliders, and triangles on the global path).
     pub box_edges: bool,
+    /// True when the air stage runs ([`SolverParams::active_air`]), over every cloth.
+    pub air: bool,
     /// True when the per-pass stages run (some cloth is on the global path).
     pub global: bool,
     /// The fused stage's dispatches: one for the fused cloths held in workgroup memory, one
@@ -221,6 +235,7 @@ impl FrameSchedule {
             self_collision: true,
             collide: true,
             box_edges: true,
+            air: true,
             global: true,
             fused: FusedStage {
                 workgroup_memory: true,
@@ -233,6 +248,12 @@ impl FrameSchedule {
     pub fn run(&self, exec: &mut impl Executor) {
         let colors = self.colors;
         let global_substeps = if self.global { self.substeps } else { 0 };
+        if self.air {
+            exec.stage(
+                Stage::Air,
+                &mut [Pass::AirForces, Pass::ApplyAir].into_iter(),
+            );
+        }
         for s in 0..global_substeps {
             exec.stage(Stage::Integrate, &mut std::iter::once(Pass::Integrate(s)));
             if self.levels.levels > 0 {
@@ -346,6 +367,9 @@ pub struct FramePlan {
     /// The substep length the first substep's dt ratio divides by (s): the previous frame's,
     /// or `h` on a starting frame. A cloth that starts this frame starts from it.
     pub h_previous: f64,
+    /// Simulated time at the frame's start (s): the frames' lengths summed since construction
+    /// or reset (the gusts blow downwind with it).
+    pub time: f64,
     /// Parameters of the first substep (with the frame's dt ratio), as [`FramePlan::step`]
     /// gives them for substep 0.
     pub first: StepParams,
@@ -370,6 +394,7 @@ impl FramePlan {
 #[derive(Clone, Debug, Default)]
 pub struct StepClock {
     previous_h: Option<f64>,
+    time: f64,
 }
 
 impl StepClock {
@@ -398,6 +423,8 @@ impl StepClock {
         let first = params.integrator.coefficients(h, h_prev);
         let rest = params.integrator.coefficients(h, h);
         self.previous_h = Some(h);
+        let time = self.time;
+        self.time += dt;
         let uniform = |c| StepParams {
             center: scene
                 .center
@@ -412,6 +439,7 @@ impl StepClock {
             substeps,
             h,
             h_previous: h_prev,
+            time,
             first: uniform(first),
             rest: uniform(rest),
         })
@@ -431,7 +459,7 @@ fn step_params(params: &SolverParams, c: StepCoefficients, h: f64) -> StepParams
         stiffness: 0.0,
     });
     StepParams {
-        accel: params.acceleration().extend(0.0).to_array(),
+        accel: params.gravity.extend(0.0).to_array(),
         center: [0.0; 4],
         ratio: c.ratio as f32,
         damping: damping_factor(params.damping as f64, h) as f32,
@@ -481,6 +509,7 @@ mod tests {
             self_collision: false,
             collide: true,
             box_edges: false,
+            air: false,
             global: true,
             fused: FusedStage::default(),
         };
@@ -503,6 +532,10 @@ mod tests {
         };
         assert_eq!(boxed.dispatches(), s.dispatches() + 2 * 2);
         assert_eq!(boxed.stages(), s.stages());
+        // Air: two kernels once a frame, in a stage of their own, on either path.
+        let windy = FrameSchedule { air: true, ..s };
+        assert_eq!(windy.dispatches(), s.dispatches() + 2);
+        assert_eq!(windy.stages(), s.stages() + 1);
         // Nothing to collide with: no collide stage.
         let bare = FrameSchedule {
             collide: false,
@@ -534,5 +567,37 @@ mod tests {
         };
         assert_eq!(both.dispatches(), s.dispatches() + 2);
         assert_eq!(both.stages(), s.stages() + 1);
+    }
+}
+
+/// The air kernels' block for a frame of `plan` over `particle_count` particles.
+pub fn air_params(
+    air: &crate::params::Air,
+    plan: &FramePlan,
+    dt: f64,
+    particle_count: u32,
+) -> crate::config::AirParams {
+    let inv_size = 1.0 / air.gust_size as f64;
+    // Frozen turbulence: the gusts' pattern moves downwind with the mean wind. The lattice
+    // repeats every 256 cells, so the shift is kept below that in f64 and stays exact in f32
+    // however long the run.
+    let period = (crate::cpu::air::GUST_CELLS + 1) as f64;
+    let shift = (-air.wind.as_dvec3() * (plan.time * inv_size)).map(|v| v.rem_euclid(period));
+    crate::config::AirParams {
+        wind: air.wind.extend(air.density).to_array(),
+        gust_shift: [
+            shift.x as f32,
+            shift.y as f32,
+            shift.z as f32,
+            inv_size as f32,
+        ],
+        drag: air.drag,
+        lift: air.lift,
+        gust_speed: air.gusts * air.wind.length(),
+        dt: dt as f32,
+        h: plan.h_previous as f32,
+        inv_h: (1.0 / plan.h_previous) as f32,
+        particle_count,
+        seed: air.seed,
     }
 }

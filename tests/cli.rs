@@ -98,7 +98,7 @@ fn bad_scene_input_is_one_clear_line() {
     rejects(&sim(out, &["--tether-scale", "0.5"]), "--tether-scale");
     rejects(&sim(out, &["--tether-stiffness", "0"]), "tether stiffness");
     rejects(&sim(out, &["--over-relaxation", "2.5"]), "over-relaxation");
-    // A cloth blown away by an absurd wind: the health check stops it with one line.
+    // A cloth flung away by an absurd gravity: the health check stops it with one line.
     rejects(
         &[
             "simulate",
@@ -106,8 +106,8 @@ fn bad_scene_input_is_one_clear_line() {
             "cpu",
             "--pin",
             "none",
-            "--wind",
-            "9000,0,0",
+            "--gravity",
+            "9000",
             "--frames",
             "120",
             "--out",
@@ -725,7 +725,12 @@ fn a_flag_the_library_refuses_is_named() {
         &sim(out, &["--ground", "1e12"]),
         "--ground: invalid collider",
     );
-    rejects(&sim(out, &["--wind", "1e5,0,0"]), "--wind: invalid wind");
+    rejects(
+        &sim(out, &["--wind", "1e5,0,0"]),
+        "invalid wind speed (m/s)",
+    );
+    rejects(&sim(out, &["--drag", "-1"]), "invalid drag coefficient");
+    rejects(&sim(out, &["--gusts", "nan"]), "gusts");
     // --max-distance is the library's divergence limit: a tight one stops a falling cloth.
     rejects(
         &sim(out, &["--pin", "none", "--max-distance", "0.5"]),
@@ -1000,8 +1005,8 @@ fn a_diverging_run_never_writes_its_exploded_frame() {
             "8x8",
             "--pin",
             "none",
-            "--wind",
-            "400,0,0",
+            "--gravity",
+            "400",
             "--max-distance",
             &limit.to_string(),
             "--frames",

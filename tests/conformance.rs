@@ -57,7 +57,7 @@ fn one_integrate_step_matches() {
     // Integration only: no constraint sweeps, no colliders.
     let params = SolverParams {
         iterations: 0,
-        wind: Vec3::new(1.0, 0.0, 0.5),
+        air: Some(chiffon::Air::wind(Vec3::new(3.0, 0.0, 1.5)).with_gusts(0.3)),
         ..Default::default()
     };
     let (g, c) = run_both(&ctx, &cloth, &params, &[1.0 / 60.0]);
@@ -133,7 +133,7 @@ fn long_run_with_random_dt_and_colliders(test: &str, integrator: Integrator) {
             Collider::ground(-0.4),
             Collider::sphere(Vec3::new(0.0, 0.3, 0.15), 0.3),
         ],
-        wind: Vec3::new(0.0, 0.0, 1.5),
+        air: Some(chiffon::Air::wind(Vec3::new(0.0, 0.0, 4.5)).with_gusts(0.3)),
         ..Default::default()
     };
     let mut rng = ChaCha8Rng::seed_from_u64(7);
@@ -232,7 +232,7 @@ fn parameter_changes_between_frames_match() {
                 },
                 over_relaxation: 1.5,
                 integrator: Integrator::TimeCorrectedExact,
-                wind: Vec3::new(3.0, 0.0, 2.0),
+                air: Some(chiffon::Air::wind(Vec3::new(9.0, 0.0, 6.0)).with_gusts(0.3)),
                 damping: 0.0,
                 ..Default::default()
             };
@@ -414,7 +414,7 @@ fn a_non_grid_mesh_matches_over_a_long_random_dt_run_with_colliders() {
             Collider::ground(0.65),
             Collider::sphere(Vec3::new(0.0, 0.8, 0.0), 0.25),
         ],
-        wind: Vec3::new(-1.0, 0.0, 1.0),
+        air: Some(chiffon::Air::wind(Vec3::new(-1.0, 0.0, 1.0)).with_gusts(0.3)),
         ..Default::default()
     };
     let mut rng = ChaCha8Rng::seed_from_u64(11);

@@ -447,7 +447,7 @@ fn moving_colliders_of_every_shape_match_on_a_long_random_dt_run() {
     ];
     let params = SolverParams {
         colliders,
-        wind: Vec3::new(0.0, 0.0, -0.5),
+        air: Some(chiffon::Air::wind(Vec3::new(0.0, 0.0, -1.5)).with_gusts(0.3)),
         ..SolverParams::default()
     };
     let dts: Vec<f64> = (0..150)

@@ -100,7 +100,7 @@ fn solver_projectile(integrator: Integrator, dts: &[f64]) -> f32 {
         substeps: chiffon::params::Substeps::Fixed(1),
         ..Default::default()
     };
-    let a = params.acceleration();
+    let a = params.gravity;
     let mut solver = Solver::new(Backend::Cpu, &cloth, params).unwrap();
     let mut t = 0.0f64;
     let mut worst = 0.0f32;

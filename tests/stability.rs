@@ -29,7 +29,8 @@ fn scene(integrator: Integrator) -> (chiffon::Cloth, SolverParams) {
     let params = SolverParams {
         damping: 0.0,
         integrator,
-        wind: glam::Vec3::new(0.0, 0.0, 2.0),
+        // Gravity with a sideways pull, so the sheet swings as well as sags.
+        gravity: glam::Vec3::new(0.0, -9.81, 2.0),
         ..Default::default()
     };
     (cloth, params)

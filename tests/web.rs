@@ -36,7 +36,7 @@ fn a_device_with_the_webs_default_limits_fuses_and_one_with_fewer_buffers_goes_g
     assert_eq!(GpuContext::fused_storage_buffers(), 8);
     let params = SolverParams {
         colliders: vec![Collider::ground(-0.6)],
-        wind: Vec3::new(1.0, 0.0, 0.5),
+        air: Some(chiffon::Air::wind(Vec3::new(3.0, 0.0, 1.5)).with_gusts(0.3)),
         ..Default::default()
     };
     let config = WorldConfig {

@@ -17,7 +17,7 @@ use rand_chacha::ChaCha8Rng;
 /// Colliders, wind and tethers: everything the solver has.
 fn params() -> SolverParams {
     SolverParams {
-        wind: Vec3::new(1.5, 0.0, 0.8),
+        air: Some(chiffon::Air::wind(Vec3::new(4.5, 0.0, 2.4)).with_gusts(0.3)),
         colliders: vec![
             Collider::ground(-0.9),
             Collider::sphere(Vec3::new(0.1, -0.6, 0.2), 0.3),
@@ -639,7 +639,7 @@ fn capes_at_rest_sleep_and_wake_alike_on_both_backends() {
 
         // A parameter change wakes every cape.
         let mut params = world.params().clone();
-        params.wind = Vec3::new(0.0, 0.0, 0.1);
+        params.damping += 0.1;
         world.set_params(params).unwrap();
         assert_eq!(asleep(&mut world, &h), [false; 4], "{name}: set_params");
         for _ in 0..30 {

@@ -5,7 +5,7 @@ use glam::Vec4;
 
 use super::self_collision::{self as hash, SelfCollisionBuffers};
 use super::{
-    apply_edge_contacts, check_health, collide, edge_contacts, integrate, prolong, snapshot_nodes, solve_cloths, solve_color,
+    air_forces, apply_air, apply_edge_contacts, check_health, collide, edge_contacts, integrate, prolong, snapshot_nodes, solve_cloths, solve_color,
     solve_tethers,
 };
 use crate::cloth::Constraint;
@@ -49,6 +49,8 @@ pub(crate) struct CpuEngine {
     /// The box-edge contacts: the triangle table (`contact::edges`) and two pushes a triangle.
     triangle_table: Vec<u32>,
     pushes: Vec<Vec4>,
+    /// The air's change of each previous position this frame.
+    air_out: Vec<Vec4>,
     table: Vec<u32>,
     hash: Vec<u32>,
     moved: Vec<Vec4>,
@@ -89,6 +91,7 @@ impl Default for CpuEngine {
             rest: Vec::new(),
             triangle_table: Vec::new(),
             pushes: Vec::new(),
+            air_out: Vec::new(),
             table: Vec::new(),
             hash: Vec::new(),
             moved: Vec::new(),
@@ -138,6 +141,7 @@ impl Engine for CpuEngine {
         self.table = vec![0; hash::table_len(cells, self.workgroup_size)];
         self.hash = vec![0; 2 * n];
         self.moved = vec![Vec4::ZERO; n];
+        self.air_out = vec![Vec4::ZERO; n];
         self.sorted = vec![Vec4::ZERO; n];
         Ok(())
     }
@@ -230,6 +234,19 @@ impl Executor for CpuFrame<'_> {
         let plan = f.plan;
         for pass in passes {
             match pass {
+                Pass::AirForces => air_forces(
+                    f.air.as_ref().expect("a frame with the air stage has its block"),
+                    &e.positions,
+                    &e.previous,
+                    &e.triangle_table,
+                    &mut e.air_out,
+                ),
+                Pass::ApplyAir => apply_air(
+                    f.air.as_ref().expect("a frame with the air stage has its block"),
+                    &e.positions,
+                    &mut e.previous,
+                    &e.air_out,
+                ),
                 Pass::Integrate(s) => integrate(&plan.step(s), &mut e.positions, &mut e.previous),
                 Pass::Snapshot => snapshot_nodes(
                     &e.coarse_ranges[0],

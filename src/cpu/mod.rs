@@ -6,6 +6,7 @@
 
 pub(crate) mod engine;
 
+pub(crate) mod air;
 pub(crate) mod collide;
 mod collide_edges;
 mod health;
@@ -18,6 +19,7 @@ mod solve_cloths;
 mod solve_color;
 mod tethers;
 
+pub use air::{air_forces, apply_air};
 pub use collide::collide;
 pub use collide_edges::{apply_edge_contacts, edge_contacts};
 pub(crate) use collide::grid_distance;

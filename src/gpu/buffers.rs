@@ -268,33 +268,54 @@ impl SelfCollisionBuffers {
     }
 }
 
-/// The box-edge contacts' buffers (`contact::edges`), made the first time a box collides and
-/// grown with the layout's triangles.
-pub(crate) struct EdgeContactBuffers {
+/// The per-triangle kernels' buffers (the box-edge contacts and the air), made the first time
+/// either runs and grown with the layout: the triangle table (`contact::edges`), two box-edge
+/// pushes a triangle, the air's change of each previous position, and the air's uniform.
+pub(crate) struct TriangleBuffers {
     /// The triangle table.
     pub(crate) table: wgpu::Buffer,
     /// Two pushes a triangle.
     pub(crate) pushes: wgpu::Buffer,
+    /// One `vec4` a particle: the air's change of its previous position.
+    pub(crate) air_out: wgpu::Buffer,
+    /// The air kernels' block ([`crate::config::AirParams`]).
+    pub(crate) air_uniform: wgpu::Buffer,
 }
 
-impl EdgeContactBuffers {
-    /// A table of `table_words` words and pushes for `triangles` triangles.
-    pub(crate) fn new(ctx: &GpuContext, table_words: u64, triangles: u64) -> Result<Self> {
+impl TriangleBuffers {
+    /// A table of `table_words` words, pushes for `triangles` triangles, and the air's output
+    /// for `particles` particles.
+    pub(crate) fn new(
+        ctx: &GpuContext,
+        table_words: u64,
+        triangles: u64,
+        particles: u64,
+    ) -> Result<Self> {
         let table = table_words.max(1) * 4;
         let pushes = 2 * triangles.max(1) * crate::config::VEC4_BYTES;
+        let air = particles.max(1) * crate::config::VEC4_BYTES;
         let limits = ctx.limits();
-        check_storage_buffer(&limits, "the triangle table of the box contacts", table)?;
+        check_storage_buffer(&limits, "the triangle table", table)?;
         check_storage_buffer(&limits, "the box contacts' pushes", pushes)?;
+        check_storage_buffer(&limits, "the air's output", air)?;
         let d = &ctx.device;
+        let uniform = size_of::<crate::config::AirParams>() as u64;
         Ok(Self {
             table: buffer(d, "triangle table", table, STORAGE),
             pushes: buffer(d, "box-edge pushes", pushes, STORAGE),
+            air_out: buffer(d, "air output", air, STORAGE),
+            air_uniform: buffer(
+                d,
+                "air params",
+                uniform,
+                wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            ),
         })
     }
 
     /// Bytes on the device.
     pub(crate) fn bytes(&self) -> u64 {
-        self.table.size() + self.pushes.size()
+        self.table.size() + self.pushes.size() + self.air_out.size() + self.air_uniform.size()
     }
 }
 
@@ -328,7 +349,7 @@ pub(crate) fn bind_groups(
     t: &TopologyBuffers,
     c: &ContactBuffers,
     h: Option<&SelfCollisionBuffers>,
-    e: Option<&EdgeContactBuffers>,
+    e: Option<&TriangleBuffers>,
 ) -> BindGroups {
     let particle = bind_group(
         device,
@@ -396,6 +417,20 @@ pub(crate) fn bind_groups(
             ],
         )
     });
+    let air = e.map(|e| {
+        bind_group(
+            device,
+            "air",
+            &pipelines.air_layout,
+            &[
+                (&e.air_uniform, None),
+                (&p.positions, None),
+                (&p.previous, None),
+                (&e.table, None),
+                (&e.air_out, None),
+            ],
+        )
+    });
     let self_collision = h.map(|h| {
         bind_group(
             device,
@@ -454,6 +489,7 @@ pub(crate) fn bind_groups(
         coarse,
         collide,
         edges,
+        air,
         self_collision,
         fused,
     }

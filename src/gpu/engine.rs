@@ -5,7 +5,7 @@
 use glam::Vec4;
 
 use super::buffers::{
-    ContactBuffers, EdgeContactBuffers, ParticleBuffers, SelfCollisionBuffers, TopologyBuffers,
+    ContactBuffers, ParticleBuffers, SelfCollisionBuffers, TopologyBuffers, TriangleBuffers,
     bind_groups, counts,
 };
 use super::context::{GpuContext, read_prefix_on};
@@ -33,8 +33,8 @@ pub(crate) struct GpuEngine {
     self_collision: Option<SelfCollisionBuffers>,
     /// The layout's rest positions (uploaded when self-collision's buffers are made).
     rest: Vec<Vec4>,
-    /// Made the first time a box collides; grown with the layout's triangles.
-    edges: Option<EdgeContactBuffers>,
+    /// Made the first time a box collides or the air blows; grown with the layout.
+    edges: Option<TriangleBuffers>,
     /// The layout's triangle table (`contact::edges`), and whether the buffer holds it.
     triangle_table: Vec<u32>,
     triangles_uploaded: bool,
@@ -155,16 +155,21 @@ impl GpuEngine {
         );
     }
 
-    /// Makes (or grows) the box contacts' buffers for the layout's triangles and uploads its
-    /// triangle table.
-    fn ensure_edges(&mut self) -> Result<()> {
+    /// Makes (or grows) the per-triangle kernels' buffers for the layout's triangles and
+    /// particles, and uploads its triangle table.
+    fn ensure_triangles(&mut self) -> Result<()> {
         let words = self.triangle_table.len() as u64;
         let triangles = self.triangle_table.first().copied().unwrap_or(0) as u64;
+        let particles = self.capacity_particles;
         let fits = self.edges.as_ref().is_some_and(|e| {
-            e.table.size() >= words * 4 && e.pushes.size() >= 2 * triangles * VEC4_BYTES
+            e.table.size() >= words * 4
+                && e.pushes.size() >= 2 * triangles * VEC4_BYTES
+                && e.air_out.size() >= particles * VEC4_BYTES
         });
         if !fits {
-            self.edges = Some(EdgeContactBuffers::new(&self.ctx, words, triangles)?);
+            self.edges = Some(TriangleBuffers::new(
+                &self.ctx, words, triangles, particles,
+            )?);
             self.triangles_uploaded = false;
             self.rebind();
         }
@@ -435,10 +440,13 @@ impl Engine for GpuEngine {
         if frame.schedule.self_collision {
             self.ensure_self_collision()?;
         }
-        if frame.schedule.box_edges {
-            self.ensure_edges()?;
+        if frame.schedule.box_edges || frame.schedule.air {
+            self.ensure_triangles()?;
         }
         let q = &self.ctx.queue;
+        if let (Some(air), Some(e)) = (&frame.air, &self.edges) {
+            q.write_buffer(&e.air_uniform, 0, bytemuck::bytes_of(air));
+        }
         let (p, t) = (&self.particles, &self.topology);
         let stride = self.sizes.uniform_stride;
         p.write_steps(q, stride, frame.plan);
@@ -477,6 +485,7 @@ impl Engine for GpuEngine {
             bind_groups: &self.bind_groups,
             uniform_stride: stride,
             particles: self.global_particles,
+            all_particles: self.particle_count,
             color_sizes: &self.color_sizes,
             coarse_counts: &self.coarse_counts,
             fused_cloths: frame.records.len() as u32,

@@ -25,6 +25,9 @@ pub(crate) struct Pipelines {
     pub(super) collide_layout: wgpu::BindGroupLayout,
     pub(super) self_layout: wgpu::BindGroupLayout,
     pub(super) edges_layout: wgpu::BindGroupLayout,
+    pub(super) air_layout: wgpu::BindGroupLayout,
+    air_forces: Kernel,
+    apply_air: Kernel,
     integrate: Kernel,
     snapshot: Kernel,
     prolong: Kernel,
@@ -177,6 +180,21 @@ impl Pipelines {
                 Binding::StorageReadWrite,
             ],
         );
+        // The air: its block, positions, previous positions, the triangle table, its output.
+        let air_layout = bind_group_layout(
+            device,
+            "air",
+            &[
+                Binding::Uniform {
+                    size: size_of::<crate::config::AirParams>() as u64,
+                    dynamic: false,
+                },
+                Binding::StorageRead,
+                Binding::StorageReadWrite,
+                Binding::StorageRead,
+                Binding::StorageReadWrite,
+            ],
+        );
         let kernel =
             |file, entry, layout| Kernel::new(device, file, entry, layout, workgroup_size, &[]);
         let self_collision = SelfStep::ALL
@@ -184,6 +202,8 @@ impl Pipelines {
             .map(|s| kernel(shaders::SELF_COLLISION, s.name(), &self_layout))
             .collect();
         Self {
+            air_forces: kernel(shaders::AIR, "air_forces", &air_layout),
+            apply_air: kernel(shaders::AIR, "apply_air", &air_layout),
             integrate: kernel(shaders::INTEGRATE, "integrate", &particle_layout),
             snapshot: kernel(shaders::SNAPSHOT, "snapshot_nodes", &coarse_layout),
             prolong: kernel(shaders::PROLONG, "prolong", &coarse_layout),
@@ -204,6 +224,7 @@ impl Pipelines {
             collide_layout,
             self_layout,
             edges_layout,
+            air_layout,
             fused: None,
         }
     }
@@ -238,8 +259,10 @@ pub(crate) struct BindGroups {
     pub(super) color: wgpu::BindGroup,
     pub(super) coarse: wgpu::BindGroup,
     pub(super) collide: wgpu::BindGroup,
-    /// Only once a box has collided.
+    /// Only once a box has collided or the air has blown.
     pub(super) edges: Option<wgpu::BindGroup>,
+    /// Only once a box has collided or the air has blown.
+    pub(super) air: Option<wgpu::BindGroup>,
     /// Only once self-collision has run.
     pub(super) self_collision: Option<wgpu::BindGroup>,
     /// Only once the fused kernel is compiled.
@@ -254,6 +277,8 @@ pub(crate) struct PassRecorder<'a> {
     pub(crate) uniform_stride: u64,
     /// Particles the per-particle kernels cover.
     pub(crate) particles: u32,
+    /// Particles of every cloth (the air's threads).
+    pub(crate) all_particles: u32,
     /// Threads of each `solve_color` (a constraint or a bending stencil each).
     pub(crate) color_sizes: &'a [u32],
     /// Threads of the coarse passes: snapshot slots, then each level's prolongation entries.
@@ -291,6 +316,17 @@ impl Executor for PassRecorder<'_> {
         };
         for p in passes {
             let (kernel, bindings, offsets, count, threads) = match p {
+                Pass::AirForces | Pass::ApplyAir => {
+                    let group = groups
+                        .air
+                        .as_ref()
+                        .expect("the air's buffers are made before its first frame");
+                    let kernel: &Kernel = match p {
+                        Pass::AirForces => &k.air_forces,
+                        _ => &k.apply_air,
+                    };
+                    (kernel, group, [0, 0], 0, self.all_particles)
+                }
                 Pass::Integrate(s) => particle(&k.integrate, s),
                 Pass::SolveColor {
                     color,

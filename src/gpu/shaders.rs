@@ -123,6 +123,15 @@ pub const SOLVE_CLOTHS: ShaderFile = ShaderFile {
     text: include_str!("../../shaders/solve_cloths.wgsl"),
 };
 
+/// `air_forces` and `apply_air`: wind, drag and lift on every triangle (CPU twins:
+/// `src/cpu/air.rs`).
+pub const AIR: ShaderFile = ShaderFile {
+    file: "air.wgsl",
+    entry_points: "air_forces,apply_air",
+    prelude: SOLVER,
+    text: include_str!("../../shaders/air.wgsl"),
+};
+
 /// `compute_normals`: per-particle normals for drawing (CPU twin: `src/cpu/normals.rs`).
 pub const NORMALS: ShaderFile = ShaderFile {
     file: "normals.wgsl",
@@ -152,6 +161,7 @@ pub const ALL: &[ShaderFile] = &[
     COLLIDE_EDGES,
     HEALTH,
     SOLVE_CLOTHS,
+    AIR,
     NORMALS,
     RENDER,
 ];

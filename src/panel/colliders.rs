@@ -30,11 +30,11 @@ pub struct Colliders {
 }
 
 impl Colliders {
-    /// How `scene` starts: its own bodies, the ground at 0, and the demo's sphere only where the
-    /// scene has something to fall on it.
-    pub fn for_scene(scene: DemoScene) -> Self {
+    /// How `scene` starts: its own bodies (`flags` per side of the flags scene), the ground at
+    /// 0, and the demo's sphere only where the scene has something to fall on it.
+    pub fn for_scene(scene: DemoScene, flags: u32) -> Self {
         Self {
-            bodies: scenes::demo_bodies(scene),
+            bodies: scenes::demo_bodies(scene, flags),
             // The flags fly over the ground only; the other contact scenes have their bodies.
             sphere_on: scene == DemoScene::Cloth,
             sphere: scenes::DEMO_SPHERE,

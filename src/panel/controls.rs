@@ -273,12 +273,15 @@ fn solver_rows(ui: &mut egui::Ui, s: &mut Settings) {
     }
 }
 
-/// Gravity and wind.
+/// Gravity and the air.
 fn force_rows(ui: &mut egui::Ui, s: &mut Settings) {
     ui.add(egui::Slider::new(&mut s.gravity, 0.0..=30.0).text("gravity (m/s²)"));
-    ui.checkbox(&mut s.wind_on, "wind (W)");
-    ui.add(egui::Slider::new(&mut s.wind_strength, 0.0..=20.0).text("wind (m/s²)"));
+    ui.checkbox(&mut s.wind_on, "air and wind (W)");
+    ui.add(egui::Slider::new(&mut s.wind_strength, 0.0..=30.0).text("wind (m/s)"));
     ui.add(egui::Slider::new(&mut s.wind_heading_deg, -180.0..=180.0).text("wind heading (°)"));
+    ui.add(egui::Slider::new(&mut s.gusts, 0.0..=1.0).text("gusts (× wind)"));
+    ui.add(egui::Slider::new(&mut s.drag, 0.0..=3.0).text("drag C_d"));
+    ui.add(egui::Slider::new(&mut s.lift, 0.0..=3.0).text("lift C_l"));
 }
 
 #[cfg(test)]

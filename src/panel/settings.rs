@@ -39,10 +39,16 @@ pub struct Settings {
     pub tether_scale: f32,
     /// Gravity (m/s², downwards).
     pub gravity: f32,
+    /// The air ([`crate::Air`]) on or off; off is a vacuum, as before air was modelled.
     pub wind_on: bool,
-    /// Wind (m/s²), blowing along the heading (° about +y, 0 = +z).
+    /// Wind speed (m/s), blowing along the heading (° about +y, 0 = +z).
     pub wind_strength: f32,
     pub wind_heading_deg: f32,
+    /// Gusts, as a fraction of the wind speed ([`crate::Air::gusts`]).
+    pub gusts: f32,
+    /// Drag and lift coefficients ([`crate::Air::drag`], [`crate::Air::lift`]).
+    pub drag: f32,
+    pub lift: f32,
     /// The scene's bodies, the sphere and the ground.
     pub colliders: Colliders,
     /// A random frame time each frame (30–144 fps), to show what each integrator does with it.
@@ -77,7 +83,10 @@ impl Settings {
             wind_on,
             wind_strength,
             wind_heading_deg,
-            colliders: Colliders::for_scene(scene),
+            gusts: scenes::demo_gusts(scene),
+            drag: crate::Air::default().drag,
+            lift: crate::Air::default().lift,
+            colliders: Colliders::for_scene(scene, flags),
             jitter: false,
             paused: false,
             step_once: false,
@@ -92,7 +101,8 @@ impl Settings {
     pub fn enter(&mut self, scene: DemoScene) {
         self.scene = scene;
         (self.wind_on, self.wind_strength, self.wind_heading_deg) = scenes::demo_wind(scene);
-        self.colliders = Colliders::for_scene(scene);
+        self.gusts = scenes::demo_gusts(scene);
+        self.colliders = Colliders::for_scene(scene, self.flags);
         self.solver.self_collision = scenes::demo_self_collision(scene);
     }
 
@@ -146,11 +156,13 @@ impl Settings {
     pub fn params(&self) -> SolverParams {
         let mut params = SolverParams {
             gravity: Vec3::new(0.0, -self.gravity, 0.0),
-            wind: if self.wind_on {
-                scenes::wind_vector(self.wind_strength, self.wind_heading_deg)
-            } else {
-                Vec3::ZERO
-            },
+            air: self.wind_on.then(|| crate::Air {
+                wind: scenes::wind_vector(self.wind_strength, self.wind_heading_deg),
+                gusts: self.gusts,
+                drag: self.drag,
+                lift: self.lift,
+                ..crate::Air::default()
+            }),
             substeps: if self.use_frequency {
                 Substeps::Frequency(self.frequency)
             } else {

@@ -150,11 +150,13 @@ crate::names::named_enum!(DemoScene "scene" {
     Table => "table",
 });
 
-/// A demo scene's own bodies (the walking figure's capsules, the table's boxes), first in the
-/// solver's list of colliders, before the ground and the sphere ([`demo_colliders`]).
-pub fn demo_bodies(scene: DemoScene) -> Vec<Collider> {
+/// A demo scene's own bodies (the walking figure's capsules, the table's boxes, the flags'
+/// poles for `flags` per side), first in the solver's list of colliders, before the ground and
+/// the sphere ([`demo_colliders`]).
+pub fn demo_bodies(scene: DemoScene, flags: u32) -> Vec<Collider> {
     match scene {
-        DemoScene::Cloth | DemoScene::Flags | DemoScene::Heap => Vec::new(),
+        DemoScene::Cloth | DemoScene::Heap => Vec::new(),
+        DemoScene::Flags => flag_poles(flags),
         DemoScene::Character => walker_colliders(),
         DemoScene::Table => table_colliders(),
     }
@@ -367,20 +369,28 @@ pub fn demo_paths(scene: DemoScene) -> crate::world::PathChoice {
     }
 }
 
-/// The wind a demo scene starts with: on or off, strength (m/s²) and heading (° from +z
-/// towards +x).
+/// The wind a demo scene starts with: on or off, speed (m/s) and heading (° from +z towards
+/// +x).
 pub fn demo_wind(scene: DemoScene) -> (bool, f32, f32) {
     match scene {
         // Off, but ready for the W key: a breeze across the cloth.
         DemoScene::Cloth | DemoScene::Heap | DemoScene::Character | DemoScene::Table => {
-            (false, 3.0, 30.0)
+            (false, 4.0, 30.0)
         }
         // Flags are for the wind.
-        DemoScene::Flags => (true, 14.0, 70.0),
+        DemoScene::Flags => (true, 8.0, 70.0),
     }
 }
 
-/// The wind vector of `strength` (m/s²) and `heading` (°): as [`demo_wind`] gives them.
+/// The gusts a demo scene starts with ([`crate::Air::gusts`]).
+pub fn demo_gusts(scene: DemoScene) -> f32 {
+    match scene {
+        DemoScene::Flags => 0.3,
+        _ => 0.2,
+    }
+}
+
+/// The wind vector of `strength` (m/s) and `heading` (°): as [`demo_wind`] gives them.
 pub fn wind_vector(strength: f32, heading_deg: f32) -> Vec3 {
     let heading = heading_deg.to_radians();
     Vec3::new(heading.sin(), 0.0, heading.cos()) * strength
@@ -390,9 +400,9 @@ pub fn wind_vector(strength: f32, heading_deg: f32) -> Vec3 {
 pub const FLAG_PARTICLES: (u32, u32) = (32, 20);
 
 /// The demo's many-cloths scene: `side`×`side` flags of [`FLAG_PARTICLES`] (0.9 m × 0.57 m,
-/// 0.1 kg), each held along its pole (its first column), tops at 2.2 m, one per 1.4 m square,
-/// each turned its own way; every other flag is of a softer, stretchier cloth (its own
-/// material).
+/// 0.1 kg), each held along its pole (its first column, the hoist), tops at 2.2 m, one per
+/// 1.4 m square, each turned its own way; every other flag is of a softer, stretchier cloth
+/// (its own material). The poles are [`flag_poles`].
 pub fn flag_field(side: u32) -> Result<Vec<(Cloth, crate::world::ClothOptions)>> {
     let (columns, rows) = FLAG_PARTICLES;
     let flag = ClothBuilder::grid(columns, rows)
@@ -407,23 +417,40 @@ pub fn flag_field(side: u32) -> Result<Vec<(Cloth, crate::world::ClothOptions)>>
         curvature: 1.0e7,
         ..Compliance::default()
     };
-    let centre = (side as f32 - 1.0) / 2.0;
     let mut out = Vec::with_capacity((side * side) as usize);
     for k in 0..side * side {
-        let (i, j) = ((k % side) as f32, (k / side) as f32);
-        // A turn that differs from flag to flag without looking random.
-        let turn = ((k * 37) % 11) as f32 / 11.0 - 0.5;
-        let transform = glam::Affine3A::from_rotation_translation(
-            glam::Quat::from_rotation_y(turn),
-            Vec3::new((i - centre) * 1.4, 2.2, (j - centre) * 1.4),
-        );
-        let mut options = crate::world::ClothOptions::new().transform(transform);
+        let mut options = crate::world::ClothOptions::new().transform(flag_transform(side, k));
         if k % 2 == 1 {
             options = options.compliance(soft);
         }
         out.push((flag.clone(), options));
     }
     Ok(out)
+}
+
+/// Where flag `k` of [`flag_field`]`(side)` stands: turned about its pole, top at 2.2 m.
+fn flag_transform(side: u32, k: u32) -> glam::Affine3A {
+    let centre = (side as f32 - 1.0) / 2.0;
+    let (i, j) = ((k % side) as f32, (k / side) as f32);
+    // A turn that differs from flag to flag without looking random.
+    let turn = ((k * 37) % 11) as f32 / 11.0 - 0.5;
+    glam::Affine3A::from_rotation_translation(
+        glam::Quat::from_rotation_y(turn),
+        Vec3::new((i - centre) * 1.4, 2.2, (j - centre) * 1.4),
+    )
+}
+
+/// The poles of [`flag_field`]`(side)`: a capsule 3 cm across from the ground to just above
+/// each flag's top, 2 cm behind its hoist (the flag's first column, at x = −0.45 m before it
+/// is turned), so the flag wraps round it when the wind turns.
+pub fn flag_poles(side: u32) -> Vec<Collider> {
+    (0..side * side)
+        .map(|k| {
+            let t = flag_transform(side, k);
+            let foot = t.transform_point3(Vec3::new(-0.47, -2.2, 0.0));
+            Collider::capsule(foot, foot + Vec3::Y * 2.25, 0.015, 0.015).friction(CONTACT_FRICTION)
+        })
+        .collect()
 }
 
 /// The standard scene's parameters: the library's defaults (gravity −9.81 m/s², damping 0.5/s,
@@ -1022,7 +1049,7 @@ mod tests {
     fn demo_world(scene: DemoScene, grid: u32) -> (World, Motion) {
         let (cloths, collar) = demo_cloths(scene, grid, 2).unwrap();
         let params = SolverParams {
-            colliders: demo_bodies(scene)
+            colliders: demo_bodies(scene, 2)
                 .into_iter()
                 .chain(demo_colliders(Some(0.0), None))
                 .collect(),

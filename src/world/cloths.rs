@@ -224,7 +224,7 @@ impl World {
     /// Starts the Verlet history of cloths that joined since the last step: `x₋₁ = x₀ − v₀h +
     /// ½ah²` with the h the frame's first dt ratio divides by, from where the cloth is now.
     pub(super) fn start_new_cloths(&mut self, plan: &FramePlan) {
-        let accel = self.params.acceleration();
+        let accel = self.params.gravity;
         for p in &self.layout.placed {
             let Some(live) = self.entries[p.slot as usize].live.as_mut() else {
                 continue;

@@ -7,7 +7,9 @@ use glam::Vec4;
 
 use super::WorldConfig;
 use super::layout::Layout;
-use crate::config::{ClothRecord, ClothRest, ColliderRecord, FusedFrame, Health, TetherSlot};
+use crate::config::{
+    AirParams, ClothRecord, ClothRest, ColliderRecord, FusedFrame, Health, TetherSlot,
+};
 use crate::error::Result;
 use crate::gpu::StageTimer;
 use crate::schedule::{FramePlan, FrameSchedule};
@@ -26,6 +28,8 @@ pub(crate) struct WorldFrame<'a> {
     pub colliders: &'a [ColliderRecord],
     /// Their broad phase ([`crate::contact::broadphase`]).
     pub collider_cells: &'a [u32],
+    /// The air kernels' block, when the schedule has the air stage.
+    pub air: Option<AirParams>,
 }
 
 /// A world's buffers and the executor of its passes.

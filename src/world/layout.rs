@@ -78,8 +78,8 @@ pub(crate) struct Layout {
     /// Every particle's rest position (xyz, as placed) and its cloth (w, the material index):
     /// self-collision leaves out pairs of one cloth that are near each other at rest.
     pub rest: Vec<Vec4>,
-    /// The global cloths' triangles and each global particle's (`contact::edges`): what keeps
-    /// a box's edges and corners out of the cloth.
+    /// Every cloth's triangles and each particle's (`contact::edges`): what keeps a box's
+    /// edges and corners out of the cloth, and what the air blows on.
     pub triangle_table: Vec<u32>,
 }
 
@@ -205,12 +205,13 @@ impl Layout {
                 .zip(&placed)
                 .map(|((m, _), p)| (p.particles.start, m.tethers)),
         );
+        // Every cloth's triangles: the air acts on both paths; the box-edge kernels run only
+        // when a box puts every cloth on the global path, so they see the same triangles.
         let triangle_table = crate::contact::edges::triangle_table(
-            global_particles as usize,
+            particle_count as usize,
             order
                 .iter()
                 .zip(&placed)
-                .filter(|((_, path), _)| *path == ClothPath::Global)
                 .map(|((m, _), p)| (p.particles.start, m.cloth.triangles())),
         );
         Ok(Self {

@@ -400,17 +400,25 @@ impl World {
         let rows = self.layout.fused_rows();
         let colliders = self.collider_records()?;
         let collider_cells = crate::contact::broadphase::collider_cells(&colliders);
+        let schedule = self.frame_schedule(plan.substeps);
+        let air = self
+            .params
+            .active_air()
+            .filter(|_| schedule.air)
+            .map(|a| crate::schedule::air_params(a, &plan, dt, self.layout.particle_count));
+        // Air keeps every cloth awake: a sleeping cloth would not feel the wind rise.
+        let sleep = self.config.sleep.filter(|_| air.is_none());
         let frame = WorldFrame {
             plan: &plan,
-            schedule: self.frame_schedule(plan.substeps),
+            schedule,
             materials: &materials,
             records: &records,
             fused: FusedFrame {
                 substeps: plan.substeps,
                 iterations: self.params.iterations,
                 cloth_count: records.len() as u32,
-                sleep_frames: self.config.sleep.map_or(0, |s| s.frames),
-                sleep_step: self.config.sleep.map_or(0.0, |s| s.speed * plan.h as f32),
+                sleep_frames: sleep.map_or(0, |s| s.frames),
+                sleep_step: sleep.map_or(0.0, |s| s.speed * plan.h as f32),
                 coarse_levels: self.params.coarse_levels as u32,
                 level_row: rows.levels,
                 node_row: rows.nodes,
@@ -420,6 +428,7 @@ impl World {
             },
             colliders: &colliders,
             collider_cells: &collider_cells,
+            air,
         };
         let health = self.engine.frame(&frame, timer)?;
         self.collider_poses = self.params.colliders.iter().map(|c| c.pose).collect();
@@ -520,6 +529,8 @@ impl World {
             self_collision: self.params.self_collision.is_some() && l.global_particles > 0,
             collide: self.params.has_colliders(),
             box_edges: self.params.has_boxes() && l.triangle_table.first().is_some_and(|&t| t > 0),
+            air: self.params.active_air().is_some()
+                && l.triangle_table.first().is_some_and(|&t| t > 0),
             global: l.global_particles > 0,
             fused: crate::schedule::FusedStage {
                 workgroup_memory: l.records.iter().any(|r| r.shared_memory == 1),

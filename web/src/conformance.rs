@@ -61,7 +61,7 @@ async fn grid(ctx: &GpuContext, frames: u32) -> Result<Outcome> {
         .build()?;
     let params = SolverParams {
         colliders: vec![Collider::sphere(Vec3::new(0.0, -0.5, 0.2), 0.3)],
-        wind: Vec3::new(0.0, 0.0, 1.0),
+        air: Some(chiffon::Air::wind(Vec3::new(0.0, 0.0, 3.0)).with_gusts(0.3)),
         ..Default::default()
     };
     let mut gpu = Solver::new(Backend::Gpu(ctx), &cloth, params.clone())?;
@@ -118,7 +118,7 @@ async fn mesh(ctx: &GpuContext, frames: u32, sphere: bool) -> Result<Outcome> {
     }
     let params = SolverParams {
         colliders,
-        wind: Vec3::new(-1.0, 0.0, 1.0),
+        air: Some(chiffon::Air::wind(Vec3::new(-3.0, 0.0, 3.0)).with_gusts(0.3)),
         ..Default::default()
     };
     let mut gpu = Solver::new(Backend::Gpu(ctx), &cloth, params.clone())?;
@@ -276,7 +276,7 @@ async fn world(ctx: &GpuContext, frames: u32, scene: WorldScene) -> Result<Outco
         colliders.push(Collider::sphere(Vec3::new(0.1, -0.6, 0.2), 0.3));
     }
     let params = SolverParams {
-        wind: Vec3::new(1.5, 0.0, 0.8),
+        air: Some(chiffon::Air::wind(Vec3::new(4.5, 0.0, 2.4)).with_gusts(0.3)),
         colliders,
         coarse_levels: true,
         ..SolverParams::default()
