@@ -8,9 +8,10 @@
 //! pass, which is what lets the benchmark time every stage with GPU timestamps.
 //!
 //! ```text
-//! air                          when there is air (SolverParams::air): each particle's share of
-//!                              its triangles' drag and lift, then its velocity changed by it,
-//!                              once a frame, for the cloths of both paths (`shaders/air.wgsl`)
+//! air                          when there is air (SolverParams::air): the wind at each
+//!                              particle, the drag and lift on each triangle, then each
+//!                              particle's velocity changed by its share, once a frame, for
+//!                              the cloths of both paths (`shaders/air.wgsl`)
 //! per substep s = 0..S         (S fixed, or from the solver frequency)
 //!   integrate (each substep reads its own StepParams: the first has the frame's dt ratio)
 //!   coarse    when the cloth has coarse levels and they are on: snapshot, then per level,
@@ -81,11 +82,12 @@ crate::names::named_enum!(Stage "stage" {
 /// One kernel launch (one GPU dispatch, one call of a CPU twin).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pass {
-    /// `air_forces` (`shaders/air.wgsl`, `cpu::air_forces`): each particle's share of the air's
-    /// force on its triangles, as a change of its previous position.
+    /// `air_winds` (`shaders/air.wgsl`, `cpu::air_winds`): the wind where each particle is.
+    AirWinds,
+    /// `air_forces` (`shaders/air.wgsl`, `cpu::air_forces`): the air's force on each triangle.
     AirForces,
-    /// `apply_air` (`shaders/air.wgsl`, `cpu::apply_air`): each particle's previous position
-    /// moves by it.
+    /// `apply_air` (`shaders/air.wgsl`, `cpu::apply_air`): each particle's velocity changes by
+    /// its share of its triangles' forces.
     ApplyAir,
     /// `integrate` (`shaders/integrate.wgsl`, `cpu::integrate`) of substep `.0`.
     Integrate(u32),
@@ -251,7 +253,7 @@ impl FrameSchedule {
         if self.air {
             exec.stage(
                 Stage::Air,
-                &mut [Pass::AirForces, Pass::ApplyAir].into_iter(),
+                &mut [Pass::AirWinds, Pass::AirForces, Pass::ApplyAir].into_iter(),
             );
         }
         for s in 0..global_substeps {
@@ -532,9 +534,9 @@ mod tests {
         };
         assert_eq!(boxed.dispatches(), s.dispatches() + 2 * 2);
         assert_eq!(boxed.stages(), s.stages());
-        // Air: two kernels once a frame, in a stage of their own, on either path.
+        // Air: three kernels once a frame, in a stage of their own, on either path.
         let windy = FrameSchedule { air: true, ..s };
-        assert_eq!(windy.dispatches(), s.dispatches() + 2);
+        assert_eq!(windy.dispatches(), s.dispatches() + 3);
         assert_eq!(windy.stages(), s.stages() + 1);
         // Nothing to collide with: no collide stage.
         let bare = FrameSchedule {

@@ -5,7 +5,7 @@ use glam::Vec4;
 
 use super::self_collision::{self as hash, SelfCollisionBuffers};
 use super::{
-    air_forces, apply_air, apply_edge_contacts, check_health, collide, edge_contacts, integrate, prolong, snapshot_nodes, solve_cloths, solve_color,
+    air_forces, air_winds, apply_air, apply_edge_contacts, check_health, collide, edge_contacts, integrate, prolong, snapshot_nodes, solve_cloths, solve_color,
     solve_tethers,
 };
 use crate::cloth::Constraint;
@@ -49,7 +49,7 @@ pub(crate) struct CpuEngine {
     /// The box-edge contacts: the triangle table (`contact::edges`) and two pushes a triangle.
     triangle_table: Vec<u32>,
     pushes: Vec<Vec4>,
-    /// The air's change of each previous position this frame.
+    /// The wind at each particle this frame (the air's forces go in `pushes`).
     air_out: Vec<Vec4>,
     table: Vec<u32>,
     hash: Vec<u32>,
@@ -234,18 +234,22 @@ impl Executor for CpuFrame<'_> {
         let plan = f.plan;
         for pass in passes {
             match pass {
+                Pass::AirWinds => air_winds(air(f), &e.positions, &mut e.air_out),
                 Pass::AirForces => air_forces(
-                    f.air.as_ref().expect("a frame with the air stage has its block"),
+                    air(f),
                     &e.positions,
                     &e.previous,
                     &e.triangle_table,
-                    &mut e.air_out,
+                    &e.air_out,
+                    &mut e.pushes,
                 ),
                 Pass::ApplyAir => apply_air(
-                    f.air.as_ref().expect("a frame with the air stage has its block"),
+                    air(f),
                     &e.positions,
                     &mut e.previous,
+                    &e.triangle_table,
                     &e.air_out,
+                    &e.pushes,
                 ),
                 Pass::Integrate(s) => integrate(&plan.step(s), &mut e.positions, &mut e.previous),
                 Pass::Snapshot => snapshot_nodes(
@@ -349,4 +353,11 @@ impl Executor for CpuFrame<'_> {
             }
         }
     }
+}
+
+/// The frame's air block: a frame with the air stage always has one.
+fn air<'a>(f: &'a WorldFrame<'_>) -> &'a crate::config::AirParams {
+    f.air
+        .as_ref()
+        .expect("a frame with the air stage has its block")
 }

@@ -19,7 +19,7 @@ mod solve_cloths;
 mod solve_color;
 mod tethers;
 
-pub use air::{air_forces, apply_air};
+pub use air::{air_forces, air_winds, apply_air};
 pub use collide::collide;
 pub use collide_edges::{apply_edge_contacts, edge_contacts};
 pub(crate) use collide::grid_distance;

@@ -274,9 +274,10 @@ impl SelfCollisionBuffers {
 pub(crate) struct TriangleBuffers {
     /// The triangle table.
     pub(crate) table: wgpu::Buffer,
-    /// Two pushes a triangle.
+    /// Two pushes a triangle (the box edges'), or the air's force on it.
     pub(crate) pushes: wgpu::Buffer,
-    /// One `vec4` a particle: the air's change of its previous position.
+    /// One `vec4` a particle: the wind where it is (the air's forces on the triangles go in
+    /// `pushes`).
     pub(crate) air_out: wgpu::Buffer,
     /// The air kernels' block ([`crate::config::AirParams`]).
     pub(crate) air_uniform: wgpu::Buffer,
@@ -428,6 +429,7 @@ pub(crate) fn bind_groups(
                 (&p.previous, None),
                 (&e.table, None),
                 (&e.air_out, None),
+                (&e.pushes, None),
             ],
         )
     });

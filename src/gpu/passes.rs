@@ -26,6 +26,7 @@ pub(crate) struct Pipelines {
     pub(super) self_layout: wgpu::BindGroupLayout,
     pub(super) edges_layout: wgpu::BindGroupLayout,
     pub(super) air_layout: wgpu::BindGroupLayout,
+    air_winds: Kernel,
     air_forces: Kernel,
     apply_air: Kernel,
     integrate: Kernel,
@@ -180,7 +181,8 @@ impl Pipelines {
                 Binding::StorageReadWrite,
             ],
         );
-        // The air: its block, positions, previous positions, the triangle table, its output.
+        // The air: its block, positions, previous positions, the triangle table, the winds at
+        // the particles, the forces on the triangles (the box-edge pushes' buffer).
         let air_layout = bind_group_layout(
             device,
             "air",
@@ -193,6 +195,7 @@ impl Pipelines {
                 Binding::StorageReadWrite,
                 Binding::StorageRead,
                 Binding::StorageReadWrite,
+                Binding::StorageReadWrite,
             ],
         );
         let kernel =
@@ -202,6 +205,7 @@ impl Pipelines {
             .map(|s| kernel(shaders::SELF_COLLISION, s.name(), &self_layout))
             .collect();
         Self {
+            air_winds: kernel(shaders::AIR, "air_winds", &air_layout),
             air_forces: kernel(shaders::AIR, "air_forces", &air_layout),
             apply_air: kernel(shaders::AIR, "apply_air", &air_layout),
             integrate: kernel(shaders::INTEGRATE, "integrate", &particle_layout),
@@ -316,16 +320,17 @@ impl Executor for PassRecorder<'_> {
         };
         for p in passes {
             let (kernel, bindings, offsets, count, threads) = match p {
-                Pass::AirForces | Pass::ApplyAir => {
+                Pass::AirWinds | Pass::AirForces | Pass::ApplyAir => {
                     let group = groups
                         .air
                         .as_ref()
                         .expect("the air's buffers are made before its first frame");
-                    let kernel: &Kernel = match p {
-                        Pass::AirForces => &k.air_forces,
-                        _ => &k.apply_air,
+                    let (kernel, threads): (&Kernel, u32) = match p {
+                        Pass::AirWinds => (&k.air_winds, self.all_particles),
+                        Pass::AirForces => (&k.air_forces, self.triangles),
+                        _ => (&k.apply_air, self.all_particles),
                     };
-                    (kernel, group, [0, 0], 0, self.all_particles)
+                    (kernel, group, [0, 0], 0, threads)
                 }
                 Pass::Integrate(s) => particle(&k.integrate, s),
                 Pass::SolveColor {

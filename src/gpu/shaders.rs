@@ -123,11 +123,11 @@ pub const SOLVE_CLOTHS: ShaderFile = ShaderFile {
     text: include_str!("../../shaders/solve_cloths.wgsl"),
 };
 
-/// `air_forces` and `apply_air`: wind, drag and lift on every triangle (CPU twins:
+/// `air_winds`, `air_forces` and `apply_air`: wind, drag and lift on every triangle (CPU twins:
 /// `src/cpu/air.rs`).
 pub const AIR: ShaderFile = ShaderFile {
     file: "air.wgsl",
-    entry_points: "air_forces,apply_air",
+    entry_points: "air_winds,air_forces,apply_air",
     prelude: SOLVER,
     text: include_str!("../../shaders/air.wgsl"),
 };

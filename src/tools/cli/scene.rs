@@ -169,25 +169,6 @@ pub struct SceneArgs {
     #[arg(long, value_name = "M_PER_S2", default_value_t = STANDARD_GRAVITY, value_parser = parse::number,
           allow_hyphen_values = true)]
     pub gravity: f32,
-    /// Air blowing at this velocity x,y,z (m/s), with drag and lift on every triangle; without
-    /// it and the other air flags, a vacuum. `--wind 0,0,0` is still air, which only drags.
-    #[arg(long, value_name = "X,Y,Z", value_parser = parse::vec3, allow_hyphen_values = true)]
-    pub wind: Option<Vec3>,
-    /// Gusts, a fraction of the wind's speed (0 steady; 0.3 gusty); turns the air on.
-    #[arg(long, value_name = "FRACTION", value_parser = parse::number, allow_hyphen_values = true)]
-    pub gusts: Option<f32>,
-    /// The gusts' seed (the same seed, the same gusts); turns the air on.
-    #[arg(long, value_name = "N")]
-    pub gust_seed: Option<u32>,
-    /// Drag coefficient C_d (default 1); turns the air on.
-    #[arg(long, value_name = "C", value_parser = parse::number, allow_hyphen_values = true)]
-    pub drag: Option<f32>,
-    /// Lift coefficient C_l (default 0.5); turns the air on.
-    #[arg(long, value_name = "C", value_parser = parse::number, allow_hyphen_values = true)]
-    pub lift: Option<f32>,
-    /// The air's density (kg/m³, default 1.2); turns the air on.
-    #[arg(long, value_name = "KG_PER_M3", value_parser = parse::number, allow_hyphen_values = true)]
-    pub air_density: Option<f32>,
     /// Colliders, repeatable: sphere:X,Y,Z,R | capsule:X0,Y0,Z0,X1,Y1,Z1,R0[,R1] (tapered when R1
     /// differs) | plane:NX,NY,NZ,D (the plane n·x = d, cloth on the side n points to) |
     /// box:CX,CY,CZ,HX,HY,HZ[,YAW_DEG] (centre, half extents, turned about y) | mesh:FILE.obj (a
@@ -339,36 +320,8 @@ impl SceneArgs {
         given(&mut p, "--gravity", Some(self.gravity), |p, g| {
             p.gravity = Vec3::new(0.0, -g, 0.0)
         })?;
-        self.air(&mut p)?;
         let described = self.colliders(&mut p)?;
         Ok((self.solver.apply(p)?, described))
-    }
-
-    /// The one place the air's flags become [`crate::Air`]: on when any is given.
-    fn air(&self, p: &mut SolverParams) -> Result<()> {
-        let any = self.wind.is_some()
-            || self.gusts.is_some()
-            || self.gust_seed.is_some()
-            || self.drag.is_some()
-            || self.lift.is_some()
-            || self.air_density.is_some();
-        if !any {
-            return Ok(());
-        }
-        let d = crate::Air::default();
-        let air = crate::Air {
-            wind: self.wind.unwrap_or(Vec3::ZERO),
-            density: self.air_density.unwrap_or(d.density),
-            drag: self.drag.unwrap_or(d.drag),
-            lift: self.lift.unwrap_or(d.lift),
-            gusts: self.gusts.unwrap_or(d.gusts),
-            seed: self.gust_seed.unwrap_or(d.seed),
-            ..d
-        };
-        p.air = Some(air);
-        p.validate()
-            .context("the air flags (--wind, --gusts, --drag, --lift, --air-density)")?;
-        Ok(())
     }
 
     /// The one place `--ground`, `--sphere`, `--collider`, the material flags and

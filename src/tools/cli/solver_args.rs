@@ -7,6 +7,7 @@ use std::fmt::Display;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use glam::Vec3;
 
 use super::parse;
 use crate::Integrator;
@@ -161,6 +162,25 @@ pub struct SolverArgs {
     #[arg(long, value_name = "M", value_parser = parse::number, allow_hyphen_values = true,
           help = max_distance_help())]
     pub max_distance: Option<f32>,
+    /// Air blowing at this velocity x,y,z (m/s), with drag and lift on every triangle; without
+    /// it and the other air flags, a vacuum. `--wind 0,0,0` is still air, which only drags.
+    #[arg(long, value_name = "X,Y,Z", value_parser = parse::vec3, allow_hyphen_values = true)]
+    pub wind: Option<Vec3>,
+    /// Gusts, a fraction of the wind's speed (0 steady; 0.3 gusty); turns the air on.
+    #[arg(long, value_name = "FRACTION", value_parser = parse::number, allow_hyphen_values = true)]
+    pub gusts: Option<f32>,
+    /// The gusts' seed (the same seed, the same gusts); turns the air on.
+    #[arg(long, value_name = "N")]
+    pub gust_seed: Option<u32>,
+    /// Drag coefficient C_d (default 1); turns the air on.
+    #[arg(long, value_name = "C", value_parser = parse::number, allow_hyphen_values = true)]
+    pub drag: Option<f32>,
+    /// Lift coefficient C_l (default 0.5); turns the air on.
+    #[arg(long, value_name = "C", value_parser = parse::number, allow_hyphen_values = true)]
+    pub lift: Option<f32>,
+    /// The air's density (kg/m³, default 1.2); turns the air on.
+    #[arg(long, value_name = "KG_PER_M3", value_parser = parse::number, allow_hyphen_values = true)]
+    pub air_density: Option<f32>,
 }
 
 /// Sets one flag's field with `set` when the flag was given, then has the library judge the
@@ -249,7 +269,35 @@ impl SolverArgs {
         given(&mut p, "--max-distance", self.max_distance, |p, d| {
             p.max_distance = Some(d)
         })?;
+        self.air(&mut p)?;
         Ok(p)
+    }
+
+    /// The one place the air's flags become [`crate::Air`]: on when any is given.
+    fn air(&self, p: &mut SolverParams) -> Result<()> {
+        let any = self.wind.is_some()
+            || self.gusts.is_some()
+            || self.gust_seed.is_some()
+            || self.drag.is_some()
+            || self.lift.is_some()
+            || self.air_density.is_some();
+        if !any {
+            return Ok(());
+        }
+        let d = crate::Air::default();
+        let air = crate::Air {
+            wind: self.wind.unwrap_or(Vec3::ZERO),
+            density: self.air_density.unwrap_or(d.density),
+            drag: self.drag.unwrap_or(d.drag),
+            lift: self.lift.unwrap_or(d.lift),
+            gusts: self.gusts.unwrap_or(d.gusts),
+            seed: self.gust_seed.unwrap_or(d.seed),
+            ..d
+        };
+        p.air = Some(air);
+        p.validate()
+            .context("the air flags (--wind, --gusts, --drag, --lift, --air-density)")?;
+        Ok(())
     }
 
     /// What the flags ask for that does nothing or undoes itself, under `params` (the
