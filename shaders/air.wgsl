@@ -60,7 +60,7 @@ fn wind_at(x: vec3<f32>) -> vec3<f32> {
     if (air.gust_speed > 0.0) {
         let p = x * air.gust_shift.w + air.gust_shift.xyz;
         let q = p * 2.0 + vec3<f32>(17.0);
-        let g = (gust_noise(p, air.seed) + gust_noise(q, air.seed) * 0.5) / 1.5;
+        let g = gust_noise(p, air.seed) + gust_noise(q, air.seed) * 0.5;
         w = w + g * air.gust_speed;
     }
     return w;
@@ -113,8 +113,8 @@ fn air_forces(
     let xb = positions[b].xyz;
     let xc = positions[c].xyz;
     let moved = (xa - previous[a].xyz) + (xb - previous[b].xyz) + (xc - previous[c].xyz);
-    let wind = (winds[a].xyz + winds[b].xyz + winds[c].xyz) / 3.0;
-    let u = wind - moved * (air.inv_h / 3.0);
+    let wind = (winds[a].xyz + winds[b].xyz + winds[c].xyz) * air.third;
+    let u = wind - moved * air.inv_third_h;
     forces[t] = vec4<f32>(triangle_air(cross3(xb - xa, xc - xa) * 0.5, u), 0.0);
 }
 
@@ -142,7 +142,7 @@ fn apply_air(
         force = force + forces[table[incident + k]].xyz;
     }
     let q = previous[i];
-    var dv = force * (p.w * air.dt / 3.0);
+    var dv = force * (p.w * air.dt_third);
     let most = length(winds[i].xyz - (p.xyz - q.xyz) * air.inv_h);
     let got = length(dv);
     if (got > most) {

@@ -108,12 +108,16 @@ struct AirParams {
     gust_shift: vec4<f32>,  // xyz: the gusts' lattice shift (gust sizes); w: 1 / gust size (1/m)
     drag: f32,              // C_d
     lift: f32,              // C_l
-    gust_speed: f32,        // the gusts' amplitude (m/s)
-    dt: f32,                // the frame (s)
+    gust_speed: f32,        // the gusts' amplitude (m/s), over 1.5
+    dt_third: f32,          // a third of the frame (s)
     h: f32,                 // the substep that position − previous spans (s)
     inv_h: f32,             // 1 / h
+    inv_third_h: f32,       // 1 / (3 h)
+    third: f32,             // 1 / 3, read rather than written as a constant a compiler may rewrite
     particle_count: u32,
     seed: u32,
+    pad0: u32,
+    pad1: u32,
 }
 
 struct MeshInfo {

@@ -122,18 +122,30 @@ pub struct AirParams {
     pub drag: f32,
     /// Lift coefficient C_l.
     pub lift: f32,
-    /// The gusts' amplitude (m/s): their strength times the mean wind's speed.
+    /// The gusts' amplitude (m/s): their strength times the mean wind's speed, over 1.5
+    /// (the two octaves' largest sum).
     pub gust_speed: f32,
-    /// The frame's length (s): the air changes each velocity by force × dt / mass.
-    pub dt: f32,
+    /// A third of the frame's length (s): a particle's share of a triangle's force changes its
+    /// velocity by force × dt / 3 / mass.
+    pub dt_third: f32,
     /// The length of the substep that `position − previous` spans (s): the last one.
     pub h: f32,
     /// 1 / `h`.
     pub inv_h: f32,
+    /// 1 / (3 `h`): a triangle's mean velocity from its corners' moves.
+    pub inv_third_h: f32,
+    /// 1 / 3, as an f32 the kernels read rather than a constant a compiler may rewrite (no
+    /// constant divisor or reciprocal factor is kept the same by every GPU's compiler; a
+    /// uniform is).
+    pub third: f32,
     /// Particles of the world (all paths).
     pub particle_count: u32,
     /// The gusts' seed.
     pub seed: u32,
+    /// Padding to 16 bytes.
+    pub pad0: u32,
+    /// Padding to 16 bytes.
+    pub pad1: u32,
 }
 
 /// Uniform block of `compute_normals` (`MeshInfo` in `shaders/common.wgsl`).
@@ -419,11 +431,15 @@ pub const GPU_STRUCTS: &[GpuStructLayout] = &[
         drag,
         lift,
         gust_speed,
-        dt,
+        dt_third,
         h,
         inv_h,
+        inv_third_h,
+        third,
         particle_count,
-        seed
+        seed,
+        pad0,
+        pad1
     }),
     layout!(StepParams {
         accel,

@@ -15,6 +15,10 @@
 #[doc = include_str!("../README.md")]
 pub struct Readme;
 
+/// `docs/air.md`.
+#[doc = include_str!("../docs/air.md")]
+pub struct Air;
+
 /// `docs/architecture.md`.
 #[doc = include_str!("../docs/architecture.md")]
 pub struct Architecture;

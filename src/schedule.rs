@@ -496,6 +496,43 @@ pub fn material_alpha(compliance: &crate::params::Compliance, h: f64) -> glam::V
     )
 }
 
+/// The air kernels' block for a frame of `plan` over `particle_count` particles.
+pub fn air_params(
+    air: &crate::params::Air,
+    plan: &FramePlan,
+    dt: f64,
+    particle_count: u32,
+) -> crate::config::AirParams {
+    let inv_size = 1.0 / air.gust_size as f64;
+    // Frozen turbulence: the gusts' pattern moves downwind with the mean wind. The lattice
+    // repeats every 256 cells, so the shift is kept below that in f64 and stays exact in f32
+    // however long the run.
+    let period = (crate::cpu::air::GUST_CELLS + 1) as f64;
+    let shift = (-air.wind.as_dvec3() * (plan.time * inv_size)).map(|v| v.rem_euclid(period));
+    crate::config::AirParams {
+        wind: air.wind.extend(air.density).to_array(),
+        gust_shift: [
+            shift.x as f32,
+            shift.y as f32,
+            shift.z as f32,
+            inv_size as f32,
+        ],
+        drag: air.drag,
+        lift: air.lift,
+        // The two octaves sum to at most 1.5: the gusts reach `gusts` times the mean speed.
+        gust_speed: (air.gusts as f64 * air.wind.as_dvec3().length() / 1.5) as f32,
+        dt_third: (dt / 3.0) as f32,
+        h: plan.h_previous as f32,
+        inv_h: (1.0 / plan.h_previous) as f32,
+        inv_third_h: (1.0 / (3.0 * plan.h_previous)) as f32,
+        third: 1.0 / 3.0,
+        particle_count,
+        seed: air.seed,
+        pad0: 0,
+        pad1: 0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -569,37 +606,5 @@ mod tests {
         };
         assert_eq!(both.dispatches(), s.dispatches() + 2);
         assert_eq!(both.stages(), s.stages() + 1);
-    }
-}
-
-/// The air kernels' block for a frame of `plan` over `particle_count` particles.
-pub fn air_params(
-    air: &crate::params::Air,
-    plan: &FramePlan,
-    dt: f64,
-    particle_count: u32,
-) -> crate::config::AirParams {
-    let inv_size = 1.0 / air.gust_size as f64;
-    // Frozen turbulence: the gusts' pattern moves downwind with the mean wind. The lattice
-    // repeats every 256 cells, so the shift is kept below that in f64 and stays exact in f32
-    // however long the run.
-    let period = (crate::cpu::air::GUST_CELLS + 1) as f64;
-    let shift = (-air.wind.as_dvec3() * (plan.time * inv_size)).map(|v| v.rem_euclid(period));
-    crate::config::AirParams {
-        wind: air.wind.extend(air.density).to_array(),
-        gust_shift: [
-            shift.x as f32,
-            shift.y as f32,
-            shift.z as f32,
-            inv_size as f32,
-        ],
-        drag: air.drag,
-        lift: air.lift,
-        gust_speed: air.gusts * air.wind.length(),
-        dt: dt as f32,
-        h: plan.h_previous as f32,
-        inv_h: (1.0 / plan.h_previous) as f32,
-        particle_count,
-        seed: air.seed,
     }
 }

@@ -390,3 +390,77 @@ fn gusts_are_the_same_on_both_backends_and_both_paths_bit_for_bit() {
         );
     }
 }
+
+/// Bad air is a clear error naming the field, before anything runs: never NaNs that spread.
+#[test]
+fn bad_air_is_refused_naming_what_is_wrong() {
+    let cases: [(&str, Air); 9] = [
+        ("wind (m/s)", Air::wind(Vec3::new(f32::NAN, 0.0, 0.0))),
+        ("wind speed", Air::wind(Vec3::new(1e4, 0.0, 0.0))),
+        ("wind", Air::wind(Vec3::new(f32::MAX, f32::MAX, 0.0))),
+        (
+            "air density",
+            Air {
+                density: -1.0,
+                ..Air::default()
+            },
+        ),
+        (
+            "drag coefficient",
+            Air {
+                drag: f32::INFINITY,
+                ..Air::default()
+            },
+        ),
+        (
+            "lift coefficient",
+            Air {
+                lift: -0.5,
+                ..Air::default()
+            },
+        ),
+        (
+            "gusts",
+            Air {
+                gusts: f32::NAN,
+                ..Air::default()
+            },
+        ),
+        (
+            "gust size",
+            Air {
+                gust_size: 0.0,
+                ..Air::default()
+            },
+        ),
+        (
+            "gust size",
+            Air {
+                gust_size: -2.0,
+                ..Air::default()
+            },
+        ),
+    ];
+    for (name, air) in cases {
+        let params = SolverParams {
+            air: Some(air),
+            ..SolverParams::default()
+        };
+        let Err(e) = Solver::new(Backend::Cpu, &plate(1.0), params) else {
+            panic!("{air:?} was accepted");
+        };
+        let message = e.to_string();
+        assert!(message.contains(name), "{air:?}: {message}");
+        // And set on a running solver, the same refusal; the solver keeps its old air.
+        let mut solver = Solver::new(Backend::Cpu, &plate(1.0), airy(Air::default())).unwrap();
+        let bad = SolverParams {
+            air: Some(air),
+            ..solver.params().clone()
+        };
+        assert!(
+            solver.set_params(bad).is_err(),
+            "{air:?} was accepted by set_params"
+        );
+        assert_eq!(solver.params().air, Some(Air::default()));
+    }
+}

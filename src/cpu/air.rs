@@ -51,7 +51,7 @@ pub(crate) fn wind_at(air: &AirParams, x: Vec3) -> Vec3 {
         let shift = Vec4::from_array(air.gust_shift);
         let p = x * shift.w + shift.xyz();
         let q = p * 2.0 + Vec3::splat(17.0);
-        let g = (gust_noise(p, air.seed) + gust_noise(q, air.seed) * 0.5) / 1.5;
+        let g = gust_noise(p, air.seed) + gust_noise(q, air.seed) * 0.5;
         w += g * air.gust_speed;
     }
     w
@@ -113,8 +113,8 @@ pub fn air_forces(
             let (xa, xb, xc) = (positions[a].xyz(), positions[b].xyz(), positions[c].xyz());
             let moved =
                 (xa - previous[a].xyz()) + (xb - previous[b].xyz()) + (xc - previous[c].xyz());
-            let wind = (winds[a].xyz() + winds[b].xyz() + winds[c].xyz()) / 3.0;
-            let u = wind - moved * (air.inv_h / 3.0);
+            let wind = (winds[a].xyz() + winds[b].xyz() + winds[c].xyz()) * air.third;
+            let u = wind - moved * air.inv_third_h;
             *out = triangle_air(air, cross3(xb - xa, xc - xa) * 0.5, u).extend(0.0);
         });
 }
@@ -146,7 +146,7 @@ pub fn apply_air(
             for k in table[2 + i]..table[3 + i] {
                 force += forces[table[incident + k as usize] as usize].xyz();
             }
-            let mut dv = force * (p.w * air.dt / 3.0);
+            let mut dv = force * (p.w * air.dt_third);
             let most = (winds[i].xyz() - (p.xyz() - q.xyz()) * air.inv_h).length();
             let got = dv.length();
             if got > most {

@@ -61,7 +61,7 @@ enum Command {
         /// A mesh to show instead of the grid, with its pins and placement.
         #[command(flatten)]
         cloth: ClothArgs,
-        /// Start with the wind on at this strength (m/s², the panel's heading).
+        /// Start with the air on and the wind blowing at this speed (m/s, the panel's heading).
         #[arg(long, value_parser = parse::number, allow_hyphen_values = true)]
         wind: Option<f32>,
         /// The scene: cloth (one cloth: the grid, or --mesh), flags (a field of flags in the
@@ -244,7 +244,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 anyhow::bail!("--flags {n} must be between 1 and 32 flags per side");
             }
             if let Some(w) = wind.filter(|w| !(*w >= 0.0 && *w <= 100.0)) {
-                anyhow::bail!("--wind {w} must be a strength in m/s² between 0 and 100");
+                anyhow::bail!("--wind {w} must be a speed in m/s between 0 and 100");
             }
             if scene != crate::tools::scenes::DemoScene::Cloth && cloth.mesh.is_some() {
                 anyhow::bail!(

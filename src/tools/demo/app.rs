@@ -41,7 +41,7 @@ pub struct DemoOptions {
     /// Flags per side of the flags scene; `None` picks by adapter (8 on a GPU, 4 on a CPU
     /// adapter).
     pub flags: Option<u32>,
-    /// Start with the wind on at this strength (m/s²).
+    /// Start with the air on and the wind at this speed (m/s).
     pub wind: Option<f32>,
     /// Start with self-collision on or off (`None`: the scene's choice, on for the heap).
     pub self_collision: Option<bool>,
