@@ -274,10 +274,9 @@ fn functions(text: &str) -> BTreeSet<String> {
 
 /// The kernels whose helpers are not yet twinned function by function: the fused kernel's
 /// are folded into `cpu/solve_cloths.rs`'s loops (its entry point is checked), and
-/// `render.wgsl` draws, with no CPU twin. Not checked at all yet: the preludes `common.wgsl`
-/// and `colliders.wgsl`, whose twins are spread over integrator.rs, cloth.rs, hierarchy.rs,
-/// cpu/solve_color.rs, cpu/collide.rs and others. Issue 43 is to shrink this; a file that
-/// leaves the list must keep the rule below.
+/// `render.wgsl` draws, with no CPU twin. (The preludes are held to their own rule:
+/// [`every_prelude_function_has_a_twin_of_its_name`].) Issue 43 is to shrink this; a file
+/// that leaves the list must keep the rule below.
 const NOT_YET_TWINNED_FUNCTION_BY_FUNCTION: &[&str] = &["solve_cloths.wgsl", "render.wgsl"];
 
 /// `shaders/NAME.wgsl` ↔ `src/cpu/NAME.rs`: every entry point of every kernel has a Rust
@@ -324,4 +323,42 @@ fn the_twin_check_sees_a_function_without_a_twin() {
     assert_eq!(wgsl, ["a", "b_c"].map(String::from).into());
     assert_eq!(rust, ["a", "generic"].map(String::from).into());
     assert!(!rust.contains("b_c"));
+}
+
+/// The preludes' functions that only reach into a kernel's storage or its thread grid: the
+/// CPU indexes its slices and loops instead, so they have no twin.
+const PRELUDE_ACCESSORS: &[&str] = &["thread_index", "collider", "collider_row", "cell_word"];
+
+/// `shaders/common.wgsl` and `shaders/colliders.wgsl`, prepended to the kernels: every one of
+/// their functions but the accessors above has a Rust function of its name in `src/cpu/`, or in
+/// the two files that define the records they read (`src/cloth.rs`: a constraint's kind,
+/// material and stencil; `src/hierarchy.rs`: a coarse level's limit).
+#[test]
+fn every_prelude_function_has_a_twin_of_its_name() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut rust = String::new();
+    for entry in std::fs::read_dir(format!("{root}/src/cpu")).unwrap() {
+        rust.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap());
+    }
+    for file in ["cloth.rs", "hierarchy.rs"] {
+        rust.push_str(&std::fs::read_to_string(format!("{root}/src/{file}")).unwrap());
+    }
+    let twins = functions(&rust);
+    let mut missing = Vec::new();
+    for (file, text) in [("common.wgsl", COMMON), ("colliders.wgsl", COLLIDERS)] {
+        for f in functions(text) {
+            if !PRELUDE_ACCESSORS.contains(&f.as_str()) && !twins.contains(&f) {
+                missing.push(format!("{file}: fn {f} has no twin in src/cpu/"));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+    // And the accessors are still there: an entry for a function that is gone is stale.
+    let preludes = functions(&format!("{COMMON}\n{COLLIDERS}"));
+    for a in PRELUDE_ACCESSORS {
+        assert!(
+            preludes.contains(*a),
+            "PRELUDE_ACCESSORS names {a}, which no prelude defines"
+        );
+    }
 }

@@ -53,7 +53,7 @@ pub fn collide(
             );
             if c.hit {
                 *p = c.x.extend(p.w);
-                *prev = c.x_prev.extend(c.held());
+                *prev = c.x_prev.extend(c.contact_flag());
             } else if prev.w != 0.0 {
                 prev.w = 0.0;
             }
@@ -92,16 +92,33 @@ pub(super) fn collider_pose(c: &ColliderRecord, t: f32) -> Pose {
     if from.dot(to) < 0.0 {
         to = -to;
     }
-    // As `lerp4` in colliders.wgsl: a (1 − t) + b t.
-    let q = unit4(from * (1.0 - t) + to * t);
+    let q = unit4(lerp4(from, to, t));
     let (p0, p1) = (
         Vec4::from_array(c.from_position).xyz(),
         Vec4::from_array(c.to_position).xyz(),
     );
     Pose {
-        position: p0 * (1.0 - t) + p1 * t,
+        position: lerp3(p0, p1, t),
         rotation: q,
     }
+}
+
+/// Twin of `lerp1`: `a (1 − t) + b t`, the form lavapipe keeps.
+#[inline]
+fn lerp1(a: f32, b: f32, t: f32) -> f32 {
+    a * (1.0 - t) + b * t
+}
+
+/// Twin of `lerp3`: `a (1 − t) + b t` (the form lavapipe keeps; glam's `lerp` is `a + (b − a) t`).
+#[inline]
+fn lerp3(a: Vec3, b: Vec3, t: f32) -> Vec3 {
+    a * (1.0 - t) + b * t
+}
+
+/// Twin of `lerp4`: as [`lerp3`].
+#[inline]
+fn lerp4(a: Vec4, b: Vec4, t: f32) -> Vec4 {
+    a * (1.0 - t) + b * t
 }
 
 /// Twin of `unit4`: `q / |q|` with the squares summed in order (glam sums a `Vec4`'s in
@@ -122,12 +139,11 @@ pub(crate) fn grid_distance(origin: Vec3, cell: f32, dims: UVec3, values: &[f32]
     let (row, layer) = (dims.x as usize, (dims.x * dims.y) as usize);
     let i = base.z as usize * layer + base.y as usize * row + base.x as usize;
     let v = |k: usize| values[k];
-    let mix = |a: f32, b: f32, t: f32| a * (1.0 - t) + b * t;
-    let x00 = mix(v(i), v(i + 1), f.x);
-    let x10 = mix(v(i + row), v(i + row + 1), f.x);
-    let x01 = mix(v(i + layer), v(i + layer + 1), f.x);
-    let x11 = mix(v(i + layer + row), v(i + layer + row + 1), f.x);
-    mix(mix(x00, x10, f.y), mix(x01, x11, f.y), f.z) + outside
+    let x00 = lerp1(v(i), v(i + 1), f.x);
+    let x10 = lerp1(v(i + row), v(i + row + 1), f.x);
+    let x01 = lerp1(v(i + layer), v(i + layer + 1), f.x);
+    let x11 = lerp1(v(i + layer + row), v(i + layer + row + 1), f.x);
+    lerp1(lerp1(x00, x10, f.y), lerp1(x01, x11, f.y), f.z) + outside
 }
 
 fn capsule_distance(q: Vec3, a: Vec3, ra: f32, b: Vec3, rb: f32) -> f32 {
@@ -279,7 +295,7 @@ pub(crate) struct Contact {
 impl Contact {
     /// The contact flag the previous position's w carries into the next substep: 1 for a
     /// particle held by static friction, else 0.
-    pub fn held(&self) -> f32 {
+    pub fn contact_flag(&self) -> f32 {
         if self.hit && self.stuck { 1.0 } else { 0.0 }
     }
 }
@@ -421,8 +437,8 @@ fn collider_reaches(c: &ColliderRecord, t_from: f32, t_to: f32, x: Vec3, x_prev:
     let from_b = Vec4::from_array(c.bound_from_b).xyz();
     let to_a = Vec4::from_array(c.bound_to_a).xyz();
     let to_b = Vec4::from_array(c.bound_to_b).xyz();
-    let a = from_a.xyz() * (1.0 - t_to) + to_a * t_to;
-    let b = from_b * (1.0 - t_to) + to_b * t_to;
+    let a = lerp3(from_a.xyz(), to_a, t_to);
+    let b = lerp3(from_b, to_b, t_to);
     let sweep = (to_a - from_a.xyz()).length().max((to_b - from_b).length()) * (t_to - t_from);
     let reach = from_a.w + c.material[0] + (x - x_prev).length() + sweep;
     let ab = b - a;

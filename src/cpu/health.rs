@@ -12,11 +12,13 @@ use crate::config::{Health, StepParams};
 pub(crate) fn is_bad(params: &StepParams, x: glam::Vec3) -> bool {
     let center = Vec4::from_array(params.center);
     let d = x - center.xyz();
-    let non_finite = x
-        .to_array()
-        .iter()
-        .any(|v| v.to_bits() & 0x7f80_0000 == 0x7f80_0000);
-    non_finite || d.dot(d) > center.w * center.w
+    non_finite(x.x) || non_finite(x.y) || non_finite(x.z) || d.dot(d) > center.w * center.w
+}
+
+/// Twin of `non_finite`: an infinity or a NaN, told from the exponent bits.
+#[inline]
+pub(crate) fn non_finite(v: f32) -> bool {
+    v.to_bits() & 0x7f80_0000 == 0x7f80_0000
 }
 
 /// Twin of `report_bad`: raises the flag for particle `i` (both fields only go down).

@@ -25,16 +25,22 @@ pub(crate) fn integrate_particle(params: &StepParams, p: &mut Vec4, prev: &mut V
         return;
     }
     let x = p.xyz();
-    let next = verlet_next(
-        x,
-        prev.xyz(),
-        Vec4::from_array(params.accel).xyz(),
-        params.ratio,
-        params.damping,
-        params.accel_scale,
-    );
+    let next = verlet(params, x, prev.xyz());
     // w carries the contact flag `collide` left (held by static friction) into this
     // substep's solve, where the coarse levels hold such a particle as a pin.
     *prev = x.extend(prev.w);
     *p = next.extend(p.w);
+}
+
+/// Twin of `verlet` (common.wgsl): a free particle's next position under `params`.
+#[inline]
+pub(crate) fn verlet(params: &StepParams, x: glam::Vec3, x_prev: glam::Vec3) -> glam::Vec3 {
+    verlet_next(
+        x,
+        x_prev,
+        Vec4::from_array(params.accel).xyz(),
+        params.ratio,
+        params.damping,
+        params.accel_scale,
+    )
 }

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use super::collide::{collide_all, collider_wakes, substep_pull};
 use super::health::{is_bad, report_bad};
 use super::integrate::integrate_particle;
-use super::solve_color::{solve_constraint, solve_stencil};
+use super::solve_color::{solve_pair, solve_stencil, stencil_weights};
 use super::tethers::{anchor_pair, tether_pull};
 use crate::cloth::Constraint;
 use crate::config::{
@@ -230,10 +230,10 @@ fn coarse_levels(params: &StepParams, shared: &Shared<'_>, c: &mut ClothSlices<'
                 let alpha = if con.is_limit() {
                     0.0
                 } else {
-                    con.alpha(Vec4::from_array(record.alpha))
+                    constraint_alpha(Vec4::from_array(record.alpha), con.packed)
                 };
                 let held = (c.previous[i].w, c.previous[j].w);
-                solve_constraint(params, con, &mut pi, &mut pj, r, held, alpha, lambda, true);
+                solve_pair(params, con, &mut pi, &mut pj, r, held, alpha, lambda, true);
                 (c.positions[i], c.positions[j]) = (pi, pj);
             }
         }
@@ -282,8 +282,9 @@ fn solve_cloth(
                 if constraints[range.start as usize].is_stencil() {
                     // A color of bending stencils, two records each.
                     for index in range.range().step_by(2) {
-                        let (ids, weights) =
-                            Constraint::stencil_parts(&constraints[index], &constraints[index + 1]);
+                        let (head, tail) = (&constraints[index], &constraints[index + 1]);
+                        let ids = [head.i, head.j, tail.i, tail.j];
+                        let weights = stencil_weights(head, tail);
                         let mut x = ids.map(|i| c.positions[local(i)]);
                         let lambda = &mut c.multipliers[index - c.first_constraint];
                         solve_stencil(params, weights, &mut x, alpha.w, lambda, k == 0);
@@ -304,14 +305,14 @@ fn solve_cloth(
                     let (mut pi, mut pj) = (c.positions[i], c.positions[j]);
                     let lambda = &mut c.multipliers[index - c.first_constraint];
                     let held = (c.previous[i].w, c.previous[j].w);
-                    solve_constraint(
+                    solve_pair(
                         params,
                         con,
                         &mut pi,
                         &mut pj,
                         r,
                         held,
-                        con.alpha(alpha),
+                        constraint_alpha(alpha, con.packed),
                         lambda,
                         k == 0,
                     );
@@ -348,7 +349,7 @@ fn solve_cloth(
             );
             if contact.hit {
                 x = contact.x;
-                c.previous[i] = contact.x_prev.extend(contact.held());
+                c.previous[i] = contact.x_prev.extend(contact.contact_flag());
             } else {
                 c.previous[i].w = 0.0;
             }
@@ -359,4 +360,11 @@ fn solve_cloth(
         .iter()
         .position(|p| is_bad(first, p.xyz()))
         .map(|i| offset + i as u32)
+}
+
+/// Twin of `constraint_alpha` (common.wgsl): a distance constraint's α̃ from its cloth's
+/// material row (stretch, shear, bend by its kind bits).
+#[inline]
+fn constraint_alpha(material: Vec4, packed: u32) -> f32 {
+    material[(packed & 3) as usize]
 }

@@ -65,7 +65,8 @@ pub fn solve_color(
             .with_min_len(MIN_PER_TASK / 2)
             .for_each(|(k, pair)| {
                 let (head, tail) = (&pair[0], &pair[1]);
-                let (ids, weights) = Constraint::stencil_parts(head, tail);
+                let ids = [head.i, head.j, tail.i, tail.j];
+                let weights = stencil_weights(head, tail);
                 // SAFETY: the four particles are below particle_count <= positions.len() and
                 // distinct, and no other record of this color names any of them (the
                 // coloring's invariant covers both records of a stencil, which it keeps in one
@@ -77,7 +78,7 @@ pub fn solve_color(
                         &mut *shared.1.add(first + 2 * k),
                     )
                 };
-                let alpha = alphas[head.material_slot()];
+                let alpha = alphas[stencil_slot(head)];
                 let mut x = p.each_ref().map(|q| **q);
                 solve_stencil(params, weights, &mut x, alpha, lambda, color.first_sweep == 1);
                 for (q, v) in p.iter_mut().zip(x) {
@@ -111,7 +112,7 @@ pub fn solve_color(
                 alphas[c.material_slot()]
             };
             let held = (qi.w, qj.w);
-            solve_constraint(params, c, pi, pj, r, held, alpha, lambda, color.first_sweep == 1);
+            solve_pair(params, c, pi, pj, r, held, alpha, lambda, color.first_sweep == 1);
         });
 }
 
@@ -121,7 +122,7 @@ pub fn solve_color(
 /// constraint's α̃. The step is [`xpbd_step`].
 #[allow(clippy::too_many_arguments)]
 #[inline]
-pub(crate) fn solve_constraint(
+pub(crate) fn solve_pair(
     params: &StepParams,
     c: &Constraint,
     pi: &mut Vec4,
@@ -248,4 +249,17 @@ fn xpbd_step(
     } else {
         (d * (1.0 / len), numerator / (w_sum + alpha))
     }
+}
+
+/// Twin of `stencil_weights` (common.wgsl): a bending stencil's four weights, from its two
+/// records.
+#[inline]
+pub(crate) fn stencil_weights(head: &Constraint, tail: &Constraint) -> [f32; 4] {
+    Constraint::stencil_parts(head, tail).1
+}
+
+/// Twin of `stencil_slot`: where a stencil's α̃ is in the `materials` table seen as floats.
+#[inline]
+pub(crate) fn stencil_slot(head: &Constraint) -> usize {
+    head.material_slot()
 }
