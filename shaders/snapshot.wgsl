@@ -1,6 +1,6 @@
 // Remember where every coarse-level particle is before the coarsest level is solved, one thread
 // per snapshot slot (CPU twin: src/cpu/snapshot.rs). `prolong` moves the other particles by how
-// far these have moved since (src/hierarchy.rs).
+// far these have moved since (src/hierarchy/).
 
 @group(0) @binding(0) var<uniform> range: ColorRange;                      // slots 0..count
 @group(0) @binding(1) var<storage, read> nodes: array<u32>;                 // slot → particle

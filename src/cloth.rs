@@ -105,7 +105,7 @@ impl Constraint {
         self.packed & ((1 << Self::DATUM_SHIFT) - 1)
     }
 
-    /// True for a coarse level's limit (hierarchical PBD, `src/hierarchy.rs`).
+    /// True for a coarse level's limit (hierarchical PBD, `src/hierarchy/`).
     pub fn is_limit(&self) -> bool {
         self.kind_number() == crate::hierarchy::LIMIT_KIND
     }

@@ -175,7 +175,7 @@ pub struct SolverParams {
     pub over_relaxation: f32,
     /// Long-range attachments to the pinned particles, or `None`. Default on.
     pub tethers: Option<TetherParams>,
-    /// Solve the cloth's coarse levels (hierarchical PBD, `src/hierarchy.rs`) before its own
+    /// Solve the cloth's coarse levels (hierarchical PBD, `src/hierarchy/`) before its own
     /// constraints each substep, so a pull crosses a large cloth in one substep instead of a few
     /// particles per sweep. Grids get subgrids, meshes and ropes graph levels; a cloth too
     /// small to need them, or on a [`crate::World`]'s fused path, has none. Default on.

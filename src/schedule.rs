@@ -49,7 +49,7 @@ pub enum Stage {
     Air,
     /// Verlet step of every particle.
     Integrate,
-    /// The coarse levels (hierarchical PBD, `src/hierarchy.rs`): snapshot, then each level's colors and
+    /// The coarse levels (hierarchical PBD, `src/hierarchy/`): snapshot, then each level's colors and
     /// prolongation, coarsest first.
     Coarse,
     /// Constraint relaxation, iterations × colors.

@@ -1,4 +1,4 @@
-//! The coarse levels (src/hierarchy.rs) on the CPU reference: what they buy, and that they
+//! The coarse levels (src/hierarchy/) on the CPU reference: what they buy, and that they
 //! leave alone what they must. GPU agreement is in tests/conformance.rs.
 
 use chiffon::quality::{Stretch, stretch};

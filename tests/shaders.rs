@@ -332,7 +332,7 @@ const PRELUDE_ACCESSORS: &[&str] = &["thread_index", "collider", "collider_row",
 /// `shaders/common.wgsl` and `shaders/colliders.wgsl`, prepended to the kernels: every one of
 /// their functions but the accessors above has a Rust function of its name in `src/cpu/`, or in
 /// the two files that define the records they read (`src/cloth.rs`: a constraint's kind,
-/// material and stencil; `src/hierarchy.rs`: a coarse level's limit).
+/// material and stencil; `src/hierarchy/mod.rs`: a coarse level's limit).
 #[test]
 fn every_prelude_function_has_a_twin_of_its_name() {
     let root = env!("CARGO_MANIFEST_DIR");
@@ -340,7 +340,7 @@ fn every_prelude_function_has_a_twin_of_its_name() {
     for entry in std::fs::read_dir(format!("{root}/src/cpu")).unwrap() {
         rust.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap());
     }
-    for file in ["cloth.rs", "hierarchy.rs"] {
+    for file in ["cloth.rs", "hierarchy/mod.rs"] {
         rust.push_str(&std::fs::read_to_string(format!("{root}/src/{file}")).unwrap());
     }
     let twins = functions(&rust);

@@ -1,5 +1,5 @@
 //! Every shape as faithful as the grid (issue 24): coarse levels for meshes and ropes
-//! (src/hierarchy.rs's graph levels). The slack chain's catenary is in tests/reference.rs;
+//! (src/hierarchy/graph.rs). The slack chain's catenary is in tests/reference.rs;
 //! GPU agreement on a mesh with levels is in tests/conformance.rs.
 
 use chiffon::quality::{Stretch, stretch};

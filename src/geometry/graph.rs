@@ -1,5 +1,5 @@
 //! The cloth as a graph: its constraints as weighted edges, its triangles as fans, and
-//! distances over its surface. Tethers (src/tethers.rs) and coarse levels (src/hierarchy.rs)
+//! distances over its surface. Tethers (src/tethers.rs) and coarse levels (src/hierarchy/)
 //! both measure how far apart two particles are over the cloth.
 
 use std::cmp::Reverse;
