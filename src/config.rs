@@ -107,6 +107,10 @@ impl ColorRange {
     }
 }
 
+/// The gusts' noise lattice repeats every `GUST_CELLS + 1` (256) cells, so the host keeps the
+/// lattice's shift below that (`GUST_CELLS` in `shaders/air.wgsl`, a mask).
+pub const GUST_CELLS: u32 = 255;
+
 /// Uniform block of the air kernels, `air_forces` and `apply_air` (`AirParams` in
 /// `shaders/common.wgsl`), written once a frame from [`crate::params::Air`].
 #[repr(C)]

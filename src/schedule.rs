@@ -507,7 +507,7 @@ pub fn air_params(
     // Frozen turbulence: the gusts' pattern moves downwind with the mean wind. The lattice
     // repeats every 256 cells, so the shift is kept below that in f64 and stays exact in f32
     // however long the run.
-    let period = (crate::cpu::air::GUST_CELLS + 1) as f64;
+    let period = (crate::config::GUST_CELLS + 1) as f64;
     let shift = (-air.wind.as_dvec3() * (plan.time * inv_size)).map(|v| v.rem_euclid(period));
     crate::config::AirParams {
         wind: air.wind.extend(air.density).to_array(),

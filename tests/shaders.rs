@@ -184,6 +184,19 @@ fn the_shaders_constants_are_the_librarys() {
         wgsl_const("PROLONG_ROWS").parse::<u32>().unwrap(),
         chiffon::config::PROLONG_ROWS
     );
+    // The gusts' lattice mask, declared in the air kernels' own file.
+    let gust = chiffon::gpu::shaders::AIR
+        .text
+        .lines()
+        .find_map(|l| l.strip_prefix("const GUST_CELLS: u32 = "))
+        .expect("air.wgsl declares GUST_CELLS");
+    assert_eq!(
+        gust.trim_end_matches(';')
+            .trim_end_matches('u')
+            .parse::<u32>()
+            .unwrap(),
+        chiffon::config::GUST_CELLS
+    );
     // The collider table's rows: a record's, and those of the fields the culling reads.
     assert_eq!(
         colliders_const("COLLIDER_ROWS"),

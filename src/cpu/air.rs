@@ -6,10 +6,7 @@ use glam::{IVec3, UVec3, Vec3, Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
 use super::MIN_PER_TASK;
-use crate::config::AirParams;
-
-/// Twin of `GUST_CELLS`: the gusts' lattice repeats every 256 cells.
-pub(crate) const GUST_CELLS: u32 = 255;
+use crate::config::{AirParams, GUST_CELLS};
 
 /// Twin of `gust_hash`: three values in [-1, 1) for a lattice cell and a seed, ten bits each
 /// from one integer hash.

@@ -50,7 +50,7 @@ pub(crate) struct CpuEngine {
     triangle_table: Vec<u32>,
     pushes: Vec<Vec4>,
     /// The wind at each particle this frame (the air's forces go in `pushes`).
-    air_out: Vec<Vec4>,
+    winds: Vec<Vec4>,
     table: Vec<u32>,
     hash: Vec<u32>,
     moved: Vec<Vec4>,
@@ -91,7 +91,7 @@ impl Default for CpuEngine {
             rest: Vec::new(),
             triangle_table: Vec::new(),
             pushes: Vec::new(),
-            air_out: Vec::new(),
+            winds: Vec::new(),
             table: Vec::new(),
             hash: Vec::new(),
             moved: Vec::new(),
@@ -141,7 +141,7 @@ impl Engine for CpuEngine {
         self.table = vec![0; hash::table_len(cells, self.workgroup_size)];
         self.hash = vec![0; 2 * n];
         self.moved = vec![Vec4::ZERO; n];
-        self.air_out = vec![Vec4::ZERO; n];
+        self.winds = vec![Vec4::ZERO; n];
         self.sorted = vec![Vec4::ZERO; n];
         Ok(())
     }
@@ -234,13 +234,13 @@ impl Executor for CpuFrame<'_> {
         let plan = f.plan;
         for pass in passes {
             match pass {
-                Pass::AirWinds => air_winds(air(f), &e.positions, &mut e.air_out),
+                Pass::AirWinds => air_winds(air(f), &e.positions, &mut e.winds),
                 Pass::AirForces => air_forces(
                     air(f),
                     &e.positions,
                     &e.previous,
                     &e.triangle_table,
-                    &e.air_out,
+                    &e.winds,
                     &mut e.pushes,
                 ),
                 Pass::ApplyAir => apply_air(
@@ -248,7 +248,7 @@ impl Executor for CpuFrame<'_> {
                     &e.positions,
                     &mut e.previous,
                     &e.triangle_table,
-                    &e.air_out,
+                    &e.winds,
                     &e.pushes,
                 ),
                 Pass::Integrate(s) => integrate(&plan.step(s), &mut e.positions, &mut e.previous),

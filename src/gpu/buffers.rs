@@ -278,7 +278,7 @@ pub(crate) struct TriangleBuffers {
     pub(crate) pushes: wgpu::Buffer,
     /// One `vec4` a particle: the wind where it is (the air's forces on the triangles go in
     /// `pushes`).
-    pub(crate) air_out: wgpu::Buffer,
+    pub(crate) winds: wgpu::Buffer,
     /// The air kernels' block ([`crate::config::AirParams`]).
     pub(crate) air_uniform: wgpu::Buffer,
 }
@@ -298,13 +298,13 @@ impl TriangleBuffers {
         let limits = ctx.limits();
         check_storage_buffer(&limits, "the triangle table", table)?;
         check_storage_buffer(&limits, "the box contacts' pushes", pushes)?;
-        check_storage_buffer(&limits, "the air's output", air)?;
+        check_storage_buffer(&limits, "the air's winds", air)?;
         let d = &ctx.device;
         let uniform = size_of::<crate::config::AirParams>() as u64;
         Ok(Self {
             table: buffer(d, "triangle table", table, STORAGE),
             pushes: buffer(d, "box-edge pushes", pushes, STORAGE),
-            air_out: buffer(d, "air output", air, STORAGE),
+            winds: buffer(d, "air: winds at the particles", air, STORAGE),
             air_uniform: buffer(
                 d,
                 "air params",
@@ -316,7 +316,7 @@ impl TriangleBuffers {
 
     /// Bytes on the device.
     pub(crate) fn bytes(&self) -> u64 {
-        self.table.size() + self.pushes.size() + self.air_out.size() + self.air_uniform.size()
+        self.table.size() + self.pushes.size() + self.winds.size() + self.air_uniform.size()
     }
 }
 
@@ -428,7 +428,7 @@ pub(crate) fn bind_groups(
                 (&p.positions, None),
                 (&p.previous, None),
                 (&e.table, None),
-                (&e.air_out, None),
+                (&e.winds, None),
                 (&e.pushes, None),
             ],
         )

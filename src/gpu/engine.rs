@@ -34,7 +34,7 @@ pub(crate) struct GpuEngine {
     /// The layout's rest positions (uploaded when self-collision's buffers are made).
     rest: Vec<Vec4>,
     /// Made the first time a box collides or the air blows; grown with the layout.
-    edges: Option<TriangleBuffers>,
+    triangle_buffers: Option<TriangleBuffers>,
     /// The layout's triangle table (`contact::edges`), and whether the buffer holds it.
     triangle_table: Vec<u32>,
     triangles_uploaded: bool,
@@ -123,7 +123,7 @@ impl GpuEngine {
             contact,
             self_collision: None,
             rest: Vec::new(),
-            edges: None,
+            triangle_buffers: None,
             triangle_table: Vec::new(),
             triangles_uploaded: false,
             capacity_particles: cap.particles as u64,
@@ -151,7 +151,7 @@ impl GpuEngine {
             &self.topology,
             &self.contact,
             self.self_collision.as_ref(),
-            self.edges.as_ref(),
+            self.triangle_buffers.as_ref(),
         );
     }
 
@@ -161,19 +161,23 @@ impl GpuEngine {
         let words = self.triangle_table.len() as u64;
         let triangles = self.triangle_table.first().copied().unwrap_or(0) as u64;
         let particles = self.capacity_particles;
-        let fits = self.edges.as_ref().is_some_and(|e| {
+        let fits = self.triangle_buffers.as_ref().is_some_and(|e| {
             e.table.size() >= words * 4
                 && e.pushes.size() >= 2 * triangles * VEC4_BYTES
-                && e.air_out.size() >= particles * VEC4_BYTES
+                && e.winds.size() >= particles * VEC4_BYTES
         });
         if !fits {
-            self.edges = Some(TriangleBuffers::new(
+            self.triangle_buffers = Some(TriangleBuffers::new(
                 &self.ctx, words, triangles, particles,
             )?);
             self.triangles_uploaded = false;
             self.rebind();
         }
-        if let Some(e) = self.edges.as_ref().filter(|_| !self.triangles_uploaded) {
+        if let Some(e) = self
+            .triangle_buffers
+            .as_ref()
+            .filter(|_| !self.triangles_uploaded)
+        {
             self.ctx
                 .queue
                 .write_buffer(&e.table, 0, bytemuck::cast_slice(&self.triangle_table));
@@ -444,7 +448,7 @@ impl Engine for GpuEngine {
             self.ensure_triangles()?;
         }
         let q = &self.ctx.queue;
-        if let (Some(air), Some(e)) = (&frame.air, &self.edges) {
+        if let (Some(air), Some(e)) = (&frame.air, &self.triangle_buffers) {
             q.write_buffer(&e.air_uniform, 0, bytemuck::bytes_of(air));
         }
         let (p, t) = (&self.particles, &self.topology);
@@ -577,7 +581,7 @@ impl Engine for GpuEngine {
         Some(
             self.sizes.total()
                 + self.self_collision.as_ref().map_or(0, |h| h.bytes())
-                + self.edges.as_ref().map_or(0, |e| e.bytes()),
+                + self.triangle_buffers.as_ref().map_or(0, |e| e.bytes()),
         )
     }
 
