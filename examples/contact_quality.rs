@@ -5,7 +5,7 @@
 //! cloth: [`chiffon::quality::box_edges_through_cloth`]).
 //!
 //! ```sh
-//! cargo run --release --example contact_quality -- [--backend cpu|gpu] [--frames 240] [--friction MU] [SCENE ...]
+//! cargo run --release --example contact_quality -- [--backend cpu|gpu] [--frames 240] [--friction MU] [--shear M_PER_N] [SCENE ...]
 //! ```
 //!
 //! The scenes: `box` (a 96² sheet 1.4 m wide dropped flat on a box 0.9 m × 0.6 m), `sphere` (a
@@ -13,7 +13,8 @@
 //! edge first onto a small sphere and the floor, self-collision on), `mesh` (a 96² sheet on the
 //! colliders benchmark's bumpy sphere, a mesh collider), and the demo's `table` (96 columns),
 //! `heap` (128², held 60 frames by a corner, then let go) and `character` (96). No scene named:
-//! all of them. The frames count from the heap's release.
+//! all of them. The frames count from the heap's release. `--friction` sets every collider's
+//! friction, `--shear` the shear compliance (m/N: 100 lets a sheet shear freely, docs/contact.md).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -161,6 +162,7 @@ fn run(
     name: &str,
     frames: usize,
     friction: Option<f32>,
+    shear: Option<f32>,
 ) -> anyhow::Result<Row> {
     let Setup {
         mut world,
@@ -172,6 +174,9 @@ fn run(
         for c in &mut params.colliders {
             c.friction = mu;
         }
+    }
+    if let Some(alpha) = shear {
+        params.compliance.shear = alpha;
     }
     world.set_params(params)?;
     let handle = world.handles()[0];
@@ -217,7 +222,7 @@ fn run(
 fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
     let (mut backend_name, mut frames, mut names) = ("cpu".to_string(), 240usize, Vec::new());
-    let mut friction = None;
+    let (mut friction, mut shear) = (None, None);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--backend" => backend_name = args.next().context("--backend wants cpu or gpu")?,
@@ -234,6 +239,14 @@ fn main() -> anyhow::Result<()> {
                         .context("--friction wants a coefficient")?
                         .parse()
                         .context("--friction wants a coefficient")?,
+                )
+            }
+            "--shear" => {
+                shear = Some(
+                    args.next()
+                        .context("--shear wants a compliance in m/N")?
+                        .parse()
+                        .context("--shear wants a compliance in m/N")?,
                 )
             }
             _ => names.push(a),
@@ -267,7 +280,7 @@ fn main() -> anyhow::Result<()> {
     );
     println!("| --- | --- | --- | --- | --- |");
     for name in &names {
-        let r = run(backend, name, frames, friction)?;
+        let r = run(backend, name, frames, friction, shear)?;
         println!(
             "| {} | {:.3} / {:.3} / {:.3} | {:.3} ({}) | {} | {:.1} |",
             r.name,

@@ -5,12 +5,11 @@
 //
 //   edge_contacts        one thread per triangle: the deepest point of any box edge (its ends
 //                        are the corners) over the triangle and on its wrong side, closer than
-//                        the thickness, becomes a push that moves the triangle off it, shared
-//                        by its corners by mass and barycentric weight
-//   apply_edge_contacts  one thread per particle: at least its share of each of its triangles'
-//                        pushes along it, each adding what the ones before left (Jacobi: no two
-//                        threads write one particle), and the velocity it had into them taken
-//                        away through its previous position
+//                        the thickness, becomes a push that moves the triangle off it
+//                        whole (one with a pinned corner turns about it instead)
+//   apply_edge_contacts  one thread per particle: the largest of its triangles' pushes (Jacobi:
+//                        no two threads write one particle), and the velocity it had into it
+//                        taken away through its previous position
 //
 // The triangle table (Rust: contact::edges): [T, N | offsets: N + 1 | incident: 3T |
 // triangles: 3T]; particle p's triangles are incident[offsets[p]..offsets[p + 1]].
@@ -232,7 +231,14 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
     let c1 = clamp((d11 * d20 - d01 * d21) / denom, 0.0, 1.0);
     let c2 = clamp((d00 * d21 - d01 * d20) / denom, 0.0, 1.0 - c1);
     let c0 = 1.0 - c1 - c2;
-    // Each corner moves by w_k b_k / Σ w b² of the push, so the point moves by all of it.
+    // A free triangle moves off the point whole, each corner the push's full length: turned
+    // about the point instead (a corner near it taking all the push), it would stretch the
+    // corner's edges to the triangles beyond (a box's top corner, 1.87x at rest).
+    if (p0.w > 0.0 && p1.w > 0.0 && p2.w > 0.0) {
+        return TrianglePush(vec4<f32>(out, best), vec4<f32>(1.0, 1.0, 1.0, 0.0));
+    }
+    // A triangle with a pinned corner turns: each free corner moves by w_k b_k / Σ w b² of
+    // the push, so the point moves by all of it.
     let w0 = p0.w * c0;
     let w1 = p1.w * c1;
     let w2 = p2.w * c2;
@@ -277,6 +283,7 @@ fn apply_edge_contacts(
         return;
     }
     var moved = vec3<f32>(0.0);
+    var largest = 0.0;
     let incident = incident_start();
     let corners = corners_start();
     for (var s = triangle_table[TRIANGLE_HEADER + i]; s < triangle_table[TRIANGLE_HEADER + i + 1u]; s++) {
@@ -291,12 +298,12 @@ fn apply_edge_contacts(
         } else if (triangle_table[corners + 3u * k + 1u] == i) {
             corner = 1u;
         }
-        // At least this triangle's share along its push: moved on only as far as the
-        // triangles before it did not already.
+        // The largest of its triangles' pushes: summed, pushes along the three faces at a
+        // box's corner would carry it off the corner diagonally, well past each of them.
         let want = push.w * pushes[2u * k + 1u][corner];
-        let have = dot(moved, push.xyz);
-        if (have < want) {
-            moved += push.xyz * (want - have);
+        if (want > largest) {
+            largest = want;
+            moved = push.xyz * want;
         }
     }
     let len = length(moved);

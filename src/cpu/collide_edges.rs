@@ -263,7 +263,14 @@ fn deepest_push(
     let c1 = ((d11 * d20 - d01 * d21) / denom).clamp(0.0, 1.0);
     let c2 = ((d00 * d21 - d01 * d20) / denom).clamp(0.0, 1.0 - c1);
     let c0 = 1.0 - c1 - c2;
-    // Each corner moves by w_k b_k / Σ w b² of the push, so the point moves by all of it.
+    // A free triangle moves off the point whole, each corner the push's full length: turned
+    // about the point instead (a corner near it taking all the push), it would stretch the
+    // corner's edges to the triangles beyond (a box's top corner, 1.87× at rest).
+    if x[0].w > 0.0 && x[1].w > 0.0 && x[2].w > 0.0 {
+        return [out.extend(best), Vec4::new(1.0, 1.0, 1.0, 0.0)];
+    }
+    // A triangle with a pinned corner turns: each free corner moves by w_k b_k / Σ w b² of
+    // the push, so the point moves by all of it.
     let (w0, w1, w2) = (x[0].w * c0, x[1].w * c1, x[2].w * c2);
     let s = w0 * c0 + w1 * c1 + w2 * c2;
     if s <= 0.0 {
@@ -299,9 +306,9 @@ pub fn edge_contacts(
         });
 }
 
-/// Twin of `apply_edge_contacts`: each free particle moves at least its share of each of its
-/// triangles' pushes along it (each push in turn adds what the ones before left), and loses
-/// the velocity it had into them (its previous position moves with it).
+/// Twin of `apply_edge_contacts`: each free particle moves by the largest of its share of its
+/// triangles' pushes (the first, of equals), and loses the velocity it had into it (its
+/// previous position moves with it).
 pub fn apply_edge_contacts(
     params: &StepParams,
     positions: &mut [Vec4],
@@ -341,6 +348,7 @@ fn apply_to(t: &Table<'_>, pushes: &[Vec4], i: usize, p: &mut Vec4, prev: &mut V
         return;
     }
     let mut moved = Vec3::ZERO;
+    let mut largest = 0.0f32;
     for s in t.offsets[i]..t.offsets[i + 1] {
         let k = t.incident[s as usize] as usize;
         let push = pushes[2 * k];
@@ -354,12 +362,12 @@ fn apply_to(t: &Table<'_>, pushes: &[Vec4], i: usize, p: &mut Vec4, prev: &mut V
         } else {
             2
         };
-        // At least this triangle's share along its push: moved on only as far as the
-        // triangles before it did not already.
+        // The largest of its triangles' pushes: summed, pushes along the three faces at a
+        // box's corner would carry it off the corner diagonally, well past each of them.
         let want = push.w * pushes[2 * k + 1][corner];
-        let have = moved.dot(push.xyz());
-        if have < want {
-            moved += push.xyz() * (want - have);
+        if want > largest {
+            largest = want;
+            moved = push.xyz() * want;
         }
     }
     let len = moved.length();
