@@ -146,6 +146,44 @@ fn grid_distance(c: ColliderRecord, q: vec3<f32>) -> f32 {
     return lerp1(lerp1(x00, x10, f.y), lerp1(x01, x11, f.y), f.z) + outside;
 }
 
+// The direction in which grid_distance grows fastest at q, as a unit vector: the gradient of
+// the same trilinear sample, from the same eight values (central differences would read 48),
+// and outside the grid the way out of its box as well.
+fn grid_normal(c: ColliderRecord, q: vec3<f32>) -> vec3<f32> {
+    let cell = c.shape_a.w;
+    let dims = c.grid_dims.xyz;
+    let top = vec3<f32>(dims - vec3<u32>(1u));
+    let g = (q - c.shape_a.xyz) / cell;
+    let inside = clamp(g, vec3<f32>(0.0), top);
+    let base = min(vec3<u32>(floor(inside)), dims - vec3<u32>(2u));
+    let f = inside - vec3<f32>(base);
+    let row = dims.x;
+    let layer = dims.x * dims.y;
+    let i = c.grid_offset + base.z * layer + base.y * row + base.x;
+    let c000 = distance_grid[i];
+    let c100 = distance_grid[i + 1u];
+    let c010 = distance_grid[i + row];
+    let c110 = distance_grid[i + row + 1u];
+    let c001 = distance_grid[i + layer];
+    let c101 = distance_grid[i + layer + 1u];
+    let c011 = distance_grid[i + layer + row];
+    let c111 = distance_grid[i + layer + row + 1u];
+    // In cells; an axis on which q is outside the box (clamped) does not move the sample.
+    let along = vec3<f32>(
+        lerp1(lerp1(c100 - c000, c110 - c010, f.y), lerp1(c101 - c001, c111 - c011, f.y), f.z),
+        lerp1(lerp1(c010 - c000, c110 - c100, f.x), lerp1(c011 - c001, c111 - c101, f.x), f.z),
+        lerp1(lerp1(c001 - c000, c101 - c100, f.x), lerp1(c011 - c010, c111 - c110, f.x), f.y),
+    );
+    var grad = select(vec3<f32>(0.0), along, g == inside);
+    let out = g - inside;
+    let away = length(out);
+    if (away > 0.0) {
+        // The distance to the box grows by a cell per cell along `out`.
+        grad += out / away * cell;
+    }
+    return unit_or_up(grad);
+}
+
 // Distance from q (in the collider's frame) to a tapered capsule: the hull of the spheres
 // (a, ra) and (b, rb) (Quílez's round cone; exact). A capsule whose one sphere holds the other
 // is that sphere.
@@ -241,8 +279,8 @@ fn unit_or_up(v: vec3<f32>) -> vec3<f32> {
     return v / len;
 }
 
-// The outward unit normal at q: exact for the analytic shapes; for a mesh, the grid's gradient
-// by central differences half a cell apart (only contacts ask for it).
+// The outward unit normal at q: exact for the analytic shapes; for a mesh, the gradient of the
+// grid's trilinear sample (only contacts ask for it).
 fn shape_normal(c: ColliderRecord, q: vec3<f32>) -> vec3<f32> {
     switch (c.kind) {
         case COLLIDER_SPHERE: {
@@ -270,13 +308,7 @@ fn shape_normal(c: ColliderRecord, q: vec3<f32>) -> vec3<f32> {
             return vec3<f32>(0.0, 0.0, s.z);
         }
         default: {
-            let e = 0.5 * c.shape_a.w;
-            let g = vec3<f32>(
-                grid_distance(c, q + vec3<f32>(e, 0.0, 0.0)) - grid_distance(c, q - vec3<f32>(e, 0.0, 0.0)),
-                grid_distance(c, q + vec3<f32>(0.0, e, 0.0)) - grid_distance(c, q - vec3<f32>(0.0, e, 0.0)),
-                grid_distance(c, q + vec3<f32>(0.0, 0.0, e)) - grid_distance(c, q - vec3<f32>(0.0, 0.0, e)),
-            );
-            return unit_or_up(g);
+            return grid_normal(c, q);
         }
     }
 }
@@ -324,13 +356,18 @@ fn collide_with(c: ColliderRecord, t_from: f32, t_to: f32, x: vec3<f32>, x_prev:
     // Sphere-trace the relative path from q0 for the first point within r.
     var entered = false;
     var q_entry = q0;
-    if (shape_distance(c, q0) >= r) {
+    let d0 = shape_distance(c, q0);
+    if (d0 >= r) {
         let path = q1 - q0;
         let len = length(path);
         var t = 0.0;
         for (var k = 0u; k < MARCH_STEPS; k++) {
             let q = q0 + path * t;
-            let gap = shape_distance(c, q) - r;
+            // The first step starts at q0, whose distance is known.
+            var gap = d0 - r;
+            if (k > 0u) {
+                gap = shape_distance(c, q) - r;
+            }
             if (gap <= 1e-6 * max(r, 1e-3)) {
                 entered = true;
                 q_entry = q;

@@ -134,7 +134,8 @@ pub(crate) fn grid_distance(origin: Vec3, cell: f32, dims: UVec3, values: &[f32]
     let g = (q - origin) / cell;
     let inside = g.clamp(Vec3::ZERO, top);
     let outside = (g - inside).length() * cell;
-    let base = inside.floor().as_uvec3().min(dims - UVec3::splat(2));
+    // `inside` is not negative, so truncating is the kernel's `floor` (without a libm call).
+    let base = inside.as_uvec3().min(dims - UVec3::splat(2));
     let f = inside - base.as_vec3();
     let (row, layer) = (dims.x as usize, (dims.x * dims.y) as usize);
     let i = base.z as usize * layer + base.y as usize * row + base.x as usize;
@@ -144,6 +145,37 @@ pub(crate) fn grid_distance(origin: Vec3, cell: f32, dims: UVec3, values: &[f32]
     let x01 = lerp1(v(i + layer), v(i + layer + 1), f.x);
     let x11 = lerp1(v(i + layer + row), v(i + layer + row + 1), f.x);
     lerp1(lerp1(x00, x10, f.y), lerp1(x01, x11, f.y), f.z) + outside
+}
+
+/// Twin of `grid_normal`: the unit gradient of [`grid_distance`]'s trilinear sample at `q`, from
+/// the same eight values, and outside the grid the way out of its box as well.
+pub(crate) fn grid_normal(origin: Vec3, cell: f32, dims: UVec3, values: &[f32], q: Vec3) -> Vec3 {
+    let top = (dims - UVec3::ONE).as_vec3();
+    let g = (q - origin) / cell;
+    let inside = g.clamp(Vec3::ZERO, top);
+    // `inside` is not negative, so truncating is the kernel's `floor` (without a libm call).
+    let base = inside.as_uvec3().min(dims - UVec3::splat(2));
+    let f = inside - base.as_vec3();
+    let (row, layer) = (dims.x as usize, (dims.x * dims.y) as usize);
+    let i = base.z as usize * layer + base.y as usize * row + base.x as usize;
+    let (c000, c100) = (values[i], values[i + 1]);
+    let (c010, c110) = (values[i + row], values[i + row + 1]);
+    let (c001, c101) = (values[i + layer], values[i + layer + 1]);
+    let (c011, c111) = (values[i + layer + row], values[i + layer + row + 1]);
+    // In cells; an axis on which q is outside the box (clamped) does not move the sample.
+    let along = Vec3::new(
+        lerp1(lerp1(c100 - c000, c110 - c010, f.y), lerp1(c101 - c001, c111 - c011, f.y), f.z),
+        lerp1(lerp1(c010 - c000, c110 - c100, f.x), lerp1(c011 - c001, c111 - c101, f.x), f.z),
+        lerp1(lerp1(c001 - c000, c101 - c100, f.x), lerp1(c011 - c010, c111 - c110, f.x), f.y),
+    );
+    let mut grad = Vec3::select(g.cmpeq(inside), along, Vec3::ZERO);
+    let out = g - inside;
+    let away = out.length();
+    if away > 0.0 {
+        // The distance to the box grows by a cell per cell along `out`.
+        grad += out / away * cell;
+    }
+    unit_or_up(grad)
 }
 
 fn capsule_distance(q: Vec3, a: Vec3, ra: f32, b: Vec3, rb: f32) -> f32 {
@@ -248,7 +280,8 @@ fn unit_or_up(v: Vec3) -> Vec3 {
     if len < 1e-20 { Vec3::Y } else { v / len }
 }
 
-/// Twin of `shape_normal`: exact for the analytic shapes, central differences for a mesh.
+/// Twin of `shape_normal`: exact for the analytic shapes, the trilinear sample's gradient for a
+/// mesh ([`grid_normal`]).
 fn shape_normal(c: &ColliderRecord, grid: &[f32], q: Vec3) -> Vec3 {
     let a = Vec4::from_array(c.shape_a);
     let b = Vec4::from_array(c.shape_b);
@@ -271,13 +304,10 @@ fn shape_normal(c: &ColliderRecord, grid: &[f32], q: Vec3) -> Vec3 {
             }
         }
         _ => {
-            let e = 0.5 * a.w;
-            let d = |v: Vec3| shape_distance(c, grid, v);
-            unit_or_up(Vec3::new(
-                d(q + Vec3::new(e, 0.0, 0.0)) - d(q - Vec3::new(e, 0.0, 0.0)),
-                d(q + Vec3::new(0.0, e, 0.0)) - d(q - Vec3::new(0.0, e, 0.0)),
-                d(q + Vec3::new(0.0, 0.0, e)) - d(q - Vec3::new(0.0, 0.0, e)),
-            ))
+            let dims = UVec3::new(c.grid_dims[0], c.grid_dims[1], c.grid_dims[2]);
+            let n = (dims.x * dims.y * dims.z) as usize;
+            let values = &grid[c.grid_offset as usize..][..n];
+            grid_normal(a.xyz(), a.w, dims, values, q)
         }
     }
 }
@@ -327,13 +357,19 @@ fn collide_with(
     let d1 = shape_distance(c, grid, q1);
     let mut entered = false;
     let mut q_entry = q0;
-    if shape_distance(c, grid, q0) >= r {
+    let d0 = shape_distance(c, grid, q0);
+    if d0 >= r {
         let path = q1 - q0;
         let len = path.length();
         let mut t = 0.0;
-        for _ in 0..MARCH_STEPS {
+        for k in 0..MARCH_STEPS {
             let q = q0 + path * t;
-            let gap = shape_distance(c, grid, q) - r;
+            // The first step starts at q0, whose distance is known.
+            let gap = if k == 0 {
+                d0 - r
+            } else {
+                shape_distance(c, grid, q) - r
+            };
             if gap <= 1e-6 * r.max(1e-3) {
                 entered = true;
                 q_entry = q;
@@ -527,4 +563,42 @@ pub(crate) fn collider_cell(table: &[u32], x: Vec3, x_prev: Vec3) -> Option<(u32
 /// was. Twin of `still_in_cell` in `shaders/colliders.wgsl`.
 pub(crate) fn still_in_cell(table: &[u32], cell: (u32, u32), x: Vec3, x_prev: Vec3) -> bool {
     collider_cell(table, x, x_prev) == Some(cell)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `grid_normal` reads the eight values `grid_distance` reads: inside a cell it must be
+    /// the direction of the sample's own gradient (central differences far smaller than the
+    /// cell agree), and outside the grid's box it must lead away from the box (as well as along
+    /// the face's own gradient: these values are no distance field).
+    #[test]
+    fn the_grids_normal_is_its_samples_gradient() {
+        let dims = UVec3::new(4, 5, 6);
+        let values: Vec<f32> = (0..dims.x * dims.y * dims.z)
+            .map(|k| ((k * 7919) % 101) as f32 * 0.01 - 0.5)
+            .collect();
+        let (origin, cell) = (Vec3::new(-1.0, 0.5, 2.0), 0.25);
+        let d = |q: Vec3| grid_distance(origin, cell, dims, &values, q);
+        for q in [
+            Vec3::new(0.3, 0.3, 0.3),
+            Vec3::new(1.7, 2.2, 3.6),
+            Vec3::new(2.9, 0.6, 4.1),
+        ] {
+            let q = origin + q * cell;
+            let e = 1e-3;
+            let central = Vec3::new(
+                d(q + Vec3::X * e) - d(q - Vec3::X * e),
+                d(q + Vec3::Y * e) - d(q - Vec3::Y * e),
+                d(q + Vec3::Z * e) - d(q - Vec3::Z * e),
+            )
+            .normalize();
+            let n = grid_normal(origin, cell, dims, &values, q);
+            assert!(n.dot(central) > 0.999, "at {q}: {n} against {central}");
+        }
+        let far = origin + Vec3::new(10.0, 1.0, 1.0);
+        let n = grid_normal(origin, cell, dims, &values, far);
+        assert!(n.x > 0.2, "beyond the box along +x: {n}");
+    }
 }
