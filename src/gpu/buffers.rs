@@ -3,8 +3,9 @@
 //! groups over them, in each kernel's WGSL binding order.
 
 use super::context::GpuContext;
+use super::kernels::STEP_SIZE;
 use super::kernels::bind_group;
-use super::passes::{BindGroups, Pipelines, STEP_SIZE, check_storage_buffer};
+use super::passes::{BindGroups, Pipelines, check_storage_buffer};
 use crate::config::{BufferSizes, ColorRange, Health, StepParams, TopologyCounts, TopologySizes};
 use crate::error::Result;
 use crate::hierarchy::Hierarchy;

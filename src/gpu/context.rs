@@ -145,7 +145,8 @@ impl GpuContext {
     /// storage buffers per shader stage, WebGPU's default. Without it, every cloth of a
     /// [`crate::World`] takes the global path ([`crate::world::ClothPath`]).
     pub fn fuses_cloths(&self) -> bool {
-        self.limits().max_storage_buffers_per_shader_stage >= super::passes::fused_storage_buffers()
+        self.limits().max_storage_buffers_per_shader_stage
+            >= super::kernels::fused_storage_buffers()
     }
 
     /// Whether the adapter runs on the CPU (lavapipe, SwiftShader, WARP): there the fused
@@ -158,7 +159,7 @@ impl GpuContext {
     /// Storage buffers per shader stage the fused kernel needs (see
     /// [`GpuContext::fuses_cloths`]).
     pub fn fused_storage_buffers() -> u32 {
-        super::passes::fused_storage_buffers()
+        super::kernels::fused_storage_buffers()
     }
 
     /// The limits that bound a cloth, as `(name, value)` rows: what `chiffon info` prints and

@@ -3,7 +3,7 @@
 //! `WORKGROUP_SIZE` override, and grids from `config::workgroups`.
 
 use super::shaders::ShaderFile;
-use crate::config::workgroups;
+use crate::config::{FusedFrame, StepParams, workgroups};
 use crate::error::{ChiffonError, Result};
 
 /// What one binding of a compute kernel is.
@@ -156,4 +156,39 @@ pub fn check_workgroup_size(limits: &wgpu::Limits, size: u32) -> Result<()> {
             reason: format!("{size} must be a power of two of at most {max}"),
         })
     }
+}
+
+pub(super) const STEP_SIZE: u64 = size_of::<StepParams>() as u64;
+
+/// The fused kernel's bindings (`shaders/solve_cloths.wgsl`).
+pub(super) const FUSED_BINDINGS: [Binding; 11] = {
+    let fixed_step = Binding::Uniform {
+        size: STEP_SIZE,
+        dynamic: false,
+    };
+    [
+        Binding::Uniform {
+            size: size_of::<FusedFrame>() as u64,
+            dynamic: false,
+        },
+        fixed_step,
+        fixed_step,
+        Binding::StorageRead,
+        Binding::StorageRead,
+        Binding::StorageReadWrite,
+        Binding::StorageReadWrite,
+        Binding::StorageReadWrite,
+        Binding::StorageReadWrite,
+        Binding::StorageRead,
+        Binding::StorageRead,
+    ]
+};
+
+/// Storage buffers the fused kernel binds (8, a browser's default): a device that allows fewer
+/// per shader stage solves every cloth on the global path.
+pub(crate) fn fused_storage_buffers() -> u32 {
+    FUSED_BINDINGS
+        .iter()
+        .filter(|b| matches!(b, Binding::StorageRead | Binding::StorageReadWrite))
+        .count() as u32
 }

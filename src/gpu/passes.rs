@@ -5,10 +5,10 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::kernels::{Binding, Kernel, bind_group_layout};
+use super::kernels::{Binding, FUSED_BINDINGS, Kernel, STEP_SIZE, bind_group_layout};
 use super::shaders;
 use super::timer::StageTimer;
-use crate::config::{ColorRange, FusedFrame, HEALTH_BYTES, Health, StepParams};
+use crate::config::{ColorRange, HEALTH_BYTES, Health};
 use crate::error::{ChiffonError, Result};
 use crate::schedule::{Executor, Pass, SelfStep, Stage};
 
@@ -52,41 +52,6 @@ pub(crate) struct FusedKernel {
     pub capacity: u32,
     /// Threads per workgroup (one workgroup per cloth).
     pub workgroup_size: u32,
-}
-
-pub(super) const STEP_SIZE: u64 = size_of::<StepParams>() as u64;
-
-/// The fused kernel's bindings (`shaders/solve_cloths.wgsl`).
-const FUSED_BINDINGS: [Binding; 11] = {
-    let fixed_step = Binding::Uniform {
-        size: STEP_SIZE,
-        dynamic: false,
-    };
-    [
-        Binding::Uniform {
-            size: size_of::<FusedFrame>() as u64,
-            dynamic: false,
-        },
-        fixed_step,
-        fixed_step,
-        Binding::StorageRead,
-        Binding::StorageRead,
-        Binding::StorageReadWrite,
-        Binding::StorageReadWrite,
-        Binding::StorageReadWrite,
-        Binding::StorageReadWrite,
-        Binding::StorageRead,
-        Binding::StorageRead,
-    ]
-};
-
-/// Storage buffers the fused kernel binds (8, a browser's default): a device that allows fewer
-/// per shader stage solves every cloth on the global path.
-pub(crate) fn fused_storage_buffers() -> u32 {
-    FUSED_BINDINGS
-        .iter()
-        .filter(|b| matches!(b, Binding::StorageRead | Binding::StorageReadWrite))
-        .count() as u32
 }
 
 impl Pipelines {

@@ -3,24 +3,12 @@
 //! who draws it is the caller's affair (`tools/demo/panel.rs` with winit, the web page with
 //! the browser's events); both draw it with [`super::PanelRenderer`].
 
-use super::settings::Settings;
+use super::settings::{Action, Settings};
 use crate::integrator::Integrator;
 use crate::params::Projection;
 use crate::quality::Stretch;
 use crate::scenes::DemoScene;
 use crate::world::World;
-
-/// What a key or a panel button asks of the demo beyond a change of settings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Action {
-    /// Build the scene again (another scene, resolution, flag count, or the grid again in
-    /// place of a mesh).
-    Rebuild,
-    /// Every cloth back to its start.
-    Reset,
-    /// Release the cloths' pins, or hold them again.
-    TogglePins,
-}
 
 /// What the HUD says about the world's size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -10,6 +10,7 @@ mod renderer;
 mod settings;
 
 pub use colliders::Colliders;
-pub use controls::{Action, Counts, HELP, Hud, controls};
+pub use controls::{Counts, HELP, Hud, controls};
 pub use renderer::PanelRenderer;
+pub use settings::Action;
 pub use settings::{Key, Settings};

@@ -12,10 +12,21 @@
 use glam::Vec3;
 
 use super::colliders::Colliders;
-use super::controls::Action;
 use crate::params::{DEFAULT_FREQUENCY, SolverParams, Substeps, TetherParams};
 use crate::scenes::{self, DemoCloths, DemoScene};
 use crate::world::ClothOptions;
+
+/// What a key or a panel button asks of the demo beyond a change of settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Build the scene again (another scene, resolution, flag count, or the grid again in
+    /// place of a mesh).
+    Rebuild,
+    /// Every cloth back to its start.
+    Reset,
+    /// Release the cloths' pins, or hold them again.
+    TogglePins,
+}
 
 /// Everything the control panel edits.
 pub struct Settings {

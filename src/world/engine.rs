@@ -1,11 +1,10 @@
 //! What runs a world's kernels: the GPU recorder ([`crate::gpu::engine`]) or the CPU executor
 //! ([`crate::cpu::engine`]). Both take the same [`Layout`] and run the same
 //! [`FrameSchedule`](crate::schedule::FrameSchedule); this trait is all the world knows of
-//! them, and [`make`] is the one place that picks one.
+//! them. `make_engine` in `world/mod.rs`, above both, is the one place that picks one.
 
 use glam::Vec4;
 
-use super::WorldConfig;
 use super::layout::Layout;
 use crate::config::{
     AirParams, ClothRecord, ClothRest, ColliderRecord, FusedFrame, Health, TetherSlot,
@@ -13,7 +12,6 @@ use crate::config::{
 use crate::error::Result;
 use crate::gpu::StageTimer;
 use crate::schedule::{FramePlan, FrameSchedule};
-use crate::solver::Backend;
 
 /// One frame as the engines run it.
 pub(crate) struct WorldFrame<'a> {
@@ -119,12 +117,4 @@ impl<T: bytemuck::Pod> Started<T> {
             Started::Gpu(pending) => pending.finish().await,
         }
     }
-}
-
-/// The engine of `backend` for a world built with `config`.
-pub(crate) fn make(backend: Backend<'_>, config: &WorldConfig) -> Result<Box<dyn Engine>> {
-    Ok(match backend {
-        Backend::Gpu(ctx) => Box::new(crate::gpu::engine::GpuEngine::new(ctx, config)?),
-        Backend::Cpu => Box::new(crate::cpu::engine::CpuEngine::new(config.workgroup_size)),
-    })
 }

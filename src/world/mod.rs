@@ -113,7 +113,7 @@ impl World {
         if let Some(sleep) = config.sleep {
             sleep.validate()?;
         }
-        let engine = engine::make(backend, &config)?;
+        let engine = make_engine(backend, &config)?;
         let layout = Layout::build(&[], config.paths, config.fused_max_particles, 0)?;
         Ok(Self {
             engine,
@@ -538,4 +538,13 @@ impl World {
             },
         }
     }
+}
+
+/// The engine of `backend` for a world built with `config` (here, above both engines and the
+/// trait they share, so `world::engine` depends on neither).
+fn make_engine(backend: Backend<'_>, config: &WorldConfig) -> Result<Box<dyn engine::Engine>> {
+    Ok(match backend {
+        Backend::Gpu(ctx) => Box::new(crate::gpu::engine::GpuEngine::new(ctx, config)?),
+        Backend::Cpu => Box::new(crate::cpu::engine::CpuEngine::new(config.workgroup_size)),
+    })
 }
