@@ -124,21 +124,40 @@ fn unit4(q: vec4<f32>) -> vec4<f32> {
     return q / sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
 }
 
-// Trilinear sample of a mesh collider's grid at q (its frame); outside the grid, the distance
-// to the grid's box plus the value at its nearest point.
-fn grid_distance(c: ColliderRecord, q: vec3<f32>) -> f32 {
+// Where q falls in a collider's distance grid: g in cells from the grid's origin, inside the
+// same clamped to the grid, f the fraction within the cell whose first value is
+// distance_grid[i], and the strides of a row and a layer.
+struct GridCell {
+    g: vec3<f32>,
+    inside: vec3<f32>,
+    f: vec3<f32>,
+    i: u32,
+    row: u32,
+    layer: u32,
+}
+
+fn grid_cell(c: ColliderRecord, q: vec3<f32>) -> GridCell {
     let cell = c.shape_a.w;
     let dims = c.grid_dims.xyz;
     let top = vec3<f32>(dims - vec3<u32>(1u));
     let g = (q - c.shape_a.xyz) / cell;
     let inside = clamp(g, vec3<f32>(0.0), top);
-    let outside = length(g - inside) * cell;
     let base = min(vec3<u32>(floor(inside)), dims - vec3<u32>(2u));
-    let f = inside - vec3<f32>(base);
-    // The eight corners of the cell, x fastest (no local array: drivers keep those in memory).
     let row = dims.x;
     let layer = dims.x * dims.y;
-    let i = c.grid_offset + base.z * layer + base.y * row + base.x;
+    return GridCell(g, inside, inside - vec3<f32>(base), c.grid_offset + base.z * layer + base.y * row + base.x, row, layer);
+}
+
+// Trilinear sample of a mesh collider's grid at q (its frame); outside the grid, the distance
+// to the grid's box plus the value at its nearest point.
+fn grid_distance(c: ColliderRecord, q: vec3<f32>) -> f32 {
+    let at = grid_cell(c, q);
+    let outside = length(at.g - at.inside) * c.shape_a.w;
+    let f = at.f;
+    let i = at.i;
+    let row = at.row;
+    let layer = at.layer;
+    // The eight corners of the cell, x fastest (no local array: drivers keep those in memory).
     let x00 = lerp1(distance_grid[i], distance_grid[i + 1u], f.x);
     let x10 = lerp1(distance_grid[i + row], distance_grid[i + row + 1u], f.x);
     let x01 = lerp1(distance_grid[i + layer], distance_grid[i + layer + 1u], f.x);
@@ -151,15 +170,13 @@ fn grid_distance(c: ColliderRecord, q: vec3<f32>) -> f32 {
 // and outside the grid the way out of its box as well.
 fn grid_normal(c: ColliderRecord, q: vec3<f32>) -> vec3<f32> {
     let cell = c.shape_a.w;
-    let dims = c.grid_dims.xyz;
-    let top = vec3<f32>(dims - vec3<u32>(1u));
-    let g = (q - c.shape_a.xyz) / cell;
-    let inside = clamp(g, vec3<f32>(0.0), top);
-    let base = min(vec3<u32>(floor(inside)), dims - vec3<u32>(2u));
-    let f = inside - vec3<f32>(base);
-    let row = dims.x;
-    let layer = dims.x * dims.y;
-    let i = c.grid_offset + base.z * layer + base.y * row + base.x;
+    let at = grid_cell(c, q);
+    let g = at.g;
+    let inside = at.inside;
+    let f = at.f;
+    let i = at.i;
+    let row = at.row;
+    let layer = at.layer;
     let c000 = distance_grid[i];
     let c100 = distance_grid[i + 1u];
     let c010 = distance_grid[i + row];

@@ -127,18 +127,40 @@ fn unit4(q: Vec4) -> Vec4 {
     q / (q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w).sqrt()
 }
 
-/// Trilinear sample of a distance grid at `q`; outside it, the distance to the grid's box plus
-/// the value at its nearest point (twin of `grid_distance`).
-pub(crate) fn grid_distance(origin: Vec3, cell: f32, dims: UVec3, values: &[f32], q: Vec3) -> f32 {
+/// Where `q` falls in a distance grid (twin of `grid_cell`): `g` in cells from the origin,
+/// `inside` the same clamped to the grid, `f` the fraction within the cell whose first value
+/// is `values[i]`, and the strides of a row and a layer.
+struct GridCell {
+    g: Vec3,
+    inside: Vec3,
+    f: Vec3,
+    i: usize,
+    row: usize,
+    layer: usize,
+}
+
+fn grid_cell(origin: Vec3, cell: f32, dims: UVec3, q: Vec3) -> GridCell {
     let top = (dims - UVec3::ONE).as_vec3();
     let g = (q - origin) / cell;
     let inside = g.clamp(Vec3::ZERO, top);
-    let outside = (g - inside).length() * cell;
     // `inside` is not negative, so truncating is the kernel's `floor` (without a libm call).
     let base = inside.as_uvec3().min(dims - UVec3::splat(2));
-    let f = inside - base.as_vec3();
     let (row, layer) = (dims.x as usize, (dims.x * dims.y) as usize);
-    let i = base.z as usize * layer + base.y as usize * row + base.x as usize;
+    GridCell {
+        g,
+        inside,
+        f: inside - base.as_vec3(),
+        i: base.z as usize * layer + base.y as usize * row + base.x as usize,
+        row,
+        layer,
+    }
+}
+
+/// Trilinear sample of a distance grid at `q`; outside it, the distance to the grid's box plus
+/// the value at its nearest point (twin of `grid_distance`).
+pub(crate) fn grid_distance(origin: Vec3, cell: f32, dims: UVec3, values: &[f32], q: Vec3) -> f32 {
+    let GridCell { g, inside, f, i, row, layer } = grid_cell(origin, cell, dims, q);
+    let outside = (g - inside).length() * cell;
     let v = |k: usize| values[k];
     let x00 = lerp1(v(i), v(i + 1), f.x);
     let x10 = lerp1(v(i + row), v(i + row + 1), f.x);
@@ -150,14 +172,7 @@ pub(crate) fn grid_distance(origin: Vec3, cell: f32, dims: UVec3, values: &[f32]
 /// Twin of `grid_normal`: the unit gradient of [`grid_distance`]'s trilinear sample at `q`, from
 /// the same eight values, and outside the grid the way out of its box as well.
 pub(crate) fn grid_normal(origin: Vec3, cell: f32, dims: UVec3, values: &[f32], q: Vec3) -> Vec3 {
-    let top = (dims - UVec3::ONE).as_vec3();
-    let g = (q - origin) / cell;
-    let inside = g.clamp(Vec3::ZERO, top);
-    // `inside` is not negative, so truncating is the kernel's `floor` (without a libm call).
-    let base = inside.as_uvec3().min(dims - UVec3::splat(2));
-    let f = inside - base.as_vec3();
-    let (row, layer) = (dims.x as usize, (dims.x * dims.y) as usize);
-    let i = base.z as usize * layer + base.y as usize * row + base.x as usize;
+    let GridCell { g, inside, f, i, row, layer } = grid_cell(origin, cell, dims, q);
     let (c000, c100) = (values[i], values[i + 1]);
     let (c010, c110) = (values[i + row], values[i + row + 1]);
     let (c001, c101) = (values[i + layer], values[i + layer + 1]);
