@@ -217,6 +217,12 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
     if (best <= 0.0) {
         return none;
     }
+    // A free triangle moves off the point whole, each corner the push's full length: turned
+    // about the point instead (a corner near it taking all the push), it would stretch the
+    // corner's edges to the triangles beyond (a box's top corner, 1.87x at rest).
+    if (p0.w > 0.0 && p1.w > 0.0 && p2.w > 0.0) {
+        return TrianglePush(vec4<f32>(out, best), vec4<f32>(1.0, 1.0, 1.0, 0.0));
+    }
     // The deepest point's barycentric coordinates on the triangle.
     let v2 = at - x0;
     let d00 = dot(e1, e1);
@@ -231,12 +237,6 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
     let c1 = clamp((d11 * d20 - d01 * d21) / denom, 0.0, 1.0);
     let c2 = clamp((d00 * d21 - d01 * d20) / denom, 0.0, 1.0 - c1);
     let c0 = 1.0 - c1 - c2;
-    // A free triangle moves off the point whole, each corner the push's full length: turned
-    // about the point instead (a corner near it taking all the push), it would stretch the
-    // corner's edges to the triangles beyond (a box's top corner, 1.87x at rest).
-    if (p0.w > 0.0 && p1.w > 0.0 && p2.w > 0.0) {
-        return TrianglePush(vec4<f32>(out, best), vec4<f32>(1.0, 1.0, 1.0, 0.0));
-    }
     // A triangle with a pinned corner turns: each free corner moves by w_k b_k / Σ w b² of
     // the push, so the point moves by all of it.
     let w0 = p0.w * c0;

@@ -249,6 +249,12 @@ fn deepest_push(
     if best <= 0.0 {
         return none;
     }
+    // A free triangle moves off the point whole, each corner the push's full length: turned
+    // about the point instead (a corner near it taking all the push), it would stretch the
+    // corner's edges to the triangles beyond (a box's top corner, 1.87× at rest).
+    if x[0].w > 0.0 && x[1].w > 0.0 && x[2].w > 0.0 {
+        return [out.extend(best), Vec4::new(1.0, 1.0, 1.0, 0.0)];
+    }
     // The deepest point's barycentric coordinates on the triangle.
     let v2 = at - x0;
     let d00 = e1.dot(e1);
@@ -263,12 +269,6 @@ fn deepest_push(
     let c1 = ((d11 * d20 - d01 * d21) / denom).clamp(0.0, 1.0);
     let c2 = ((d00 * d21 - d01 * d20) / denom).clamp(0.0, 1.0 - c1);
     let c0 = 1.0 - c1 - c2;
-    // A free triangle moves off the point whole, each corner the push's full length: turned
-    // about the point instead (a corner near it taking all the push), it would stretch the
-    // corner's edges to the triangles beyond (a box's top corner, 1.87× at rest).
-    if x[0].w > 0.0 && x[1].w > 0.0 && x[2].w > 0.0 {
-        return [out.extend(best), Vec4::new(1.0, 1.0, 1.0, 0.0)];
-    }
     // A triangle with a pinned corner turns: each free corner moves by w_k b_k / Σ w b² of
     // the push, so the point moves by all of it.
     let (w0, w1, w2) = (x[0].w * c0, x[1].w * c1, x[2].w * c2);
