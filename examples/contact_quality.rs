@@ -5,7 +5,7 @@
 //! cloth: [`chiffon::quality::box_edges_through_cloth`]).
 //!
 //! ```sh
-//! cargo run --release --example contact_quality -- [--backend cpu|gpu] [--frames 240] [--friction MU] [--shear M_PER_N] [SCENE ...]
+//! cargo run --release --example contact_quality -- [--backend cpu|gpu] [--frames 240] [--friction MU] [--shear M_PER_N] [--strain-limit FACTOR|none] [SCENE ...]
 //! ```
 //!
 //! The scenes: `box` (a 96² sheet 1.4 m wide dropped flat on a box 0.9 m × 0.6 m), `sphere` (a
@@ -14,7 +14,8 @@
 //! colliders benchmark's bumpy sphere, a mesh collider), and the demo's `table` (96 columns),
 //! `heap` (128², held 60 frames by a corner, then let go) and `character` (96). No scene named:
 //! all of them. The frames count from the heap's release. `--friction` sets every collider's
-//! friction, `--shear` the shear compliance (m/N: 100 lets a sheet shear freely, docs/contact.md).
+//! friction, `--shear` the shear compliance (m/N: 100 lets a sheet shear freely, docs/contact.md),
+//! `--strain-limit` the strain limit after contact (`SolverParams::strain_limit`; none: off).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -161,8 +162,7 @@ fn run(
     backend: Backend<'_>,
     name: &str,
     frames: usize,
-    friction: Option<f32>,
-    shear: Option<f32>,
+    overrides: &Overrides,
 ) -> anyhow::Result<Row> {
     let Setup {
         mut world,
@@ -170,13 +170,16 @@ fn run(
         hold,
     } = setup(backend, name)?;
     let mut params = world.params().clone();
-    if let Some(mu) = friction {
+    if let Some(mu) = overrides.friction {
         for c in &mut params.colliders {
             c.friction = mu;
         }
     }
-    if let Some(alpha) = shear {
+    if let Some(alpha) = overrides.shear {
         params.compliance.shear = alpha;
+    }
+    if let Some(limit) = overrides.strain_limit {
+        params.strain_limit = limit;
     }
     world.set_params(params)?;
     let handle = world.handles()[0];
@@ -219,10 +222,18 @@ fn run(
     })
 }
 
+/// What the flags change in every scene's parameters.
+#[derive(Default)]
+struct Overrides {
+    friction: Option<f32>,
+    shear: Option<f32>,
+    strain_limit: Option<Option<f32>>,
+}
+
 fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
     let (mut backend_name, mut frames, mut names) = ("cpu".to_string(), 240usize, Vec::new());
-    let (mut friction, mut shear) = (None, None);
+    let mut overrides = Overrides::default();
     while let Some(a) = args.next() {
         match a.as_str() {
             "--backend" => backend_name = args.next().context("--backend wants cpu or gpu")?,
@@ -234,7 +245,7 @@ fn main() -> anyhow::Result<()> {
                     .context("--frames wants a count")?
             }
             "--friction" => {
-                friction = Some(
+                overrides.friction = Some(
                     args.next()
                         .context("--friction wants a coefficient")?
                         .parse()
@@ -242,12 +253,22 @@ fn main() -> anyhow::Result<()> {
                 )
             }
             "--shear" => {
-                shear = Some(
+                overrides.shear = Some(
                     args.next()
                         .context("--shear wants a compliance in m/N")?
                         .parse()
                         .context("--shear wants a compliance in m/N")?,
                 )
+            }
+            "--strain-limit" => {
+                let v = args
+                    .next()
+                    .context("--strain-limit wants a factor or none")?;
+                overrides.strain_limit = Some(if v == "none" {
+                    None
+                } else {
+                    Some(v.parse().context("--strain-limit wants a factor or none")?)
+                });
             }
             _ => names.push(a),
         }
@@ -280,7 +301,7 @@ fn main() -> anyhow::Result<()> {
     );
     println!("| --- | --- | --- | --- | --- |");
     for name in &names {
-        let r = run(backend, name, frames, friction, shear)?;
+        let r = run(backend, name, frames, &overrides)?;
         println!(
             "| {} | {:.3} / {:.3} / {:.3} | {:.3} ({}) | {} | {:.1} |",
             r.name,

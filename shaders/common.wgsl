@@ -26,6 +26,10 @@ struct StepParams {
     self_distance: f32,        // self-collision: distance kept between particles (m); 0 = off
     self_friction: f32,        // self-collision: Coulomb friction between particles
     hash_cells: u32,           // self-collision: cells of the spatial hash
+    strain_limit: f32,         // longest a structural edge may be after contact, × rest; 0 = none
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
 // The slice of the color-sorted constraint buffer one `solve_color` dispatch covers
@@ -260,6 +264,46 @@ fn solve_pair(params: StepParams, con: Constraint, pi: vec4<f32>, pj: vec4<f32>,
         vec4<f32>(pj.xyz - step.xyz * (step.w * w.y), pj.w),
         lambda0 + step.w,
     );
+}
+
+// The strain limit (SolverParams::strain_limit) on one constraint (CPU:
+// cpu::solve_color::limit_pair): a structural edge (kind 0, not a stencil) longer than `limit`
+// × its rest length is shortened to it, its ends moving along it by their inverse masses. An
+// end that contact holds (`held`, as a coarse level's limit reads it) stays: the limit must
+// not drag a stuck particle over the surface. `moved` is false when nothing changed (then the
+// caller writes nothing). Shared by limit_color and the fused kernel.
+struct Limited {
+    pi: vec4<f32>,
+    pj: vec4<f32>,
+    moved: bool,
+}
+
+// Whether the strain limit applies to `con`: a structural edge (kind 0), not a stencil's
+// record (CPU: cpu::solve_color::is_structural). Callers test it before they load the ends.
+fn is_structural(con: Constraint) -> bool {
+    return (con.packed & (STENCIL | 3u)) == 0u;
+}
+
+fn limit_pair(limit: f32, con: Constraint, pi: vec4<f32>, pj: vec4<f32>, held: vec2<f32>) -> Limited {
+    let unchanged = Limited(pi, pj, false);
+    if (!is_structural(con)) {
+        return unchanged;
+    }
+    let wi = unheld(pi.w, held.x);
+    let wj = unheld(pj.w, held.y);
+    let w_sum = wi + wj;
+    if (w_sum == 0.0) {
+        return unchanged;
+    }
+    let d = pi.xyz - pj.xyz;
+    let len2 = dot(d, d);
+    let longest = limit * con.rest;
+    if (len2 <= longest * longest) {
+        return unchanged;
+    }
+    let len = sqrt(len2);
+    let k = (len - longest) / (len * w_sum);
+    return Limited(vec4<f32>(pi.xyz - d * (k * wi), pi.w), vec4<f32>(pj.xyz + d * (k * wj), pj.w), true);
 }
 
 // A mesh's isometric bending stencil (Rust: Constraint::stencil) is two constraint records:

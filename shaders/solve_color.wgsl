@@ -69,3 +69,29 @@ fn solve_color(
     positions[c.i] = solved.pi;
     positions[c.j] = solved.pj;
 }
+
+// The strain limit after contact (SolverParams::strain_limit): one thread per record of one
+// of the cloths' colors; a structural edge longer than the limit is shortened to it
+// (`limit_pair`, common.wgsl), any other record is left alone. Same bindings as solve_color
+// (the multipliers and materials unused): within a color no two edges share a particle.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn limit_color(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let k = thread_index(group, groups, local);
+    if (k >= color.count) {
+        return;
+    }
+    let c = constraints[color.start + k];
+    if (!is_structural(c)) {
+        return;
+    }
+    let held = vec2<f32>(previous[c.i].w, previous[c.j].w);
+    let limited = limit_pair(params.strain_limit, c, positions[c.i], positions[c.j], held);
+    if (limited.moved) {
+        positions[c.i] = limited.pi;
+        positions[c.j] = limited.pj;
+    }
+}

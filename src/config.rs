@@ -63,6 +63,15 @@ pub struct StepParams {
     pub self_friction: f32,
     /// Self-collision: cells of the spatial hash table.
     pub hash_cells: u32,
+    /// The longest a structural edge may be after contact, as a multiple of its rest length
+    /// (`SolverParams::active_strain_limit`); 0 when there is no limit.
+    pub strain_limit: f32,
+    /// Padding to a multiple of 16 bytes.
+    pub pad0: u32,
+    /// Padding.
+    pub pad1: u32,
+    /// Padding.
+    pub pad2: u32,
 }
 
 /// Uniform block of `solve_color` (`ColorRange` in `shaders/common.wgsl`): which slice of the
@@ -463,7 +472,11 @@ pub const GPU_STRUCTS: &[GpuStructLayout] = &[
         over_relaxation,
         self_distance,
         self_friction,
-        hash_cells
+        hash_cells,
+        strain_limit,
+        pad0,
+        pad1,
+        pad2
     }),
     layout!(ColliderRecord {
         kind,

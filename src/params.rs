@@ -202,7 +202,24 @@ pub struct SolverParams {
     /// world all take the global path while it is on (the fused kernel solves each cloth on
     /// its own). Default `None`: it costs a spatial hash and a neighbour search each substep.
     pub self_collision: Option<SelfCollision>,
+    /// The longest a structural edge (a grid's row or column, a mesh's or a rope's edge) may
+    /// be after contact, as a multiple of its rest length, or `None` for no limit. Contact is
+    /// what stretches cloth past what one sweep restores (a sheet caught by a sphere or a
+    /// table while the rest of it still falls); tethers do this job for pinned cloth. So the
+    /// limit runs only in frames with contact (colliders or self-collision): one sweep over the
+    /// cloth's colors after the collide stage that shortens each edge longer than the limit
+    /// back to it, moving its free ends by their inverse masses and never a particle that
+    /// static friction holds (`solve_color.wgsl`'s `limit_color`, on every path). In
+    /// `[1, `[`MAX_STRAIN_LIMIT`]`]`. Default `Some(`[`DEFAULT_STRAIN_LIMIT`]`)`
+    /// (docs/contact.md measures it).
+    pub strain_limit: Option<f32>,
 }
+
+/// Default [`SolverParams::strain_limit`]: an edge may reach 110 % of its rest length in
+/// contact.
+pub const DEFAULT_STRAIN_LIMIT: f32 = 1.1;
+/// Largest [`SolverParams::strain_limit`] accepted.
+pub const MAX_STRAIN_LIMIT: f32 = 10.0;
 
 impl Default for SolverParams {
     fn default() -> Self {
@@ -221,6 +238,7 @@ impl Default for SolverParams {
             colliders: Vec::new(),
             air: None,
             self_collision: None,
+            strain_limit: Some(DEFAULT_STRAIN_LIMIT),
         }
     }
 }
@@ -317,6 +335,9 @@ impl SolverParams {
         if let Some(air) = &self.air {
             air.validate()?;
         }
+        if let Some(limit) = self.strain_limit {
+            check_range("strain limit", limit, 1.0, MAX_STRAIN_LIMIT)?;
+        }
         check_range("damping (1/s)", self.damping, 0.0, MAX_DAMPING)?;
         check_range("iterations", self.iterations, 0, MAX_ITERATIONS)?;
         match self.substeps {
@@ -404,6 +425,13 @@ impl SolverParams {
     /// A still, frictionless air (`drag` and `lift` 0) is none.
     pub fn active_air(&self) -> Option<&Air> {
         self.air.as_ref().filter(|a| a.drag > 0.0 || a.lift > 0.0)
+    }
+
+    /// The strain limit the frames apply: [`Self::strain_limit`] when there is contact
+    /// (a collider or self-collision), else `None`.
+    pub fn active_strain_limit(&self) -> Option<f32> {
+        self.strain_limit
+            .filter(|_| self.has_colliders() || self.self_collision.is_some())
     }
 }
 

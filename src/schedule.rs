@@ -21,8 +21,13 @@
 //!   tethers   when the cloth has any
 //!   self-collide  when self-collision is on: the spatial hash built by counting sort, then
 //!             each particle pushed off the others near it (`shaders/self_collision.wgsl`)
-//!   collide   when there is a collider; with a box among them, then each triangle pushed
-//!             off the boxes' edges and corners (`shaders/collide_edges.wgsl`)
+//!   collide   when there is a collider (`shaders/collide.wgsl`)
+//!   limit     when there is contact and a strain limit (SolverParams::strain_limit): one
+//!             sweep over the cloths' colors shortening each structural edge longer than the
+//!             limit (`limit_color`, `shaders/solve_color.wgsl`)
+//!   collide   with a box among the colliders: each triangle pushed off the boxes' edges and
+//!             corners (`shaders/collide_edges.wgsl`), after the limit so that its pull
+//!             cannot drag a triangle back over an edge
 //! [fused]                      a world's small cloths: one workgroup each solves its whole
 //!                              frame (every substep's stages above) in one dispatch
 //! health                       one flag per frame: the first non-finite or far particle
@@ -58,8 +63,10 @@ pub enum Stage {
     Tethers,
     /// Self-collision: the spatial hash and the particle–particle pushes.
     SelfCollide,
-    /// Projection out of the colliders.
+    /// Projection out of the colliders (and the triangles off the boxes' edges).
     Collide,
+    /// The strain limit after contact, one sweep over the colors.
+    Limit,
     /// A world's fused path: every stage of the frame for each small cloth, one workgroup
     /// per cloth.
     Fused,
@@ -75,6 +82,7 @@ crate::names::named_enum!(Stage "stage" {
     Tethers => "tethers",
     SelfCollide => "self-collide",
     Collide => "collide",
+    Limit => "limit",
     Fused => "fused",
     Health => "health",
 });
@@ -110,6 +118,14 @@ pub enum Pass {
         /// The substep (its parameters).
         substep: u32,
     },
+    /// `limit_color` for one color (`shaders/solve_color.wgsl`, `cpu::limit_color`): its
+    /// structural edges longer than the strain limit shortened to it.
+    LimitColor {
+        /// The color (one of the cloths' own, not a coarse level's).
+        color: u32,
+        /// The substep (its parameters).
+        substep: u32,
+    },
     /// `solve_tethers` (`shaders/tethers.wgsl`, `cpu::solve_tethers`) of substep `.0`.
     Tethers(u32),
     /// A self-collision kernel (`shaders/self_collision.wgsl`, `cpu::self_collision`) of a
@@ -126,7 +142,7 @@ pub enum Pass {
     /// each triangle's push off the box colliders' edges.
     EdgeContacts(u32),
     /// `apply_edge_contacts` (`shaders/collide_edges.wgsl`, `cpu::apply_edge_contacts`) of
-    /// substep `.0`: each particle moves by the mean of its triangles' pushes.
+    /// substep `.0`: each particle moves by the largest of its triangles' pushes.
     ApplyEdgeContacts(u32),
     /// `solve_cloths` (`shaders/solve_cloths.wgsl`, `cpu::solve_cloths`): a whole frame of
     /// every fused cloth kept in workgroup memory (`workgroup_memory`), or of every one that
@@ -200,6 +216,8 @@ pub struct FrameSchedule {
     /// True when the collide stage runs ([`SolverParams::has_colliders`]): with nothing to
     /// collide with it would only read every particle, once a substep.
     pub collide: bool,
+    /// True when the limit stage runs after contact ([`SolverParams::active_strain_limit`]).
+    pub strain_limit: bool,
     /// True when the collide stage also keeps the boxes' edges and corners out of the
     /// triangles (a box among the colliders, and triangles on the global path).
     pub box_edges: bool,
@@ -236,6 +254,7 @@ impl FrameSchedule {
             tethers: true,
             self_collision: true,
             collide: true,
+            strain_limit: true,
             box_edges: true,
             air: true,
             global: true,
@@ -279,11 +298,16 @@ impl FrameSchedule {
                 exec.stage(Stage::SelfCollide, &mut kernels);
             }
             if self.collide {
-                let edges = [Pass::EdgeContacts(s), Pass::ApplyEdgeContacts(s)];
-                let edges = edges.into_iter().filter(|_| self.box_edges);
+                exec.stage(Stage::Collide, &mut std::iter::once(Pass::Collide(s)));
+            }
+            if self.strain_limit {
+                let mut limits = (0..colors).map(|color| Pass::LimitColor { color, substep: s });
+                exec.stage(Stage::Limit, &mut limits);
+            }
+            if self.collide && self.box_edges {
                 exec.stage(
                     Stage::Collide,
-                    &mut std::iter::once(Pass::Collide(s)).chain(edges),
+                    &mut [Pass::EdgeContacts(s), Pass::ApplyEdgeContacts(s)].into_iter(),
                 );
             }
         }
@@ -479,6 +503,10 @@ fn step_params(params: &SolverParams, c: StepCoefficients, h: f64) -> StepParams
         self_distance: 0.0,
         self_friction: 0.0,
         hash_cells: 0,
+        strain_limit: params.active_strain_limit().unwrap_or(0.0),
+        pad0: 0,
+        pad1: 0,
+        pad2: 0,
     }
 }
 
@@ -547,6 +575,7 @@ mod tests {
             tethers: false,
             self_collision: false,
             collide: true,
+            strain_limit: false,
             box_edges: false,
             air: false,
             global: true,
@@ -564,13 +593,20 @@ mod tests {
         };
         assert_eq!(selfish.dispatches(), s.dispatches() + 2 * 9);
         assert_eq!(selfish.stages(), s.stages() + 2);
-        // A box: two more kernels in each substep's collide stage.
+        // A box: two more kernels in a second collide stage of each substep.
         let boxed = FrameSchedule {
             box_edges: true,
             ..s
         };
         assert_eq!(boxed.dispatches(), s.dispatches() + 2 * 2);
-        assert_eq!(boxed.stages(), s.stages());
+        assert_eq!(boxed.stages(), s.stages() + 2);
+        // The strain limit: a sweep over the 12 colors, a stage of its own, each substep.
+        let limited = FrameSchedule {
+            strain_limit: true,
+            ..s
+        };
+        assert_eq!(limited.dispatches(), s.dispatches() + 2 * 12);
+        assert_eq!(limited.stages(), s.stages() + 2);
         // Air: three kernels once a frame, in a stage of their own, on either path.
         let windy = FrameSchedule { air: true, ..s };
         assert_eq!(windy.dispatches(), s.dispatches() + 3);

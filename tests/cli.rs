@@ -98,6 +98,9 @@ fn bad_scene_input_is_one_clear_line() {
     rejects(&sim(out, &["--tether-scale", "0.5"]), "--tether-scale");
     rejects(&sim(out, &["--tether-stiffness", "0"]), "tether stiffness");
     rejects(&sim(out, &["--over-relaxation", "2.5"]), "over-relaxation");
+    rejects(&sim(out, &["--strain-limit", "0.9"]), "strain limit");
+    rejects(&sim(out, &["--strain-limit", "NaN"]), "--strain-limit");
+    rejects(&sim(out, &["--strain-limit", "off"]), "or none");
     // A cloth flung away by an absurd gravity: the health check stops it with one line.
     rejects(
         &[

@@ -5,7 +5,7 @@ use glam::Vec4;
 
 use super::self_collision::{self as hash, SelfCollisionBuffers};
 use super::{
-    air_forces, air_winds, apply_air, apply_edge_contacts, check_health, collide, edge_contacts, integrate, prolong, snapshot_nodes, solve_cloths, solve_color,
+    air_forces, air_winds, apply_air, apply_edge_contacts, check_health, collide, edge_contacts, integrate, prolong, snapshot_nodes, solve_cloths, solve_color, limit_color,
     solve_tethers,
 };
 use crate::cloth::Constraint;
@@ -279,6 +279,13 @@ impl Executor for CpuFrame<'_> {
                     &e.global,
                     &mut e.positions,
                     &e.snapshot,
+                ),
+                Pass::LimitColor { color, substep } => limit_color(
+                    &e.colors[color as usize],
+                    e.global.constraints(),
+                    &mut e.positions,
+                    &e.previous,
+                    &plan.step(substep),
                 ),
                 Pass::Tethers(s) => solve_tethers(&plan.step(s), &mut e.positions, &e.tethers),
                 Pass::SelfCollision { step, substep } => {

@@ -29,7 +29,7 @@ pub use normals::{cloth_normals, compute_normals};
 pub use prolong::prolong;
 pub use snapshot::snapshot_nodes;
 pub use solve_cloths::solve_cloths;
-pub use solve_color::solve_color;
+pub use solve_color::{limit_color, solve_color};
 pub use tethers::solve_tethers;
 
 /// Particles (or constraints) per rayon task: below this, splitting costs more than it saves.

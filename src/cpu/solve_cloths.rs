@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use super::collide::{collide_all, collider_wakes, substep_pull};
 use super::health::{is_bad, report_bad};
 use super::integrate::integrate_particle;
-use super::solve_color::{solve_pair, solve_stencil, stencil_weights};
+use super::solve_color::{is_structural, limit_pair, solve_pair, solve_stencil, stencil_weights};
 use super::tethers::{anchor_pair, tether_pull};
 use crate::cloth::Constraint;
 use crate::config::{
@@ -355,11 +355,35 @@ fn solve_cloth(
             }
             c.positions[i] = x.extend(p.w);
         }
+        limit_strain(params, constraints, own_colors, c);
     }
     c.positions
         .iter()
         .position(|p| is_bad(first, p.xyz()))
         .map(|i| offset + i as u32)
+}
+
+/// Twin of `limit_strain` (solve_cloths.wgsl): the strain limit after contact over the
+/// cloth's colors, when the frame has one ([`limit_pair`], as `limit_color` runs it).
+fn limit_strain(
+    params: &StepParams,
+    constraints: &[Constraint],
+    own_colors: &[ColorRange],
+    c: &mut ClothSlices<'_>,
+) {
+    if params.strain_limit <= 0.0 {
+        return;
+    }
+    let offset = c.record.particle_offset;
+    for range in own_colors {
+        for con in constraints[range.range()].iter().filter(|c| is_structural(c)) {
+            let (i, j) = ((con.i - offset) as usize, (con.j - offset) as usize);
+            let held = (c.previous[i].w, c.previous[j].w);
+            let (mut pi, mut pj) = (c.positions[i], c.positions[j]);
+            limit_pair(params.strain_limit, con, &mut pi, &mut pj, held);
+            (c.positions[i], c.positions[j]) = (pi, pj);
+        }
+    }
 }
 
 /// Twin of `constraint_alpha` (common.wgsl): a distance constraint's α̃ from its cloth's

@@ -39,13 +39,7 @@ pub fn solve_color(
     let batch = constraints
         .color(color)
         .expect("solve_color: the range is not one of the checked colors");
-    let n = constraints.particle_count();
-    assert!(
-        positions.len() >= n && previous.len() >= n,
-        "solve_color: {} positions and {} previous positions for a coloring of {n} particles",
-        positions.len(),
-        previous.len()
-    );
+    check_particles("solve_color", constraints, positions, previous);
     assert!(
         multipliers.len() >= constraints.constraints().len(),
         "solve_color: {} multipliers for {} constraints",
@@ -114,6 +108,101 @@ pub fn solve_color(
             let held = (qi.w, qj.w);
             solve_pair(params, c, pi, pj, r, held, alpha, lambda, color.first_sweep == 1);
         });
+}
+
+/// Twin of `limit_color` in `shaders/solve_color.wgsl`: the strain limit over one color, in
+/// parallel, as the GPU does. Each structural edge longer than `params.strain_limit` × its rest
+/// length is shortened to it ([`limit_pair`]); every other record is left alone.
+///
+/// # Panics
+/// As [`solve_color`]: when `color` is not one of `constraints`' colors, or `positions` or
+/// `previous` are shorter than the coloring needs.
+pub fn limit_color(
+    color: &ColorRange,
+    constraints: &ColoredConstraints,
+    positions: &mut [Vec4],
+    previous: &[Vec4],
+    params: &StepParams,
+) {
+    let batch = constraints
+        .color(color)
+        .expect("limit_color: the range is not one of the checked colors");
+    check_particles("limit_color", constraints, positions, previous);
+    let shared = Shared(positions.as_mut_ptr(), std::ptr::null_mut());
+    let shared = &shared;
+    batch
+        .par_iter()
+        .with_min_len(MIN_PER_TASK)
+        .for_each(|c| {
+            if !is_structural(c) {
+                return;
+            }
+            // SAFETY: as in `solve_color`: i and j are in bounds and distinct, and no other
+            // record of this color names either.
+            let (pi, pj) = unsafe {
+                (
+                    &mut *shared.0.add(c.i as usize),
+                    &mut *shared.0.add(c.j as usize),
+                )
+            };
+            let held = (previous[c.i as usize].w, previous[c.j as usize].w);
+            limit_pair(params.strain_limit, c, pi, pj, held);
+        });
+}
+
+/// Panics unless `positions` and `previous` cover every particle `constraints` names.
+fn check_particles(
+    kernel: &str,
+    constraints: &ColoredConstraints,
+    positions: &[Vec4],
+    previous: &[Vec4],
+) {
+    let n = constraints.particle_count();
+    assert!(
+        positions.len() >= n && previous.len() >= n,
+        "{kernel}: {} positions and {} previous positions for a coloring of {n} particles",
+        positions.len(),
+        previous.len()
+    );
+}
+
+/// Twin of `is_structural` (common.wgsl): the strain limit applies to a structural edge
+/// (kind 0), not to a stencil's record.
+#[inline]
+pub(crate) fn is_structural(c: &Constraint) -> bool {
+    c.packed & (Constraint::STENCIL | 3) == 0
+}
+
+/// Twin of `limit_pair` (common.wgsl): one structural edge (kind 0, not a stencil) longer than
+/// `limit` × its rest length shortened to it, its ends moving along it by their inverse
+/// masses; an end that contact holds (`held`, the previous positions' w) stays. Shared by
+/// [`limit_color`] and the fused kernel's twin.
+#[inline]
+pub(crate) fn limit_pair(
+    limit: f32,
+    c: &Constraint,
+    pi: &mut Vec4,
+    pj: &mut Vec4,
+    held: (f32, f32),
+) {
+    if !is_structural(c) {
+        return;
+    }
+    let (wi, wj) = (unheld(pi.w, held.0), unheld(pj.w, held.1));
+    let w_sum = wi + wj;
+    if w_sum == 0.0 {
+        return;
+    }
+    let d = pi.xyz() - pj.xyz();
+    let len2 = d.dot(d);
+    let longest = limit * c.rest;
+    if len2 <= longest * longest {
+        return;
+    }
+    let len = len2.sqrt();
+    let k = (len - longest) / (len * w_sum);
+    *pi = (pi.xyz() - d * (k * wi)).extend(pi.w);
+    *pj = (pj.xyz() + d * (k * wj)).extend(pj.w);
 }
 
 /// One thread of `solve_color` (and of the fused kernel's solve): `r` is the bond at the start

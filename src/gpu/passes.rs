@@ -33,6 +33,7 @@ pub(crate) struct Pipelines {
     snapshot: Kernel,
     prolong: Kernel,
     solve_color: Kernel,
+    limit_color: Kernel,
     tethers: Kernel,
     collide: Kernel,
     edge_contacts: Kernel,
@@ -177,6 +178,7 @@ impl Pipelines {
             snapshot: kernel(shaders::SNAPSHOT, "snapshot_nodes", &coarse_layout),
             prolong: kernel(shaders::PROLONG, "prolong", &coarse_layout),
             solve_color: kernel(shaders::SOLVE_COLOR, "solve_color", &color_layout),
+            limit_color: kernel(shaders::SOLVE_COLOR, "limit_color", &color_layout),
             tethers: kernel(shaders::TETHERS, "solve_tethers", &particle_layout),
             collide: kernel(shaders::COLLIDE, "collide", &collide_layout),
             edge_contacts: kernel(shaders::COLLIDE_EDGES, "edge_contacts", &edges_layout),
@@ -308,6 +310,12 @@ impl Executor for PassRecorder<'_> {
                     let offsets = [at(entry), at(substep as u64)];
                     let threads = self.color_sizes[color as usize];
                     (&k.solve_color, &groups.color, offsets, 2, threads)
+                }
+                Pass::LimitColor { color, substep } => {
+                    // Any of the color's two slots: the limit reads only its range.
+                    let offsets = [at(2 * color as u64), at(substep as u64)];
+                    let threads = self.color_sizes[color as usize];
+                    (&k.limit_color, &groups.color, offsets, 2, threads)
                 }
                 Pass::Tethers(s) => particle(&k.tethers, s),
                 Pass::Collide(s) => {

@@ -45,10 +45,11 @@ pub const INTEGRATE: ShaderFile = ShaderFile {
     text: include_str!("../../shaders/integrate.wgsl"),
 };
 
-/// `solve_color`: one color of distance constraints (CPU twin: `src/cpu/solve_color.rs`).
+/// `solve_color`: one color of distance constraints; `limit_color`: the strain limit over one
+/// color (CPU twins: `src/cpu/solve_color.rs`).
 pub const SOLVE_COLOR: ShaderFile = ShaderFile {
     file: "solve_color.wgsl",
-    entry_points: "solve_color",
+    entry_points: "solve_color,limit_color",
     prelude: SOLVER,
     text: include_str!("../../shaders/solve_color.wgsl"),
 };

@@ -38,6 +38,15 @@ fn choices(names: &[&str]) -> String {
     }
 }
 
+fn strain_limit_help() -> String {
+    let text = "With contact, the longest a structural edge may be after each substep, \
+                × its rest length, or none";
+    match defaults().strain_limit {
+        Some(f) => with_default(text, f),
+        None => with_default(text, "none"),
+    }
+}
+
 fn integrator_help() -> String {
     with_default(
         &format!(
@@ -153,6 +162,11 @@ pub struct SolverArgs {
           help = with_default("Over-relaxation factor of constraint corrections (1 = none)",
                               defaults().over_relaxation))]
     pub over_relaxation: Option<f32>,
+    /// The strain limit after contact (× rest length), or none.
+    #[arg(long, value_name = "FACTOR|none",
+          value_parser = |s: &str| parse::maybe(s, parse::number), allow_hyphen_values = true,
+          help = strain_limit_help())]
+    pub strain_limit: Option<parse::Maybe<f32>>,
     /// Velocity damping rate (1/s).
     #[arg(long, value_name = "PER_S", value_parser = parse::number, allow_hyphen_values = true,
           help = with_default("Velocity damping rate, 1/s (frame-rate independent; 0 = none)",
@@ -266,6 +280,9 @@ impl SolverArgs {
             p.over_relaxation = w
         })?;
         given(&mut p, "--damping", self.damping, |p, d| p.damping = d)?;
+        given(&mut p, "--strain-limit", self.strain_limit, |p, m| {
+            p.strain_limit = m.0
+        })?;
         given(&mut p, "--max-distance", self.max_distance, |p, d| {
             p.max_distance = Some(d)
         })?;
