@@ -49,8 +49,9 @@ fn bucket(p: &StepParams, c: IVec3) -> u32 {
     h & (p.hash_cells - 1)
 }
 
+/// Twin of `cell_of`: cells twice the self-collision distance wide.
 fn cell_of(p: &StepParams, x: Vec3) -> IVec3 {
-    (x / p.self_distance)
+    (x / (p.self_distance * 2.0))
         .floor()
         .clamp(Vec3::splat(-1.0e9), Vec3::splat(1.0e9))
         .as_ivec3()
@@ -192,14 +193,22 @@ pub fn self_collide(p: &StepParams, b: &mut SelfCollisionBuffers<'_>) {
                 return;
             }
             let d = p.self_distance;
+            let h = d * 2.0;
             let home = cell_of(p, pi.xyz());
-            let inside = pi.xyz() - home.as_vec3() * d;
+            let inside = pi.xyz() - home.as_vec3() * h;
+            // A ball of radius d reaches, along each axis, the particle's own cell (2d wide)
+            // and the one beside its nearer half: 8 cells.
+            let side = IVec3::new(
+                if inside.x < d { -1 } else { 0 },
+                if inside.y < d { -1 } else { 0 },
+                if inside.z < d { -1 } else { 0 },
+            );
             let mut total = Vec3::ZERO;
             let mut touching = 0.0f32;
-            for k in 0..27i32 {
-                let o = IVec3::new(k % 3 - 1, (k / 3) % 3 - 1, k / 9 - 1);
-                let gap = (-inside - o.as_vec3() * d)
-                    .max(inside - (o + IVec3::ONE).as_vec3() * d)
+            for k in 0..8i32 {
+                let o = side + IVec3::new(k % 2, (k / 2) % 2, k / 4);
+                let gap = (-inside - o.as_vec3() * h)
+                    .max(inside - (o + IVec3::ONE).as_vec3() * h)
                     .max(Vec3::ZERO);
                 if gap.dot(gap) >= d * d {
                     continue;
