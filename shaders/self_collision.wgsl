@@ -10,8 +10,8 @@
 // bucket's start, the particles scattered into their buckets, and each bucket sorted by
 // particle index, so the order (and so every float sum) is the same on every run and in the
 // CPU twin. Then each particle gathers the pushes of the particles in the 8 cells its ball of
-// radius `self_distance` reaches (27 cells `self_distance` wide cost the CPU twin 1.6 times
-// as much: the bucket lookups, not the candidates, were the cost), and moves by their mean
+// radius `self_distance` reaches (27 cells `self_distance` wide, more bucket lookups, cost the
+// CPU twin's frame about a fifth more), and moves by their mean
 // (Jacobi: it reads old positions and writes `moved`, so no two threads race), and
 // `self_apply` copies the result back.
 
@@ -275,7 +275,7 @@ fn self_collide(
     for (var k = 0u; k < 8u; k++) {
         let o = side + vec3<i32>(i32(k % 2u), i32((k / 2u) % 2u), i32(k / 4u));
         // The gap from pi to that cell along each axis: a cell it cannot reach is skipped.
-        let gap = max(max(-inside - vec3<f32>(o) * h, inside - vec3<f32>(o + vec3<i32>(1)) * h), vec3<f32>(0.0));
+        let gap = max(max(vec3<f32>(o) * h - inside, inside - vec3<f32>(o + vec3<i32>(1)) * h), vec3<f32>(0.0));
         if (dot(gap, gap) >= d * d) {
             continue;
         }

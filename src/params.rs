@@ -209,9 +209,11 @@ pub struct SolverParams {
     /// limit runs only in frames with contact (colliders or self-collision): one sweep over the
     /// cloth's colors after the collide stage that shortens each edge longer than the limit
     /// back to it, moving its free ends by their inverse masses and never a particle that
-    /// static friction holds (`solve_color.wgsl`'s `limit_color`, on every path). In
+    /// static friction holds (`limit_pair` in `shaders/common.wgsl`: `limit_color` on the
+    /// global path, the fused kernel's `limit_strain` on the fused path). In
     /// `[1, `[`MAX_STRAIN_LIMIT`]`]`. Default `Some(`[`DEFAULT_STRAIN_LIMIT`]`)`
     /// (docs/contact.md measures it).
+    #[cfg_attr(feature = "serde", serde(default = "default_strain_limit"))]
     pub strain_limit: Option<f32>,
 }
 
@@ -220,6 +222,12 @@ pub struct SolverParams {
 pub const DEFAULT_STRAIN_LIMIT: f32 = 1.1;
 /// Largest [`SolverParams::strain_limit`] accepted.
 pub const MAX_STRAIN_LIMIT: f32 = 10.0;
+
+/// Parameters saved before the limit existed load with the default, not `None`.
+#[cfg(feature = "serde")]
+fn default_strain_limit() -> Option<f32> {
+    Some(DEFAULT_STRAIN_LIMIT)
+}
 
 impl Default for SolverParams {
     fn default() -> Self {
