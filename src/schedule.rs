@@ -216,8 +216,10 @@ pub struct FrameSchedule {
     /// True when the collide stage runs ([`SolverParams::has_colliders`]): with nothing to
     /// collide with it would only read every particle, once a substep.
     pub collide: bool,
-    /// True when the limit stage runs after contact ([`SolverParams::active_strain_limit`]).
-    pub strain_limit: bool,
+    /// The colors the limit stage sweeps after contact: the cloths' colors of distance
+    /// constraints, which come before their colors of bending stencils; 0 when the stage does
+    /// not run ([`SolverParams::active_strain_limit`]).
+    pub limit_colors: u32,
     /// True when the collide stage also keeps the boxes' edges and corners out of the
     /// triangles (a box among the colliders, and triangles on the global path).
     pub box_edges: bool,
@@ -254,7 +256,7 @@ impl FrameSchedule {
             tethers: true,
             self_collision: true,
             collide: true,
-            strain_limit: true,
+            limit_colors: 1,
             box_edges: true,
             air: true,
             global: true,
@@ -300,8 +302,9 @@ impl FrameSchedule {
             if self.collide {
                 exec.stage(Stage::Collide, &mut std::iter::once(Pass::Collide(s)));
             }
-            if self.strain_limit {
-                let mut limits = (0..colors).map(|color| Pass::LimitColor { color, substep: s });
+            if self.limit_colors > 0 {
+                let mut limits =
+                    (0..self.limit_colors).map(|color| Pass::LimitColor { color, substep: s });
                 exec.stage(Stage::Limit, &mut limits);
             }
             if self.collide && self.box_edges {
@@ -575,7 +578,7 @@ mod tests {
             tethers: false,
             self_collision: false,
             collide: true,
-            strain_limit: false,
+            limit_colors: 0,
             box_edges: false,
             air: false,
             global: true,
@@ -600,12 +603,13 @@ mod tests {
         };
         assert_eq!(boxed.dispatches(), s.dispatches() + 2 * 2);
         assert_eq!(boxed.stages(), s.stages() + 2);
-        // The strain limit: a sweep over the 12 colors, a stage of its own, each substep.
+        // The strain limit: a sweep over the 8 colors of distance constraints (of 12), a stage
+        // of its own, each substep.
         let limited = FrameSchedule {
-            strain_limit: true,
+            limit_colors: 8,
             ..s
         };
-        assert_eq!(limited.dispatches(), s.dispatches() + 2 * 12);
+        assert_eq!(limited.dispatches(), s.dispatches() + 2 * 8);
         assert_eq!(limited.stages(), s.stages() + 2);
         // Air: three kernels once a frame, in a stage of their own, on either path.
         let windy = FrameSchedule { air: true, ..s };

@@ -396,6 +396,14 @@ impl Hierarchy {
         self.cloth_colors
     }
 
+    /// Colors of the cloth's own distance constraints: the first of its colors, before those
+    /// of its bending stencils (the strain limit sweeps these).
+    pub fn distance_colors(&self) -> usize {
+        (0..self.cloth_colors)
+            .take_while(|&c| !self.constraints.is_stencil_color(c))
+            .count()
+    }
+
     /// The coarse levels, coarsest first (the solve order).
     pub fn levels(&self) -> &[Level] {
         &self.levels

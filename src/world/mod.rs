@@ -528,7 +528,11 @@ impl World {
             tethers: tethers_on && global_tethers,
             self_collision: self.params.self_collision.is_some() && l.global_particles > 0,
             collide: self.params.has_colliders(),
-            strain_limit: self.params.active_strain_limit().is_some() && l.global_particles > 0,
+            limit_colors: if self.params.active_strain_limit().is_some() && l.global_particles > 0 {
+                l.global.distance_colors() as u32
+            } else {
+                0
+            },
             box_edges: self.params.has_boxes() && l.triangle_table.first().is_some_and(|&t| t > 0),
             air: self.params.active_air().is_some()
                 && l.triangle_table.first().is_some_and(|&t| t > 0),
