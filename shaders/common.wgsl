@@ -131,6 +131,24 @@ struct MeshInfo {
     pad1: u32,
 }
 
+// An f32's bits as a u32 that orders as the f32 does (negatives flipped whole, positives'
+// sign bit set), so atomicMin/atomicMax reduce floats, in any order, to the same bits
+// (Rust: cpu::self_collision::ordered).
+fn ordered(x: f32) -> u32 {
+    let b = bitcast<u32>(x);
+    if ((b & 0x80000000u) != 0u) {
+        return ~b;
+    }
+    return b | 0x80000000u;
+}
+
+fn unordered(u: u32) -> f32 {
+    if ((u & 0x80000000u) != 0u) {
+        return bitcast<f32>(u & 0x7fffffffu);
+    }
+    return bitcast<f32>(~u);
+}
+
 // Linear thread index. Large dispatches are split over y, because one dimension holds at most
 // 65535 workgroups (2048² particles need 65536 groups of 64).
 fn thread_index(group: vec3<u32>, groups: vec3<u32>, local: u32) -> u32 {

@@ -2,44 +2,77 @@
 // from every particle that is not its neighbour at rest, in its own cloth and in every other
 // cloth of the world. Per substep:
 //
-//   hash_clear → hash_count → hash_scan_blocks → hash_scan_sums → hash_scan_add
-//     → hash_scatter → hash_sort → self_collide → self_apply
+//   self_check → self_plan → [hash_clear → hash_count → hash_scan_blocks → hash_scan_sums
+//     → hash_scan_add → hash_scatter → hash_sort → self_candidates] → self_collide → self_apply
 //
-// A spatial hash by counting sort, with u32 atomics only (no float atomics): particles are
-// counted into the buckets of cells 2 `self_distance` wide, the counts scanned into each
-// bucket's start, the particles scattered into their buckets, and each bucket sorted by
-// particle index, so the order (and so every float sum) is the same on every run and in the
-// CPU twin. Then each particle gathers the pushes of the particles in the 8 cells its ball of
-// radius `self_distance` reaches (27 cells `self_distance` wide, more bucket lookups, cost the
-// CPU twin's frame about a fifth more), and moves by their mean
-// (Jacobi: it reads old positions and writes `moved`, so no two threads race), and
-// `self_apply` copies the result back.
+// The bracketed passes build each particle's list of candidates: the particles within
+// `reach()` (the distance and a margin of a quarter of it) that are not its neighbours at rest.
+// They run on a frame's first substep, and on a later one only when the list may have gone
+// stale: `self_check` reduces every particle's move since the list was built to the box that
+// holds them all, and `self_plan` rebuilds when that box is wider than an eighth of the
+// distance along any axis (then no two particles have closed by more than the margin: √3 / 8
+// < 1 / 4), or when a list overflowed. A cloth at rest, or falling as one, builds once a frame.
+//
+// The lists come from a spatial hash by counting sort, with u32 atomics only (no float
+// atomics): particles are counted into the buckets of cells 2 `reach()` wide, the counts
+// scanned into each bucket's start, the particles scattered into their buckets, and each bucket
+// sorted by particle index, so the order (and so every float sum) is the same on every run and
+// in the CPU twin. Each particle's ball of radius `reach()` meets 8 of those cells. Then each
+// substep every particle gathers the pushes of its candidates and moves by their mean (Jacobi:
+// it reads old positions and writes `moved`, so no two threads race), and `self_apply` copies
+// the result back. A particle with more candidates than a list holds searches the hash itself
+// (its overflow rebuilds the hash every substep, so the hash is always fresh for it).
 
 @group(0) @binding(0) var<uniform> params: StepParams;
 @group(0) @binding(1) var<storage, read_write> positions: array<vec4<f32>>;  // w: inverse mass
 @group(0) @binding(2) var<storage, read> previous: array<vec4<f32>>;        // x at step start
 @group(0) @binding(3) var<storage, read> rest: array<vec4<f32>>;            // xyz: rest position, w: its cloth
-// [counts: hash_cells | starts: hash_cells + 1 | block sums: hash_cells / WORKGROUP_SIZE]
+// [counts: hash_cells | starts: hash_cells + 1 | block sums: hash_cells / WORKGROUP_SIZE |
+//  the lists' state: STATE_WORDS (state())]
 @group(0) @binding(4) var<storage, read_write> table: array<atomic<u32>>;
-// [each particle's bucket: particle_count | the particles, bucket by bucket: particle_count]
+// [each particle's bucket: particle_count | the particles, bucket by bucket: particle_count |
+//  each particle's list: LIST_STRIDE words (its length, then its candidates)]
 @group(0) @binding(5) var<storage, read_write> hash: array<u32>;
+// [the pushed positions: particle_count | the positions the lists were built at]
 @group(0) @binding(6) var<storage, read_write> moved: array<vec4<f32>>;
 // The particles' positions in bucket order, so the neighbour search reads them one after
 // another (it reads dozens per particle; scattered, those loads were most of its time).
 @group(0) @binding(7) var<storage, read_write> sorted: array<vec4<f32>>;
 
 var<workgroup> scan: array<u32, WORKGROUP_SIZE>;
+// self_check's box of moves within the workgroup, as ordered() bits.
+var<workgroup> low: array<atomic<u32>, 3>;
+var<workgroup> high: array<atomic<u32>, 3>;
+// Whether this substep builds the lists, shared so barriers stay in uniform control flow.
+var<workgroup> building: u32;
 
-// The hash table's bucket of grid cell c (the cells are `self_distance` wide).
+// Words of a particle's list: its length, then up to LIST_STRIDE - 1 candidates (Rust:
+// cpu::self_collision::LIST_STRIDE).
+const LIST_STRIDE: u32 = 32u;
+
+// The lists' state after the block sums (Rust: STATE_WORDS): the box of moves since the lists
+// were built (low xyz, high xyz, as ordered() bits), whether this substep builds them, and
+// whether a list overflowed when they were last built.
+const STATE_WORDS: u32 = 8u;
+const STATE_BUILD: u32 = 6u;
+const STATE_OVERFLOW: u32 = 7u;
+
+// How far apart two particles may be and still enter each other's lists: the distance and a
+// quarter of it (one rounding, the same on every device).
+fn reach() -> f32 {
+    return params.self_distance + params.self_distance * 0.25;
+}
+
+// The hash table's bucket of grid cell c.
 fn bucket(c: vec3<i32>) -> u32 {
     let h = (u32(c.x) * 73856093u) ^ (u32(c.y) * 19349663u) ^ (u32(c.z) * 83492791u);
     return h & (params.hash_cells - 1u);
 }
 
-// The grid cell of x, cells twice `self_distance` wide; far-away coordinates clamp (the
-// divergence check reports those).
+// The grid cell of x, cells twice `reach()` wide; far-away coordinates clamp (the divergence
+// check reports those).
 fn cell_of(x: vec3<f32>) -> vec3<i32> {
-    let c = floor(x / (params.self_distance * 2.0));
+    let c = floor(x / (reach() * 2.0));
     return vec3<i32>(clamp(c, vec3<f32>(-1.0e9), vec3<f32>(1.0e9)));
 }
 
@@ -51,6 +84,84 @@ fn sums() -> u32 {
     return 2u * params.hash_cells + 1u;
 }
 
+fn state() -> u32 {
+    return sums() + params.hash_cells / WORKGROUP_SIZE;
+}
+
+// Where particle i's list starts in `hash`.
+fn list_start(i: u32) -> u32 {
+    return 2u * params.particle_count + i * LIST_STRIDE;
+}
+
+// True when this substep builds the lists (self_plan decided).
+fn builds() -> bool {
+    return atomicLoad(&table[state() + STATE_BUILD]) != 0u;
+}
+
+// Each particle's move since the lists were built, reduced to the box that holds them all:
+// within the workgroup first, then one atomic per workgroup and bound. A frame's first substep
+// builds anyway, and skips it.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn self_check(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    if (params.t_from == 0.0) {
+        return;
+    }
+    if (local == 0u) {
+        for (var a = 0u; a < 3u; a++) {
+            atomicStore(&low[a], 0xffffffffu);
+            atomicStore(&high[a], 0u);
+        }
+    }
+    workgroupBarrier();
+    let i = thread_index(group, groups, local);
+    if (i < params.particle_count) {
+        let step = positions[i].xyz - moved[params.particle_count + i].xyz;
+        for (var a = 0u; a < 3u; a++) {
+            atomicMin(&low[a], ordered(step[a]));
+            atomicMax(&high[a], ordered(step[a]));
+        }
+    }
+    workgroupBarrier();
+    if (local == 0u) {
+        let s = state();
+        for (var a = 0u; a < 3u; a++) {
+            atomicMin(&table[s + a], atomicLoad(&low[a]));
+            atomicMax(&table[s + 3u + a], atomicLoad(&high[a]));
+        }
+    }
+}
+
+// One thread decides whether this substep builds the lists: on a frame's first substep (the
+// host may have moved, pinned or added particles since), after an overflow, or when the box of
+// moves is wider than an eighth of the distance on any axis.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn self_plan(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    if (thread_index(group, groups, local) != 0u) {
+        return;
+    }
+    let s = state();
+    var build = params.t_from == 0.0 || atomicLoad(&table[s + STATE_OVERFLOW]) != 0u;
+    let most = params.self_distance * 0.125;
+    for (var a = 0u; a < 3u; a++) {
+        let spread = unordered(atomicLoad(&table[s + 3u + a])) - unordered(atomicLoad(&table[s + a]));
+        if (spread > most) {
+            build = true;
+        }
+    }
+    atomicStore(&table[s + STATE_BUILD], u32(build));
+    if (build) {
+        atomicStore(&table[s + STATE_OVERFLOW], 0u);
+    }
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn hash_clear(
     @builtin(workgroup_id) group: vec3<u32>,
@@ -58,7 +169,7 @@ fn hash_clear(
     @builtin(local_invocation_index) local: u32,
 ) {
     let c = thread_index(group, groups, local);
-    if (c < params.hash_cells) {
+    if (c < params.hash_cells && builds()) {
         atomicStore(&table[c], 0u);
     }
 }
@@ -70,7 +181,7 @@ fn hash_count(
     @builtin(local_invocation_index) local: u32,
 ) {
     let i = thread_index(group, groups, local);
-    if (i >= params.particle_count) {
+    if (i >= params.particle_count || !builds()) {
         return;
     }
     let b = bucket(cell_of(positions[i].xyz));
@@ -85,6 +196,12 @@ fn hash_scan_blocks(
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
 ) {
+    if (local == 0u) {
+        building = u32(builds());
+    }
+    if (workgroupUniformLoad(&building) == 0u) {
+        return;
+    }
     let block = group.y * groups.x + group.x;
     let c = block * WORKGROUP_SIZE + local;
     var v = 0u;
@@ -114,6 +231,12 @@ fn hash_scan_blocks(
 // One workgroup turns the block totals into exclusive block offsets, WORKGROUP_SIZE at a time.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn hash_scan_sums(@builtin(local_invocation_index) local: u32) {
+    if (local == 0u) {
+        building = u32(builds());
+    }
+    if (workgroupUniformLoad(&building) == 0u) {
+        return;
+    }
     let blocks = params.hash_cells / WORKGROUP_SIZE;
     var carried = 0u;
     for (var base = 0u; base < blocks; base += WORKGROUP_SIZE) {
@@ -150,7 +273,7 @@ fn hash_scan_add(
     @builtin(local_invocation_index) local: u32,
 ) {
     let c = thread_index(group, groups, local);
-    if (c >= params.hash_cells) {
+    if (c >= params.hash_cells || !builds()) {
         return;
     }
     let offset = atomicLoad(&table[sums() + c / WORKGROUP_SIZE]);
@@ -168,7 +291,7 @@ fn hash_scatter(
     @builtin(local_invocation_index) local: u32,
 ) {
     let i = thread_index(group, groups, local);
-    if (i >= params.particle_count) {
+    if (i >= params.particle_count || !builds()) {
         return;
     }
     let b = hash[i];
@@ -185,7 +308,7 @@ fn hash_sort(
     @builtin(local_invocation_index) local: u32,
 ) {
     let c = thread_index(group, groups, local);
-    if (c >= params.hash_cells) {
+    if (c >= params.hash_cells || !builds()) {
         return;
     }
     let n = params.particle_count;
@@ -246,6 +369,82 @@ fn pair_push(i: u32, j: u32, pi: vec4<f32>, pj: vec4<f32>) -> vec4<f32> {
     return vec4<f32>(push, 1.0);
 }
 
+// The side of each axis whose neighbouring cell a ball about a point meets: the point's own
+// cell is 2 `r` wide and `inside` it, and a ball of radius at most `r` reaches, along each
+// axis, only the cell beside the nearer half. With the own cell: 8 cells.
+fn near_side(inside: vec3<f32>, r: f32) -> vec3<i32> {
+    return vec3<i32>(select(vec3<i32>(0), vec3<i32>(-1), inside < vec3<f32>(r)));
+}
+
+// Cell k (0–7) of those 8, cells `h` wide: the range of `hash` its bucket holds, or an empty
+// one when a ball of `radius` about the point cannot reach the cell.
+fn cell_range(home: vec3<i32>, inside: vec3<f32>, side: vec3<i32>, k: u32, h: f32, radius: f32) -> vec2<u32> {
+    let o = side + vec3<i32>(i32(k % 2u), i32((k / 2u) % 2u), i32(k / 4u));
+    // The gap from the point to that cell along each axis.
+    let gap = max(max(vec3<f32>(o) * h - inside, inside - vec3<f32>(o + vec3<i32>(1)) * h), vec3<f32>(0.0));
+    if (dot(gap, gap) >= radius * radius) {
+        return vec2<u32>(0u);
+    }
+    let b = bucket(home + o);
+    let n = params.particle_count;
+    return vec2<u32>(n + atomicLoad(&table[starts() + b]), n + atomicLoad(&table[starts() + b + 1u]));
+}
+
+// Each particle's list, when this substep builds them: the particles within reach() that are
+// not its neighbours at rest (nearer than the distance in the same cloth), in bucket order; and
+// where it was, for self_check. A pinned particle gathers no pushes and lists none.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn self_candidates(
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let i = thread_index(group, groups, local);
+    let n = params.particle_count;
+    if (i >= n || !builds()) {
+        return;
+    }
+    let pi = positions[i];
+    moved[n + i] = pi;
+    let row = list_start(i);
+    var count = 0u;
+    if (pi.w != 0.0) {
+        let d = params.self_distance;
+        let r = reach();
+        let h = r * 2.0;
+        let home = cell_of(pi.xyz);
+        let inside = pi.xyz - vec3<f32>(home) * h;
+        let side = near_side(inside, r);
+        let ri = rest[i];
+        for (var k = 0u; k < 8u; k++) {
+            let range = cell_range(home, inside, side, k, h, r);
+            for (var s = range.x; s < range.y; s++) {
+                let j = hash[s];
+                // Particles of other cells that share the bucket are told apart by distance.
+                if (j == i) {
+                    continue;
+                }
+                let delta = pi.xyz - sorted[s - n].xyz;
+                if (dot(delta, delta) >= r * r) {
+                    continue;
+                }
+                let rj = rest[j];
+                if (ri.w == rj.w && distance(ri.xyz, rj.xyz) < d) {
+                    continue;
+                }
+                if (count + 1u < LIST_STRIDE) {
+                    hash[row + 1u + count] = j;
+                }
+                count += 1u;
+            }
+        }
+        if (count >= LIST_STRIDE) {
+            atomicStore(&table[state() + STATE_OVERFLOW], 1u);
+        }
+    }
+    hash[row] = count;
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn self_collide(
     @builtin(workgroup_id) group: vec3<u32>,
@@ -263,46 +462,49 @@ fn self_collide(
     if (pi.w == 0.0) {
         return;
     }
-    let d = params.self_distance;
-    let h = d * 2.0;
-    let home = cell_of(pi.xyz);
-    // Where pi sits in its cell. A ball of radius d about it reaches, along each axis, its own
-    // cell (2d wide) and the one on the side of the cell's nearer half: 8 cells in all.
-    let inside = pi.xyz - vec3<f32>(home) * h;
-    let side = vec3<i32>(select(vec3<i32>(0), vec3<i32>(-1), inside < vec3<f32>(d)));
+    let row = list_start(i);
+    let count = hash[row];
     var total = vec3<f32>(0.0);
     var touching = 0.0;
-    for (var k = 0u; k < 8u; k++) {
-        let o = side + vec3<i32>(i32(k % 2u), i32((k / 2u) % 2u), i32(k / 4u));
-        // The gap from pi to that cell along each axis: a cell it cannot reach is skipped.
-        let gap = max(max(vec3<f32>(o) * h - inside, inside - vec3<f32>(o + vec3<i32>(1)) * h), vec3<f32>(0.0));
-        if (dot(gap, gap) >= d * d) {
-            continue;
-        }
-        let c = home + o;
-        let b = bucket(c);
-        let start = n + atomicLoad(&table[starts() + b]);
-        let end = n + atomicLoad(&table[starts() + b + 1u]);
-        for (var s = start; s < end; s++) {
-            let j = hash[s];
-            let pj = sorted[s - n];
-            // Particles of other cells that share the bucket are told apart by distance.
-            if (j == i) {
-                continue;
-            }
-            let delta = pi.xyz - pj.xyz;
-            if (dot(delta, delta) >= d * d) {
-                continue;
-            }
-            // Neighbours at rest (nearer than the distance, in the same cloth) are excluded.
-            let ri = rest[i];
-            let rj = rest[j];
-            if (ri.w == rj.w && distance(ri.xyz, rj.xyz) < d) {
-                continue;
-            }
-            let push = pair_push(i, j, pi, pj);
+    if (count < LIST_STRIDE) {
+        // Its candidates: every particle that can be within the distance now (pair_push
+        // tells which are).
+        for (var s = 0u; s < count; s++) {
+            let j = hash[row + 1u + s];
+            let push = pair_push(i, j, pi, positions[j]);
             total += push.xyz;
             touching += push.w;
+        }
+    } else {
+        // Too many for its list: it searches the hash, which its overflow had built this
+        // substep, at the distance itself.
+        let d = params.self_distance;
+        let r = reach();
+        let h = r * 2.0;
+        let home = cell_of(pi.xyz);
+        let inside = pi.xyz - vec3<f32>(home) * h;
+        let side = near_side(inside, r);
+        let ri = rest[i];
+        for (var k = 0u; k < 8u; k++) {
+            let range = cell_range(home, inside, side, k, h, d);
+            for (var s = range.x; s < range.y; s++) {
+                let j = hash[s];
+                let pj = sorted[s - n];
+                if (j == i) {
+                    continue;
+                }
+                let delta = pi.xyz - pj.xyz;
+                if (dot(delta, delta) >= d * d) {
+                    continue;
+                }
+                let rj = rest[j];
+                if (ri.w == rj.w && distance(ri.xyz, rj.xyz) < d) {
+                    continue;
+                }
+                let push = pair_push(i, j, pi, pj);
+                total += push.xyz;
+                touching += push.w;
+            }
         }
     }
     if (touching > 0.0) {
@@ -310,6 +512,8 @@ fn self_collide(
     }
 }
 
+// The pushed positions become the positions; thread 0 empties the box of moves for the next
+// substep's self_check.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn self_apply(
     @builtin(workgroup_id) group: vec3<u32>,
@@ -317,6 +521,13 @@ fn self_apply(
     @builtin(local_invocation_index) local: u32,
 ) {
     let i = thread_index(group, groups, local);
+    if (i == 0u) {
+        let s = state();
+        for (var a = 0u; a < 3u; a++) {
+            atomicStore(&table[s + a], 0xffffffffu);
+            atomicStore(&table[s + 3u + a], 0u);
+        }
+    }
     if (i < params.particle_count) {
         positions[i] = moved[i];
     }

@@ -124,28 +124,11 @@ override SHARED_MEMORY: bool = true;
 
 var<workgroup> cloth_x: array<vec4<f32>, FUSED_CAPACITY>;
 // Whether the cloth sleeps this frame (thread 0 decides), and the frame's end reduced over the
-// threads: the largest step and the bounds, as order-preserving bits (ordered()).
+// threads: the largest step and the bounds, as order-preserving bits (ordered() in common.wgsl).
 var<workgroup> asleep: u32;
 var<workgroup> most_step: atomic<u32>;
 var<workgroup> low: array<atomic<u32>, 3>;
 var<workgroup> high: array<atomic<u32>, 3>;
-
-// An f32's bits as a u32 that orders as the f32 does (negatives flipped whole, positives'
-// sign bit set), so atomicMin/atomicMax reduce floats.
-fn ordered(x: f32) -> u32 {
-    let b = bitcast<u32>(x);
-    if ((b & 0x80000000u) != 0u) {
-        return ~b;
-    }
-    return b | 0x80000000u;
-}
-
-fn unordered(u: u32) -> f32 {
-    if ((u & 0x80000000u) != 0u) {
-        return bitcast<f32>(u & 0x7fffffffu);
-    }
-    return bitcast<f32>(~u);
-}
 
 // Particle `i` (an index into the world's buffers) from wherever its cloth keeps it.
 fn load_x(offset: u32, i: u32) -> vec4<f32> {

@@ -159,6 +159,10 @@ pub enum Pass {
 /// `shaders/self_collision.wgsl`, and their twins in `cpu::self_collision`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SelfStep {
+    /// The box of every particle's move since the candidate lists were built.
+    Check,
+    /// Whether this substep builds the lists.
+    Plan,
     /// Clears the bucket counts.
     Clear,
     /// Counts the particles of each bucket.
@@ -173,6 +177,8 @@ pub enum SelfStep {
     Scatter,
     /// Sorts each bucket by particle index.
     Sort,
+    /// Each particle lists the particles that can come within the distance.
+    Candidates,
     /// Each particle gathers the pushes of its neighbours.
     Collide,
     /// The pushed positions become the positions.
@@ -180,6 +186,8 @@ pub enum SelfStep {
 }
 
 crate::names::named_enum!(SelfStep "self-collision kernel" {
+    Check => "self_check",
+    Plan => "self_plan",
     Clear => "hash_clear",
     Count => "hash_count",
     ScanBlocks => "hash_scan_blocks",
@@ -187,6 +195,7 @@ crate::names::named_enum!(SelfStep "self-collision kernel" {
     ScanAdd => "hash_scan_add",
     Scatter => "hash_scatter",
     Sort => "hash_sort",
+    Candidates => "self_candidates",
     Collide => "self_collide",
     Apply => "self_apply",
 });
@@ -589,12 +598,13 @@ mod tests {
         assert_eq!(s.stages(), 7);
         let tethered = FrameSchedule { tethers: true, ..s };
         assert_eq!(tethered.dispatches(), s.dispatches() + 2);
-        // Self-collision: nine kernels a substep, one stage.
+        // Self-collision: twelve kernels a substep (the lists' check and plan, the hash and the
+        // lists, the pushes), one stage.
         let selfish = FrameSchedule {
             self_collision: true,
             ..s
         };
-        assert_eq!(selfish.dispatches(), s.dispatches() + 2 * 9);
+        assert_eq!(selfish.dispatches(), s.dispatches() + 2 * 12);
         assert_eq!(selfish.stages(), s.stages() + 2);
         // A box: two more kernels in a second collide stage of each substep.
         let boxed = FrameSchedule {

@@ -415,6 +415,8 @@ fn asset(name: &str) -> String {
 #[test]
 fn simulate_a_mesh_pinned_by_group_and_export_an_obj_sequence() {
     let dir = temp_path("cape-seq");
+    // A folder left by an earlier run under a reused process id would be refused as not empty.
+    let _ = std::fs::remove_dir_all(&dir);
     let out = chiffon(&[
         "simulate",
         "--backend",

@@ -226,8 +226,8 @@ fn a_heap_settles_with_no_crossing_triangles() {
 }
 
 /// The hash is built with u32 atomics and each bucket sorted, so the GPU's table (counts,
-/// starts, block sums) and buckets equal the CPU twin's bit for bit, frame after frame of a
-/// heap.
+/// starts, block sums, the candidate lists' state), buckets and candidate lists equal the CPU
+/// twin's bit for bit, frame after frame of a heap.
 #[test]
 fn the_gpus_hash_is_the_cpu_twins_bit_for_bit() {
     let Some(ctx) = common::gpu("the_gpus_hash_is_the_cpu_twins_bit_for_bit") else {

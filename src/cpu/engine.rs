@@ -139,8 +139,8 @@ impl Engine for CpuEngine {
         let n = layout.particle_count as usize;
         let cells = crate::world::hash_cells(layout.global_particles);
         self.table = vec![0; hash::table_len(cells, self.workgroup_size)];
-        self.hash = vec![0; 2 * n];
-        self.moved = vec![Vec4::ZERO; n];
+        self.hash = vec![0; hash::hash_len(n)];
+        self.moved = vec![Vec4::ZERO; hash::moved_len(n)];
         self.winds = vec![Vec4::ZERO; n];
         self.sorted = vec![Vec4::ZERO; n];
         Ok(())
@@ -301,15 +301,18 @@ impl Executor for CpuFrame<'_> {
                         sorted: &mut e.sorted,
                     };
                     match step {
-                        SelfStep::Clear => hash::hash_clear(&p, &mut b),
-                        SelfStep::Count => hash::hash_count(&p, &mut b),
+                        SelfStep::Check => hash::self_check(&p, wg, &mut b),
+                        SelfStep::Plan => hash::self_plan(&p, wg, &mut b),
+                        SelfStep::Clear => hash::hash_clear(&p, wg, &mut b),
+                        SelfStep::Count => hash::hash_count(&p, wg, &mut b),
                         SelfStep::ScanBlocks => hash::hash_scan_blocks(&p, wg, &mut b),
                         SelfStep::ScanSums => hash::hash_scan_sums(&p, wg, &mut b),
                         SelfStep::ScanAdd => hash::hash_scan_add(&p, wg, &mut b),
-                        SelfStep::Scatter => hash::hash_scatter(&p, &mut b),
-                        SelfStep::Sort => hash::hash_sort(&p, &mut b),
+                        SelfStep::Scatter => hash::hash_scatter(&p, wg, &mut b),
+                        SelfStep::Sort => hash::hash_sort(&p, wg, &mut b),
+                        SelfStep::Candidates => hash::self_candidates(&p, wg, &mut b),
                         SelfStep::Collide => hash::self_collide(&p, &mut b),
-                        SelfStep::Apply => hash::self_apply(&p, &mut b),
+                        SelfStep::Apply => hash::self_apply(&p, wg, &mut b),
                     }
                 }
                 Pass::Collide(s) => collide(

@@ -17,11 +17,12 @@ pub struct SelfCollisionBuffers<'a> {
     pub previous: &'a [Vec4],
     /// Rest positions, each particle's cloth in w.
     pub rest: &'a [Vec4],
-    /// Counts, starts and block sums ([`table_len`]).
+    /// Counts, starts, block sums and the lists' state ([`table_len`]).
     pub table: &'a mut [u32],
-    /// Each particle's bucket, then the particles bucket by bucket.
+    /// Each particle's bucket, the particles bucket by bucket, then each particle's list
+    /// ([`hash_len`]).
     pub hash: &'a mut [u32],
-    /// The positions after the pushes.
+    /// The positions after the pushes, then where the lists were built ([`moved_len`]).
     pub moved: &'a mut [Vec4],
     /// The positions in bucket order.
     pub sorted: &'a mut [Vec4],
@@ -37,9 +38,65 @@ fn sums(p: &StepParams) -> usize {
     2 * p.hash_cells as usize + 1
 }
 
+/// Twin of `state`: where the lists' state begins (after the block sums).
+fn state(p: &StepParams, workgroup: u32) -> usize {
+    sums(p) + (p.hash_cells / workgroup) as usize
+}
+
+/// Words of a particle's list: its length, then up to `LIST_STRIDE - 1` candidates (WGSL:
+/// `LIST_STRIDE`).
+pub const LIST_STRIDE: usize = 32;
+
+/// Words of the lists' state: the box of moves since they were built (low xyz, high xyz, as
+/// [`ordered`] bits), whether this substep builds them, whether one overflowed (WGSL:
+/// `STATE_WORDS`).
+pub const STATE_WORDS: usize = 8;
+const STATE_BUILD: usize = 6;
+const STATE_OVERFLOW: usize = 7;
+
 /// Entries of the table for `cells` buckets scanned `workgroup` at a time.
 pub fn table_len(cells: u32, workgroup: u32) -> usize {
-    (2 * cells + 1 + cells / workgroup) as usize
+    (2 * cells + 1 + cells / workgroup) as usize + STATE_WORDS
+}
+
+/// Entries of the buckets and lists for `particles` particles.
+pub fn hash_len(particles: usize) -> usize {
+    particles * (2 + LIST_STRIDE)
+}
+
+/// Entries of the pushed positions and the lists' positions for `particles` particles.
+pub fn moved_len(particles: usize) -> usize {
+    2 * particles
+}
+
+/// Twin of `list_start`: where particle `i`'s list starts in the hash.
+fn list_start(p: &StepParams, i: usize) -> usize {
+    2 * p.particle_count as usize + i * LIST_STRIDE
+}
+
+/// Twin of `builds`.
+fn builds(p: &StepParams, workgroup: u32, table: &[u32]) -> bool {
+    table[state(p, workgroup) + STATE_BUILD] != 0
+}
+
+/// Twin of `reach`: the distance and a quarter of it.
+fn reach(p: &StepParams) -> f32 {
+    p.self_distance + p.self_distance * 0.25
+}
+
+/// Twin of `ordered` (common.wgsl): an f32's bits as a u32 that orders as the f32 does.
+pub(crate) fn ordered(x: f32) -> u32 {
+    let b = x.to_bits();
+    if b & 0x8000_0000 != 0 { !b } else { b | 0x8000_0000 }
+}
+
+/// Twin of `unordered` (common.wgsl).
+pub(crate) fn unordered(u: u32) -> f32 {
+    if u & 0x8000_0000 != 0 {
+        f32::from_bits(u & 0x7fff_ffff)
+    } else {
+        f32::from_bits(!u)
+    }
 }
 
 fn bucket(p: &StepParams, c: IVec3) -> u32 {
@@ -49,21 +106,61 @@ fn bucket(p: &StepParams, c: IVec3) -> u32 {
     h & (p.hash_cells - 1)
 }
 
-/// Twin of `cell_of`: cells twice the self-collision distance wide.
+/// Twin of `cell_of`: cells twice [`reach`] wide.
 fn cell_of(p: &StepParams, x: Vec3) -> IVec3 {
-    (x / (p.self_distance * 2.0))
+    (x / (reach(p) * 2.0))
         .floor()
         .clamp(Vec3::splat(-1.0e9), Vec3::splat(1.0e9))
         .as_ivec3()
 }
 
+/// Twin of `self_check`: the box of every particle's move since the lists were built.
+pub fn self_check(p: &StepParams, workgroup: u32, b: &mut SelfCollisionBuffers<'_>) {
+    if p.t_from == 0.0 {
+        return;
+    }
+    let n = p.particle_count as usize;
+    let s = state(p, workgroup);
+    for i in 0..n {
+        let step = b.positions[i].xyz() - b.moved[n + i].xyz();
+        for a in 0..3 {
+            let bits = ordered(step[a]);
+            b.table[s + a] = b.table[s + a].min(bits);
+            b.table[s + 3 + a] = b.table[s + 3 + a].max(bits);
+        }
+    }
+}
+
+/// Twin of `self_plan`.
+pub fn self_plan(p: &StepParams, workgroup: u32, b: &mut SelfCollisionBuffers<'_>) {
+    let s = state(p, workgroup);
+    let mut build = p.t_from == 0.0 || b.table[s + STATE_OVERFLOW] != 0;
+    let most = p.self_distance * 0.125;
+    for a in 0..3 {
+        let spread = unordered(b.table[s + 3 + a]) - unordered(b.table[s + a]);
+        if spread > most {
+            build = true;
+        }
+    }
+    b.table[s + STATE_BUILD] = build as u32;
+    if build {
+        b.table[s + STATE_OVERFLOW] = 0;
+    }
+}
+
 /// Twin of `hash_clear`.
-pub fn hash_clear(p: &StepParams, b: &mut SelfCollisionBuffers<'_>) {
+pub fn hash_clear(p: &StepParams, workgroup: u32, b: &mut SelfCollisionBuffers<'_>) {
+    if !builds(p, workgroup, b.table) {
+        return;
+    }
     b.table[..p.hash_cells as usize].fill(0);
 }
 
 /// Twin of `hash_count`.
-pub fn hash_count(p: &StepParams, b: &mut SelfCollisionBuffers<'_>) {
+pub fn hash_count(p: &StepParams, workgroup: u32, b: &mut SelfCollisionBuffers<'_>) {
+    if !builds(p, workgroup, b.table) {
+        return;
+    }
     let n = p.particle_count as usize;
     for i in 0..n {
         let k = bucket(p, cell_of(p, b.positions[i].xyz()));
@@ -75,6 +172,9 @@ pub fn hash_count(p: &StepParams, b: &mut SelfCollisionBuffers<'_>) {
 /// Twin of `hash_scan_blocks`: exclusive starts within each block of `workgroup` counts, and
 /// each block's total.
 pub fn hash_scan_blocks(p: &StepParams, workgroup: u32, b: &mut SelfCollisionBuffers<'_>) {
+    if !builds(p, workgroup, b.table) {
+        return;
+    }
     let cells = p.hash_cells as usize;
     let (counts, rest) = b.table.split_at_mut(cells);
     let (starts, sums) = rest.split_at_mut(cells + 1);
@@ -91,6 +191,9 @@ pub fn hash_scan_blocks(p: &StepParams, workgroup: u32, b: &mut SelfCollisionBuf
 
 /// Twin of `hash_scan_sums`: the block totals become exclusive block offsets.
 pub fn hash_scan_sums(p: &StepParams, workgroup: u32, b: &mut SelfCollisionBuffers<'_>) {
+    if !builds(p, workgroup, b.table) {
+        return;
+    }
     let cells = p.hash_cells as usize;
     let blocks = cells / workgroup as usize;
     let mut running = 0u32;
@@ -103,6 +206,9 @@ pub fn hash_scan_sums(p: &StepParams, workgroup: u32, b: &mut SelfCollisionBuffe
 
 /// Twin of `hash_scan_add`.
 pub fn hash_scan_add(p: &StepParams, workgroup: u32, b: &mut SelfCollisionBuffers<'_>) {
+    if !builds(p, workgroup, b.table) {
+        return;
+    }
     let cells = p.hash_cells as usize;
     for c in 0..cells {
         let offset = b.table[sums(p) + c / workgroup as usize];
@@ -113,7 +219,10 @@ pub fn hash_scan_add(p: &StepParams, workgroup: u32, b: &mut SelfCollisionBuffer
 }
 
 /// Twin of `hash_scatter` (particles in order; the GPU's race, and `hash_sort` evens it out).
-pub fn hash_scatter(p: &StepParams, b: &mut SelfCollisionBuffers<'_>) {
+pub fn hash_scatter(p: &StepParams, workgroup: u32, b: &mut SelfCollisionBuffers<'_>) {
+    if !builds(p, workgroup, b.table) {
+        return;
+    }
     let n = p.particle_count as usize;
     for i in 0..n {
         let k = b.hash[i] as usize;
@@ -124,7 +233,10 @@ pub fn hash_scatter(p: &StepParams, b: &mut SelfCollisionBuffers<'_>) {
 }
 
 /// Twin of `hash_sort`.
-pub fn hash_sort(p: &StepParams, b: &mut SelfCollisionBuffers<'_>) {
+pub fn hash_sort(p: &StepParams, workgroup: u32, b: &mut SelfCollisionBuffers<'_>) {
+    if !builds(p, workgroup, b.table) {
+        return;
+    }
     let (n, cells) = (p.particle_count as usize, p.hash_cells as usize);
     for c in 0..cells {
         let (s, e) = (b.table[cells + c] as usize, b.table[cells + c + 1] as usize);
@@ -171,9 +283,117 @@ fn pair_push(p: &StepParams, previous: &[Vec4], i: usize, j: usize, pi: Vec4, pj
     push.extend(1.0)
 }
 
+/// Twin of `near_side`.
+fn near_side(inside: Vec3, r: f32) -> IVec3 {
+    IVec3::new(
+        if inside.x < r { -1 } else { 0 },
+        if inside.y < r { -1 } else { 0 },
+        if inside.z < r { -1 } else { 0 },
+    )
+}
+
+/// Where a point sits in the hash: its cell `home`, where it is `inside` that cell (cells
+/// `h` wide) and the side of each axis it is nearer (the kernels' shared opening lines).
+struct Site {
+    home: IVec3,
+    inside: Vec3,
+    side: IVec3,
+    h: f32,
+}
+
+impl Site {
+    fn of(p: &StepParams, x: Vec3) -> Self {
+        let r = reach(p);
+        let h = r * 2.0;
+        let home = cell_of(p, x);
+        let inside = x - home.as_vec3() * h;
+        Self {
+            home,
+            inside,
+            side: near_side(inside, r),
+            h,
+        }
+    }
+}
+
+/// Twin of `cell_range`: cell `k` of the 8 about `at`, as a range of the buckets' particles
+/// (without the hash's first `particle_count` words), empty when `radius` does not reach it.
+fn cell_range(
+    p: &StepParams,
+    table: &[u32],
+    at: &Site,
+    k: i32,
+    radius: f32,
+) -> std::ops::Range<usize> {
+    let o = at.side + IVec3::new(k % 2, (k / 2) % 2, k / 4);
+    let gap = (o.as_vec3() * at.h - at.inside)
+        .max(at.inside - (o + IVec3::ONE).as_vec3() * at.h)
+        .max(Vec3::ZERO);
+    if gap.dot(gap) >= radius * radius {
+        return 0..0;
+    }
+    let cells = p.hash_cells as usize;
+    let bk = bucket(p, at.home + o) as usize;
+    table[cells + bk] as usize..table[cells + bk + 1] as usize
+}
+
+/// Twin of `self_candidates`, one particle per rayon item.
+pub fn self_candidates(p: &StepParams, workgroup: u32, b: &mut SelfCollisionBuffers<'_>) {
+    if !builds(p, workgroup, b.table) {
+        return;
+    }
+    let n = p.particle_count as usize;
+    let (positions, rest, table, sorted) = (&*b.positions, b.rest, &*b.table, &*b.sorted);
+    let (buckets, lists) = b.hash.split_at_mut(2 * n);
+    let built = &mut b.moved[n..2 * n];
+    let lists = &mut lists[..n * LIST_STRIDE];
+    lists
+        .par_chunks_mut(LIST_STRIDE)
+        .zip(built.par_iter_mut())
+        .enumerate()
+        .with_min_len(MIN_PER_TASK)
+        .for_each(|(i, (list, at))| {
+            let pi = positions[i];
+            *at = pi;
+            let mut count = 0usize;
+            if pi.w != 0.0 {
+                let (d, r) = (p.self_distance, reach(p));
+                let site = Site::of(p, pi.xyz());
+                let ri = rest[i];
+                for k in 0..8 {
+                    for s in cell_range(p, table, &site, k, r) {
+                        let j = buckets[n + s] as usize;
+                        if j == i {
+                            continue;
+                        }
+                        let delta = pi.xyz() - sorted[s].xyz();
+                        if delta.dot(delta) >= r * r {
+                            continue;
+                        }
+                        let rj = rest[j];
+                        if ri.w == rj.w && ri.xyz().distance(rj.xyz()) < d {
+                            continue;
+                        }
+                        if count + 1 < LIST_STRIDE {
+                            list[1 + count] = j as u32;
+                        }
+                        count += 1;
+                    }
+                }
+            }
+            list[0] = count as u32;
+        });
+    let overflowed = lists
+        .chunks(LIST_STRIDE)
+        .any(|list| list[0] as usize >= LIST_STRIDE);
+    if overflowed {
+        b.table[state(p, workgroup) + STATE_OVERFLOW] = 1;
+    }
+}
+
 /// Twin of `self_collide`, one particle per rayon item.
 pub fn self_collide(p: &StepParams, b: &mut SelfCollisionBuffers<'_>) {
-    let (n, cells) = (p.particle_count as usize, p.hash_cells as usize);
+    let n = p.particle_count as usize;
     let (positions, previous, rest, table, hash, sorted) = (
         &*b.positions,
         b.previous,
@@ -192,46 +412,38 @@ pub fn self_collide(p: &StepParams, b: &mut SelfCollisionBuffers<'_>) {
             if pi.w == 0.0 {
                 return;
             }
-            let d = p.self_distance;
-            let h = d * 2.0;
-            let home = cell_of(p, pi.xyz());
-            let inside = pi.xyz() - home.as_vec3() * h;
-            // A ball of radius d reaches, along each axis, the particle's own cell (2d wide)
-            // and the one beside its nearer half: 8 cells.
-            let side = IVec3::new(
-                if inside.x < d { -1 } else { 0 },
-                if inside.y < d { -1 } else { 0 },
-                if inside.z < d { -1 } else { 0 },
-            );
+            let row = list_start(p, i);
+            let count = hash[row] as usize;
             let mut total = Vec3::ZERO;
             let mut touching = 0.0f32;
-            for k in 0..8i32 {
-                let o = side + IVec3::new(k % 2, (k / 2) % 2, k / 4);
-                let gap = (o.as_vec3() * h - inside)
-                    .max(inside - (o + IVec3::ONE).as_vec3() * h)
-                    .max(Vec3::ZERO);
-                if gap.dot(gap) >= d * d {
-                    continue;
-                }
-                let c = home + o;
-                let bk = bucket(p, c) as usize;
-                let (s, e) = (table[cells + bk] as usize, table[cells + bk + 1] as usize);
-                for (&j, &pj) in hash[n + s..n + e].iter().zip(&sorted[s..e]) {
-                    let j = j as usize;
-                    if j == i {
-                        continue;
-                    }
-                    let delta = pi.xyz() - pj.xyz();
-                    if delta.dot(delta) >= d * d {
-                        continue;
-                    }
-                    let (ri, rj) = (rest[i], rest[j]);
-                    if ri.w == rj.w && ri.xyz().distance(rj.xyz()) < d {
-                        continue;
-                    }
-                    let push = pair_push(p, previous, i, j, pi, pj);
+            if count < LIST_STRIDE {
+                for &j in &hash[row + 1..row + 1 + count] {
+                    let push = pair_push(p, previous, i, j as usize, pi, positions[j as usize]);
                     total += push.xyz();
                     touching += push.w;
+                }
+            } else {
+                let d = p.self_distance;
+                let site = Site::of(p, pi.xyz());
+                let ri = rest[i];
+                for k in 0..8 {
+                    for s in cell_range(p, table, &site, k, d) {
+                        let (j, pj) = (hash[n + s] as usize, sorted[s]);
+                        if j == i {
+                            continue;
+                        }
+                        let delta = pi.xyz() - pj.xyz();
+                        if delta.dot(delta) >= d * d {
+                            continue;
+                        }
+                        let rj = rest[j];
+                        if ri.w == rj.w && ri.xyz().distance(rj.xyz()) < d {
+                            continue;
+                        }
+                        let push = pair_push(p, previous, i, j, pi, pj);
+                        total += push.xyz();
+                        touching += push.w;
+                    }
                 }
             }
             if touching > 0.0 {
@@ -241,8 +453,11 @@ pub fn self_collide(p: &StepParams, b: &mut SelfCollisionBuffers<'_>) {
 }
 
 /// Twin of `self_apply`.
-pub fn self_apply(p: &StepParams, b: &mut SelfCollisionBuffers<'_>) {
+pub fn self_apply(p: &StepParams, workgroup: u32, b: &mut SelfCollisionBuffers<'_>) {
     let n = p.particle_count as usize;
+    let s = state(p, workgroup);
+    b.table[s..s + 3].fill(u32::MAX);
+    b.table[s + 3..s + 6].fill(0);
     b.positions[..n].copy_from_slice(&b.moved[..n]);
 }
 
@@ -250,62 +465,92 @@ pub fn self_apply(p: &StepParams, b: &mut SelfCollisionBuffers<'_>) {
 mod tests {
     use super::*;
 
-    /// The cells' gap test skipped cells below a particle that its ball reaches (it measured
-    /// the gap to a lower cell from the wrong face): with cells twice the distance wide, every
-    /// neighbour in the lower cell on any axis went unseen. Every particle's pushes must be
-    /// those of every particle within the distance, found by testing all pairs.
-    #[test]
-    fn the_hash_finds_every_pair_within_the_distance() {
-        let n = 3000usize;
-        let d = 0.02f32;
-        // A deterministic scatter in a 0.25 m box: about 6 particles within d of each.
-        let mut seed = 12345u32;
+    /// A deterministic scatter of `n` particles in a 0.25 m box.
+    fn scatter(n: usize, seed: u32) -> Vec<Vec4> {
+        let mut seed = seed;
         let mut next = || {
             seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
             (seed >> 8) as f32 / (1u32 << 24) as f32
         };
-        let positions: Vec<Vec4> = (0..n)
+        (0..n)
             .map(|_| Vec4::new(next() * 0.25 - 0.1, next() * 0.25, next() * 0.25 - 0.3, 1.0))
-            .collect();
-        // Each particle its own cloth: no pair is excluded as neighbours at rest.
-        let rest: Vec<Vec4> = (0..n).map(|i| Vec4::new(0.0, 0.0, 0.0, i as f32)).collect();
-        let previous = positions.clone();
-        let cells = crate::world::hash_cells(n as u32);
-        let wg = 64;
-        let p = StepParams {
-            particle_count: n as u32,
-            self_distance: d,
-            hash_cells: cells,
-            ..StepParams::default()
-        };
-        let (mut pos, mut table, mut hash) = (
-            positions.clone(),
-            vec![0u32; table_len(cells, wg)],
-            vec![0u32; 2 * n],
-        );
-        let (mut moved, mut sorted) = (vec![Vec4::ZERO; n], vec![Vec4::ZERO; n]);
-        let mut b = SelfCollisionBuffers {
-            positions: &mut pos,
-            previous: &previous,
-            rest: &rest,
-            table: &mut table,
-            hash: &mut hash,
-            moved: &mut moved,
-            sorted: &mut sorted,
-        };
-        hash_clear(&p, &mut b);
-        hash_count(&p, &mut b);
-        hash_scan_blocks(&p, wg, &mut b);
-        hash_scan_sums(&p, wg, &mut b);
-        hash_scan_add(&p, wg, &mut b);
-        hash_scatter(&p, &mut b);
-        hash_sort(&p, &mut b);
-        self_collide(&p, &mut b);
+            .collect()
+    }
+
+    /// Every buffer of the self-collision stage for `n` particles that are each their own
+    /// cloth (no pair is excluded as neighbours at rest), kept across substeps.
+    struct Stage {
+        p: StepParams,
+        rest: Vec<Vec4>,
+        table: Vec<u32>,
+        hash: Vec<u32>,
+        moved: Vec<Vec4>,
+        sorted: Vec<Vec4>,
+    }
+
+    const WG: u32 = 64;
+
+    impl Stage {
+        fn new(n: usize, d: f32) -> Self {
+            let cells = crate::world::hash_cells(n as u32);
+            Self {
+                p: StepParams {
+                    particle_count: n as u32,
+                    self_distance: d,
+                    hash_cells: cells,
+                    ..StepParams::default()
+                },
+                rest: (0..n).map(|i| Vec4::new(0.0, 0.0, 0.0, i as f32)).collect(),
+                table: vec![0; table_len(cells, WG)],
+                hash: vec![0; hash_len(n)],
+                moved: vec![Vec4::ZERO; moved_len(n)],
+                sorted: vec![Vec4::ZERO; n],
+            }
+        }
+
+        /// One substep's self-collision, the passes in the schedule's order, from `positions`
+        /// (the substep starting at `t_from` of its frame); returns where it pushed them.
+        fn substep(&mut self, t_from: f32, positions: &[Vec4]) -> Vec<Vec4> {
+            let p = StepParams { t_from, ..self.p };
+            let mut pos = positions.to_vec();
+            let mut b = SelfCollisionBuffers {
+                positions: &mut pos,
+                previous: positions,
+                rest: &self.rest,
+                table: &mut self.table,
+                hash: &mut self.hash,
+                moved: &mut self.moved,
+                sorted: &mut self.sorted,
+            };
+            self_check(&p, WG, &mut b);
+            self_plan(&p, WG, &mut b);
+            hash_clear(&p, WG, &mut b);
+            hash_count(&p, WG, &mut b);
+            hash_scan_blocks(&p, WG, &mut b);
+            hash_scan_sums(&p, WG, &mut b);
+            hash_scan_add(&p, WG, &mut b);
+            hash_scatter(&p, WG, &mut b);
+            hash_sort(&p, WG, &mut b);
+            self_candidates(&p, WG, &mut b);
+            self_collide(&p, &mut b);
+            self_apply(&p, WG, &mut b);
+            pos
+        }
+
+        fn built(&self) -> bool {
+            self.table[state(&self.p, WG) + STATE_BUILD] != 0
+        }
+    }
+
+    /// Asserts that every particle was pushed by every particle within the distance (all
+    /// pairs tested); returns the number of touching pairs.
+    fn assert_every_pair_pushes(p: &StepParams, positions: &[Vec4], moved: &[Vec4]) -> usize {
+        let n = positions.len();
         let mut pairs = 0;
         for i in 0..n {
             let (mut total, mut touching) = (Vec3::ZERO, 0.0f32);
             for j in (0..n).filter(|&j| j != i) {
-                let push = pair_push(&p, &previous, i, j, positions[i], positions[j]);
+                let push = pair_push(p, positions, i, j, positions[i], positions[j]);
                 total += push.xyz();
                 touching += push.w;
             }
@@ -321,6 +566,89 @@ mod tests {
                 "particle {i}: pushed to {got}, its {touching} neighbours push it to {want}"
             );
         }
+        pairs
+    }
+
+    /// The cells' gap test skipped cells below a particle that its ball reaches (it measured
+    /// the gap to a lower cell from the wrong face): with cells twice the distance wide, every
+    /// neighbour in the lower cell on any axis went unseen. Every particle's pushes must be
+    /// those of every particle within the distance, found by testing all pairs.
+    #[test]
+    fn the_hash_finds_every_pair_within_the_distance() {
+        let n = 3000;
+        // About 6 particles within d of each.
+        let positions = scatter(n, 12345);
+        let mut stage = Stage::new(n, 0.02);
+        let moved = stage.substep(0.0, &positions);
+        assert!(stage.built());
+        let pairs = assert_every_pair_pushes(&stage.p, &positions, &moved);
         assert!(pairs > 5 * n, "only {pairs} pairs: the test scatters too thinly");
+    }
+
+    /// The lists built on a frame's first substep must still hold every pair within the
+    /// distance on later substeps: while the particles' moves stay within the margin they are
+    /// reused, and once one moves past it they are built again.
+    #[test]
+    fn the_lists_keep_every_pair_until_they_are_built_again() {
+        // About 3 particles within reach of each: no list overflows.
+        let n = 1000;
+        let d = 0.02f32;
+        let mut positions = scatter(n, 777);
+        let mut stage = Stage::new(n, d);
+        let mut reused = 0;
+        for substep in 0..6 {
+            let t_from = substep as f32 / 6.0;
+            let moved = stage.substep(t_from, &positions);
+            assert_eq!(stage.built(), substep == 0 || substep == 4, "substep {substep}");
+            let longest = (0..n).map(|i| stage.hash[list_start(&stage.p, i)]).max();
+            assert!(longest < Some(LIST_STRIDE as u32), "a list overflowed");
+            reused += usize::from(!stage.built());
+            assert_every_pair_pushes(&stage.p, &positions, &moved);
+            // Each particle drifts by its own small move (within an eighth of the distance
+            // in all, across substeps 1–3), then on substep 4 one leaps by half of it.
+            let jitter = scatter(n, 99 + substep as u32);
+            for (x, j) in positions.iter_mut().zip(&jitter) {
+                let step = (j.xyz() - Vec3::new(0.025, 0.125, -0.175)) * (0.08 * d);
+                *x += step.extend(0.0);
+            }
+            if substep == 3 {
+                positions[17].x += 0.5 * d;
+            }
+        }
+        assert_eq!(reused, 4);
+    }
+
+    /// A particle with more candidates than its list holds searches the hash itself, and its
+    /// overflow builds the lists again on the next substep: no pair is lost.
+    #[test]
+    fn a_crowded_particle_searches_the_hash_itself() {
+        let n = 1500;
+        // Packed 60 times denser: about 90 particles within reach of each.
+        let positions: Vec<Vec4> = scatter(n, 4242)
+            .into_iter()
+            .map(|x| (x.xyz() * 0.25).extend(1.0))
+            .collect();
+        let mut stage = Stage::new(n, 0.02);
+        let moved = stage.substep(0.0, &positions);
+        assert!(stage.hash[list_start(&stage.p, 0)] as usize >= LIST_STRIDE);
+        assert_every_pair_pushes(&stage.p, &positions, &moved);
+        let again = stage.substep(0.5, &positions);
+        assert!(stage.built(), "an overflow must build the lists again");
+        assert_every_pair_pushes(&stage.p, &positions, &again);
+    }
+
+    /// The kernel's list and state sizes are the twin's (the buffers are sized here).
+    #[test]
+    fn the_kernels_list_layout_is_the_twins() {
+        let text = crate::gpu::shaders::SELF_COLLISION.text;
+        for (name, value) in [
+            ("LIST_STRIDE", LIST_STRIDE),
+            ("STATE_WORDS", STATE_WORDS),
+            ("STATE_BUILD", STATE_BUILD),
+            ("STATE_OVERFLOW", STATE_OVERFLOW),
+        ] {
+            let line = format!("const {name}: u32 = {value}u;");
+            assert!(text.contains(&line), "self_collision.wgsl lacks `{line}`");
+        }
     }
 }

@@ -217,8 +217,10 @@ impl ContactBuffers {
     }
 }
 
-/// Self-collision's buffers, made the first time it runs, at the world's capacity.
+/// Self-collision's buffers, made the first time it runs, for the particles there are then.
 pub(crate) struct SelfCollisionBuffers {
+    /// The particles they have room for.
+    pub(crate) particles: u64,
     /// Rest positions (xyz), each particle's cloth (w).
     pub(crate) rest: wgpu::Buffer,
     /// Counts, starts and block sums of the hash.
@@ -235,26 +237,23 @@ impl SelfCollisionBuffers {
     /// Room for `particles` particles; the scan runs in blocks of `workgroup_size`.
     pub(crate) fn new(ctx: &GpuContext, particles: u64, workgroup_size: u32) -> Result<Self> {
         let cells = crate::world::hash_cells(particles as u32);
-        let table = crate::cpu::self_collision::table_len(cells, workgroup_size) as u64 * 4;
-        let vec4s = particles.max(1) * crate::config::VEC4_BYTES;
+        use crate::cpu::self_collision::{hash_len, moved_len, table_len};
+        let table = table_len(cells, workgroup_size) as u64 * 4;
+        let n = particles.max(1);
+        let vec4s = n * crate::config::VEC4_BYTES;
+        let buckets = hash_len(n as usize) as u64 * 4;
+        let moved = moved_len(n as usize) as u64 * crate::config::VEC4_BYTES;
         let limits = ctx.limits();
         check_storage_buffer(&limits, "the self-collision hash table", table)?;
-        check_storage_buffer(
-            &limits,
-            "the self-collision buckets",
-            2 * particles.max(1) * 4,
-        )?;
+        check_storage_buffer(&limits, "the self-collision buckets and lists", buckets)?;
+        check_storage_buffer(&limits, "the self-collision pushed positions", moved)?;
         let d = &ctx.device;
         Ok(Self {
+            particles: n,
             rest: buffer(d, "rest positions", vec4s, STORAGE),
             table: buffer(d, "self-collision table", table, STORAGE),
-            hash: buffer(
-                d,
-                "self-collision buckets",
-                2 * particles.max(1) * 4,
-                STORAGE,
-            ),
-            moved: buffer(d, "self-collision moved", vec4s, STORAGE),
+            hash: buffer(d, "self-collision buckets and lists", buckets, STORAGE),
+            moved: buffer(d, "self-collision moved", moved, STORAGE),
             sorted: buffer(d, "self-collision sorted positions", vec4s, STORAGE),
         })
     }

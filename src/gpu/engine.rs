@@ -186,12 +186,21 @@ impl GpuEngine {
         Ok(())
     }
 
-    /// Makes self-collision's buffers (once) and uploads the rest positions.
+    /// Makes self-collision's buffers (when there are none) and uploads the rest positions.
+    /// They hold the particles there are, rounded up to a power of two (within the world's
+    /// capacity), so a world that grows cloth by cloth makes them again a few times at most:
+    /// made at the capacity, the candidate lists of a default world would not fit in one
+    /// binding.
     fn ensure_self_collision(&mut self) -> Result<()> {
         if self.self_collision.is_none() {
+            let need = u64::from(self.particle_count).max(1);
+            let particles = need
+                .next_power_of_two()
+                .min(self.capacity_particles)
+                .max(need);
             self.self_collision = Some(SelfCollisionBuffers::new(
                 &self.ctx,
-                self.capacity_particles,
+                particles,
                 self.workgroup_size,
             )?);
             self.upload_rest();
@@ -290,6 +299,16 @@ impl Engine for GpuEngine {
                 collider_cells: self.sizes.topology.collider_cells,
                 ..grown
             };
+            rebind = true;
+        }
+        // Self-collision's buffers fit the particles there are: a layout that outgrows them
+        // has them made again at its first frame with self-collision.
+        if self
+            .self_collision
+            .as_ref()
+            .is_some_and(|h| h.particles < u64::from(layout.particle_count))
+        {
+            self.self_collision = None;
             rebind = true;
         }
         if !layout.records.is_empty() && self.pipelines.fused.is_none() {
@@ -570,7 +589,7 @@ impl Engine for GpuEngine {
         let (device, queue) = (&self.ctx.device, &self.ctx.queue);
         let cells = crate::world::hash_cells(self.global_particles);
         let table = crate::cpu::self_collision::table_len(cells, self.workgroup_size) as u64 * 4;
-        let hash = 2 * self.global_particles as u64 * 4;
+        let hash = crate::cpu::self_collision::hash_len(self.global_particles as usize) as u64 * 4;
         Ok(Some((
             super::context::read_prefix_on(device, queue, &h.table, table)?,
             super::context::read_prefix_on(device, queue, &h.hash, hash)?,

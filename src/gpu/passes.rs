@@ -344,9 +344,11 @@ impl Executor for PassRecorder<'_> {
                         | SelfStep::ScanBlocks
                         | SelfStep::ScanAdd
                         | SelfStep::Sort => self.hash_cells,
-                        SelfStep::ScanSums => 1,
-                        SelfStep::Count
+                        SelfStep::ScanSums | SelfStep::Plan => 1,
+                        SelfStep::Check
+                        | SelfStep::Count
                         | SelfStep::Scatter
+                        | SelfStep::Candidates
                         | SelfStep::Collide
                         | SelfStep::Apply => particles,
                     };

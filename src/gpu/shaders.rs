@@ -80,11 +80,11 @@ pub const TETHERS: ShaderFile = ShaderFile {
     text: include_str!("../../shaders/tethers.wgsl"),
 };
 
-/// Self-collision: the spatial hash by counting sort and the particle–particle pushes (CPU
-/// twins: `src/cpu/self_collision.rs`).
+/// Self-collision: the candidate lists (their check, the spatial hash by counting sort they are
+/// built from) and the particle–particle pushes (CPU twins: `src/cpu/self_collision.rs`).
 pub const SELF_COLLISION: ShaderFile = ShaderFile {
     file: "self_collision.wgsl",
-    entry_points: "hash_clear,hash_count,hash_scan_blocks,hash_scan_sums,hash_scan_add,hash_scatter,hash_sort,self_collide,self_apply",
+    entry_points: "self_check,self_plan,hash_clear,hash_count,hash_scan_blocks,hash_scan_sums,hash_scan_add,hash_scatter,hash_sort,self_candidates,self_collide,self_apply",
     prelude: SOLVER,
     text: include_str!("../../shaders/self_collision.wgsl"),
 };

@@ -8,8 +8,9 @@ use crate::error::{ChiffonError, Result};
 use crate::params::AUTO_SELF_THICKNESS;
 
 impl World {
-    /// The self-collision hash as the last frame left it (table, buckets), for the tests that
-    /// hold the GPU's to the CPU twin's bit for bit; `None` before self-collision has run.
+    /// The self-collision hash as the last frame left it (table; buckets and candidate lists),
+    /// for the tests that hold the GPU's to the CPU twin's bit for bit; `None` before
+    /// self-collision has run.
     #[cfg(feature = "internals")]
     pub fn self_collision_tables(&mut self) -> Result<Option<(Vec<u32>, Vec<u32>)>> {
         self.engine.hash_tables()
