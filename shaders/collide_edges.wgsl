@@ -9,7 +9,9 @@
 //                        whole (one with a pinned corner turns about it instead)
 //   apply_edge_contacts  one thread per particle: the largest of its triangles' pushes (Jacobi:
 //                        no two threads write one particle), and the velocity it had into it
-//                        taken away through its previous position
+//                        taken away through its previous position; a pushed particle is held
+//                        by contact (the previous position's w), so the strain limit after it
+//                        shortens its edges from the other end
 //
 // The triangle table (Rust: contact::edges): [T, N | offsets: N + 1 | incident: 3T |
 // triangles: 3T]; particle p's triangles are incident[offsets[p]..offsets[p + 1]].
@@ -314,5 +316,7 @@ fn apply_edge_contacts(
     let q = previous[i];
     let into = min(dot(p.xyz - q.xyz, dir), 0.0);
     positions[i] = vec4<f32>(p.xyz + moved, p.w);
-    previous[i] = vec4<f32>(q.xyz + moved + dir * into, q.w);
+    // Held by contact (the flag collide leaves for static friction): the strain limit that
+    // follows moves its neighbours to it, not it back onto the edge.
+    previous[i] = vec4<f32>(q.xyz + moved + dir * into, 1.0);
 }

@@ -738,7 +738,9 @@ fn metre_sheet(height: f32) -> chiffon::Cloth {
 /// particle took the sum of its triangles' pushes, along the three faces at once: the particle
 /// over the corner was thrown off it diagonally every substep, and its edges stood at 1.64×
 /// their length at rest in this scene. A triangle now moves off the corner whole, and a
-/// particle takes the largest of its triangles' pushes: 1.43.
+/// particle takes the largest of its triangles' pushes: 1.43; 1.41 with the strain limit, which
+/// runs before the pushes. A pushed particle now counts as held by contact until the next
+/// substep's collide, so the coarse levels and the limits hold it as a support: 1.17.
 #[test]
 fn a_box_corner_does_not_stretch_the_cloth_resting_on_it() {
     let ctx = common::gpu("a_box_corner_does_not_stretch_the_cloth_resting_on_it");
@@ -761,7 +763,7 @@ fn a_box_corner_does_not_stretch_the_cloth_resting_on_it() {
         }
         let stretch = chiffon::quality::stretch(&cloth, &s.positions().unwrap());
         assert!(
-            stretch.max < 1.5,
+            stretch.max < 1.25,
             "{backend:?}: the corners stretch the cloth to {stretch:?}"
         );
     }

@@ -377,7 +377,8 @@ fn apply_to(t: &Table<'_>, pushes: &[Vec4], i: usize, p: &mut Vec4, prev: &mut V
     let dir = moved / len;
     let into = (p.xyz() - prev.xyz()).dot(dir).min(0.0);
     *p = (p.xyz() + moved).extend(p.w);
-    *prev = (prev.xyz() + moved + dir * into).extend(prev.w);
+    // Held by contact: the strain limit after it moves its neighbours, not it.
+    *prev = (prev.xyz() + moved + dir * into).extend(1.0);
 }
 
 #[cfg(test)]
