@@ -47,12 +47,12 @@ var<workgroup> high: array<atomic<u32>, 3>;
 var<workgroup> building: u32;
 
 // Words of a particle's list: its length, then up to LIST_STRIDE - 1 candidates (Rust:
-// cpu::self_collision::LIST_STRIDE).
+// config::LIST_STRIDE, which sizes the buffer).
 const LIST_STRIDE: u32 = 32u;
 
-// The lists' state after the block sums (Rust: STATE_WORDS): the box of moves since the lists
-// were built (low xyz, high xyz, as ordered() bits), whether this substep builds them, and
-// whether a list overflowed when they were last built.
+// The lists' state after the block sums (Rust: config::STATE_WORDS): the box of moves since
+// the lists were built (low xyz, high xyz, as ordered() bits), whether this substep builds
+// them, and whether a list overflowed when they were last built.
 const STATE_WORDS: u32 = 8u;
 const STATE_BUILD: u32 = 6u;
 const STATE_OVERFLOW: u32 = 7u;

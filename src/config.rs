@@ -592,6 +592,38 @@ pub const REST_OFFSET: u64 = HEALTH_BYTES;
 /// Byte offset of the inverse mass (w) within a particle's `vec4` record, for writing it alone.
 pub const INVERSE_MASS_OFFSET: u64 = 12;
 
+/// Buckets of the self-collision hash for `particles` particles: a power of two, at least twice
+/// the particles (few collisions) and at least one scan block.
+pub fn hash_cells(particles: u32) -> u32 {
+    (2 * particles).max(MAX_WORKGROUP_SIZE).next_power_of_two()
+}
+
+/// Words of a particle's self-collision candidate list: its length, then up to
+/// `LIST_STRIDE - 1` candidates (`LIST_STRIDE` in shaders/self_collision.wgsl).
+pub const LIST_STRIDE: usize = 32;
+
+/// Words of the candidate lists' state at the end of the self-collision table (`STATE_WORDS`
+/// in shaders/self_collision.wgsl; cpu::self_collision says what each holds).
+pub const STATE_WORDS: usize = 8;
+
+/// Entries (u32) of the self-collision table for `cells` buckets scanned `workgroup` at a
+/// time: counts, starts and their end, block sums, the lists' state.
+pub fn self_table_len(cells: u32, workgroup: u32) -> usize {
+    (2 * cells + 1 + cells / workgroup) as usize + STATE_WORDS
+}
+
+/// Entries (u32) of the self-collision buckets for `particles` particles: each particle's
+/// bucket, the particles bucket by bucket, then each particle's candidate list.
+pub fn self_hash_len(particles: usize) -> usize {
+    particles * (2 + LIST_STRIDE)
+}
+
+/// Entries (vec4) of self-collision's pushed positions for `particles` particles, then the
+/// positions its lists were built at.
+pub fn self_moved_len(particles: usize) -> usize {
+    2 * particles
+}
+
 /// Byte sizes of a world's buffers on the GPU. The particle buffers are made once at the
 /// world's capacity (a renderer binds the position buffer, so it must stay the same buffer);
 /// the topology buffers grow with the layout ([`BufferSizes::grown`]).

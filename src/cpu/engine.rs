@@ -137,10 +137,10 @@ impl Engine for CpuEngine {
         let triangles = self.triangle_table.first().copied().unwrap_or(0) as usize;
         self.pushes = vec![Vec4::ZERO; 2 * triangles];
         let n = layout.particle_count as usize;
-        let cells = crate::world::hash_cells(layout.global_particles);
-        self.table = vec![0; hash::table_len(cells, self.workgroup_size)];
-        self.hash = vec![0; hash::hash_len(n)];
-        self.moved = vec![Vec4::ZERO; hash::moved_len(n)];
+        let cells = crate::config::hash_cells(layout.global_particles);
+        self.table = vec![0; crate::config::self_table_len(cells, self.workgroup_size)];
+        self.hash = vec![0; crate::config::self_hash_len(n)];
+        self.moved = vec![Vec4::ZERO; crate::config::self_moved_len(n)];
         self.winds = vec![Vec4::ZERO; n];
         self.sorted = vec![Vec4::ZERO; n];
         Ok(())

@@ -7,7 +7,7 @@ use glam::{IVec3, Vec3, Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
 use super::MIN_PER_TASK;
-use crate::config::StepParams;
+use crate::config::{LIST_STRIDE, StepParams};
 
 /// What one self-collision pass works on (the kernels' bindings 1–6).
 pub struct SelfCollisionBuffers<'a> {
@@ -17,12 +17,15 @@ pub struct SelfCollisionBuffers<'a> {
     pub previous: &'a [Vec4],
     /// Rest positions, each particle's cloth in w.
     pub rest: &'a [Vec4],
-    /// Counts, starts, block sums and the lists' state ([`table_len`]).
+    /// Counts, starts, block sums and the lists' state ([`crate::config::self_table_len`]):
+    /// the state is the box of moves since the lists were built (low xyz, high xyz, as
+    /// [`ordered`] bits), whether this substep builds them, whether one overflowed.
     pub table: &'a mut [u32],
     /// Each particle's bucket, the particles bucket by bucket, then each particle's list
-    /// ([`hash_len`]).
+    /// ([`crate::config::self_hash_len`]).
     pub hash: &'a mut [u32],
-    /// The positions after the pushes, then where the lists were built ([`moved_len`]).
+    /// The positions after the pushes, then where the lists were built
+    /// ([`crate::config::self_moved_len`]).
     pub moved: &'a mut [Vec4],
     /// The positions in bucket order.
     pub sorted: &'a mut [Vec4],
@@ -43,31 +46,8 @@ fn state(p: &StepParams, workgroup: u32) -> usize {
     sums(p) + (p.hash_cells / workgroup) as usize
 }
 
-/// Words of a particle's list: its length, then up to `LIST_STRIDE - 1` candidates (WGSL:
-/// `LIST_STRIDE`).
-pub const LIST_STRIDE: usize = 32;
-
-/// Words of the lists' state: the box of moves since they were built (low xyz, high xyz, as
-/// [`ordered`] bits), whether this substep builds them, whether one overflowed (WGSL:
-/// `STATE_WORDS`).
-pub const STATE_WORDS: usize = 8;
 const STATE_BUILD: usize = 6;
 const STATE_OVERFLOW: usize = 7;
-
-/// Entries of the table for `cells` buckets scanned `workgroup` at a time.
-pub fn table_len(cells: u32, workgroup: u32) -> usize {
-    (2 * cells + 1 + cells / workgroup) as usize + STATE_WORDS
-}
-
-/// Entries of the buckets and lists for `particles` particles.
-pub fn hash_len(particles: usize) -> usize {
-    particles * (2 + LIST_STRIDE)
-}
-
-/// Entries of the pushed positions and the lists' positions for `particles` particles.
-pub fn moved_len(particles: usize) -> usize {
-    2 * particles
-}
 
 /// Twin of `list_start`: where particle `i`'s list starts in the hash.
 fn list_start(p: &StepParams, i: usize) -> usize {
@@ -492,7 +472,7 @@ mod tests {
 
     impl Stage {
         fn new(n: usize, d: f32) -> Self {
-            let cells = crate::world::hash_cells(n as u32);
+            let cells = crate::config::hash_cells(n as u32);
             Self {
                 p: StepParams {
                     particle_count: n as u32,
@@ -501,9 +481,9 @@ mod tests {
                     ..StepParams::default()
                 },
                 rest: (0..n).map(|i| Vec4::new(0.0, 0.0, 0.0, i as f32)).collect(),
-                table: vec![0; table_len(cells, WG)],
-                hash: vec![0; hash_len(n)],
-                moved: vec![Vec4::ZERO; moved_len(n)],
+                table: vec![0; crate::config::self_table_len(cells, WG)],
+                hash: vec![0; crate::config::self_hash_len(n)],
+                moved: vec![Vec4::ZERO; crate::config::self_moved_len(n)],
                 sorted: vec![Vec4::ZERO; n],
             }
         }
@@ -643,7 +623,7 @@ mod tests {
         let text = crate::gpu::shaders::SELF_COLLISION.text;
         for (name, value) in [
             ("LIST_STRIDE", LIST_STRIDE),
-            ("STATE_WORDS", STATE_WORDS),
+            ("STATE_WORDS", crate::config::STATE_WORDS),
             ("STATE_BUILD", STATE_BUILD),
             ("STATE_OVERFLOW", STATE_OVERFLOW),
         ] {

@@ -236,13 +236,13 @@ pub(crate) struct SelfCollisionBuffers {
 impl SelfCollisionBuffers {
     /// Room for `particles` particles; the scan runs in blocks of `workgroup_size`.
     pub(crate) fn new(ctx: &GpuContext, particles: u64, workgroup_size: u32) -> Result<Self> {
-        let cells = crate::world::hash_cells(particles as u32);
-        use crate::cpu::self_collision::{hash_len, moved_len, table_len};
-        let table = table_len(cells, workgroup_size) as u64 * 4;
+        use crate::config::{hash_cells, self_hash_len, self_moved_len, self_table_len};
+        let cells = hash_cells(particles as u32);
+        let table = self_table_len(cells, workgroup_size) as u64 * 4;
         let n = particles.max(1);
         let vec4s = n * crate::config::VEC4_BYTES;
-        let buckets = hash_len(n as usize) as u64 * 4;
-        let moved = moved_len(n as usize) as u64 * crate::config::VEC4_BYTES;
+        let buckets = self_hash_len(n as usize) as u64 * 4;
+        let moved = self_moved_len(n as usize) as u64 * crate::config::VEC4_BYTES;
         let limits = ctx.limits();
         check_storage_buffer(&limits, "the self-collision hash table", table)?;
         check_storage_buffer(&limits, "the self-collision buckets and lists", buckets)?;

@@ -587,9 +587,9 @@ impl Engine for GpuEngine {
             return Ok(None);
         };
         let (device, queue) = (&self.ctx.device, &self.ctx.queue);
-        let cells = crate::world::hash_cells(self.global_particles);
-        let table = crate::cpu::self_collision::table_len(cells, self.workgroup_size) as u64 * 4;
-        let hash = crate::cpu::self_collision::hash_len(self.global_particles as usize) as u64 * 4;
+        let cells = crate::config::hash_cells(self.global_particles);
+        let table = crate::config::self_table_len(cells, self.workgroup_size) as u64 * 4;
+        let hash = crate::config::self_hash_len(self.global_particles as usize) as u64 * 4;
         Ok(Some((
             super::context::read_prefix_on(device, queue, &h.table, table)?,
             super::context::read_prefix_on(device, queue, &h.hash, hash)?,

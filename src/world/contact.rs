@@ -103,11 +103,3 @@ impl World {
         (AUTO_SELF_THICKNESS * edge).max(crate::params::MIN_SELF_THICKNESS)
     }
 }
-
-/// Buckets of the self-collision hash for `particles` particles: a power of two, at least twice
-/// the particles (few collisions) and at least one scan block.
-pub(crate) fn hash_cells(particles: u32) -> u32 {
-    (2 * particles)
-        .max(crate::config::MAX_WORKGROUP_SIZE)
-        .next_power_of_two()
-}

@@ -55,7 +55,6 @@ use engine::{Engine, WorldFrame};
 use layout::{Layout, check_capacity};
 
 pub(crate) use cloths::initial_positions;
-pub(crate) use contact::hash_cells;
 pub use layout::MAX_COLORS;
 pub use options::{
     ClothOptions, ClothPath, DEFAULT_FUSED_MAX_PARTICLES, DEFAULT_FUSED_WORKGROUP_SIZE, PathChoice,
@@ -379,7 +378,7 @@ impl World {
             for p in [&mut plan.first, &mut plan.rest] {
                 p.self_distance = distance;
                 p.self_friction = sc.friction;
-                p.hash_cells = hash_cells(self.layout.global_particles);
+                p.hash_cells = crate::config::hash_cells(self.layout.global_particles);
             }
         }
         self.start_new_cloths(&plan);
