@@ -6,7 +6,7 @@
 mod common;
 
 use chiffon::{
-    Backend, Cloth, ClothBuilder, ClothOptions, Collider, Layout, Pinning, SelfCollision,
+    Backend, Cloth, ClothBuilder, ClothOptions, Collider, Layout, Pinning, SelfCollision, Solver,
     SolverParams, World, WorldConfig,
 };
 use glam::Vec3;
@@ -394,4 +394,46 @@ fn bad_self_collision_settings_are_clear_errors() {
         let e = params.validate().unwrap_err().to_string();
         assert!(e.contains(says), "{sc:?}: {e}");
     }
+}
+
+/// Self-collision's candidate lists take 34 words a particle, sized to the particles there are
+/// when it first runs: on a device whose binding limit cannot hold them, stepping with
+/// self-collision on is a clear error naming the buffer and the limit, not a validation panic,
+/// while the same cloth without self-collision still steps.
+#[test]
+fn self_collision_too_large_for_the_device_is_a_clear_error() {
+    let Some(ctx) = common::gpu("self_collision_too_large_for_the_device_is_a_clear_error") else {
+        return;
+    };
+    const LOWERED: u64 = 1 << 20;
+    let lowered = ctx
+        .with_limits(wgpu::Limits {
+            max_storage_buffer_binding_size: LOWERED,
+            ..ctx.limits()
+        })
+        .unwrap();
+    // 96 x 96 without bending: its own buffers fit 1 MiB (the constraints, 4 records of 16
+    // bytes a particle, 0.6 MB); its lists (16 384 slots x 136 bytes) do not.
+    let cloth = ClothBuilder::grid(96, 96)
+        .constraint(chiffon::ConstraintKind::Bend, false)
+        .pinning(Pinning::None)
+        .build()
+        .unwrap();
+    let mut plain = Solver::new(Backend::Gpu(&lowered), &cloth, SolverParams::default()).unwrap();
+    plain.step(1.0 / 60.0).unwrap();
+    let params = SolverParams {
+        self_collision: Some(SelfCollision::default()),
+        ..SolverParams::default()
+    };
+    let mut solver = Solver::new(Backend::Gpu(&lowered), &cloth, params).unwrap();
+    let msg = solver
+        .step(1.0 / 60.0)
+        .expect_err("self-collision's lists were accepted past the binding limit")
+        .to_string();
+    assert!(
+        msg.contains("self-collision")
+            && msg.contains("max_storage_buffer_binding_size")
+            && msg.contains(&LOWERED.to_string()),
+        "{msg}"
+    );
 }
