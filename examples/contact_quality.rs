@@ -5,7 +5,7 @@
 //! cloth: [`chiffon::quality::box_edges_through_cloth`]).
 //!
 //! ```sh
-//! cargo run --release --example contact_quality -- [--backend cpu|gpu] [--frames 240] [--friction MU] [--shear M_PER_N] [--strain-limit FACTOR|none] [SCENE ...]
+//! cargo run --release --example contact_quality -- [--backend cpu|gpu] [--frames 240] [--friction MU] [--shear M_PER_N] [--strain-limit FACTOR|none] [--coarse-levels on|off] [--substeps N] [SCENE ...]
 //! ```
 //!
 //! The scenes: `box` (a 96² sheet 1.4 m wide dropped flat on a box 0.9 m × 0.6 m), `sphere` (a
@@ -15,7 +15,8 @@
 //! `heap` (128², held 60 frames by a corner, then let go) and `character` (96). No scene named:
 //! all of them. The frames count from the heap's release. `--friction` sets every collider's
 //! friction, `--shear` the shear compliance (m/N: 100 lets a sheet shear freely, docs/contact.md),
-//! `--strain-limit` the strain limit after contact (`SolverParams::strain_limit`; none: off).
+//! `--strain-limit` the strain limit after contact (`SolverParams::strain_limit`; none: off),
+//! `--coarse-levels` the coarse levels, `--substeps` a fixed number of substeps a frame.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -181,6 +182,12 @@ fn run(
     if let Some(limit) = overrides.strain_limit {
         params.strain_limit = limit;
     }
+    if let Some(on) = overrides.coarse_levels {
+        params.coarse_levels = on;
+    }
+    if let Some(n) = overrides.substeps {
+        params.substeps = chiffon::params::Substeps::Fixed(n);
+    }
     world.set_params(params)?;
     let handle = world.handles()[0];
     let cloth = world.cloth(handle)?.clone();
@@ -228,6 +235,8 @@ struct Overrides {
     friction: Option<f32>,
     shear: Option<f32>,
     strain_limit: Option<Option<f32>>,
+    coarse_levels: Option<bool>,
+    substeps: Option<u32>,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -269,6 +278,23 @@ fn main() -> anyhow::Result<()> {
                 } else {
                     Some(v.parse().context("--strain-limit wants a factor or none")?)
                 });
+            }
+            "--coarse-levels" => {
+                overrides.coarse_levels = Some(
+                    match args.next().context("--coarse-levels wants on or off")?.as_str() {
+                        "on" => true,
+                        "off" => false,
+                        other => bail!("--coarse-levels wants on or off, not {other:?}"),
+                    },
+                )
+            }
+            "--substeps" => {
+                overrides.substeps = Some(
+                    args.next()
+                        .context("--substeps wants a count")?
+                        .parse()
+                        .context("--substeps wants a count")?,
+                )
             }
             _ => names.push(a),
         }
