@@ -376,18 +376,51 @@ fn near_side(inside: vec3<f32>, r: f32) -> vec3<i32> {
     return vec3<i32>(select(vec3<i32>(0), vec3<i32>(-1), inside < vec3<f32>(r)));
 }
 
-// Cell k (0–7) of those 8, cells `h` wide: the range of `hash` its bucket holds, or an empty
-// one when a ball of `radius` about the point cannot reach the cell.
-fn cell_range(home: vec3<i32>, inside: vec3<f32>, side: vec3<i32>, k: u32, h: f32, radius: f32) -> vec2<u32> {
-    let o = side + vec3<i32>(i32(k % 2u), i32((k / 2u) % 2u), i32(k / 4u));
+// Where a point sits in the hash: its cell, where it is inside that cell (cells `h` = 2
+// `reach()` wide), and the side of each axis it is nearer.
+struct Site {
+    home: vec3<i32>,
+    inside: vec3<f32>,
+    side: vec3<i32>,
+    h: f32,
+}
+
+fn site_of(x: vec3<f32>) -> Site {
+    let r = reach();
+    let h = r * 2.0;
+    let home = cell_of(x);
+    let inside = x - vec3<f32>(home) * h;
+    return Site(home, inside, near_side(inside, r), h);
+}
+
+// Cell k (0–7) of the 8 about `at`: the range of `hash` its bucket holds, or an empty one when
+// a ball of `radius` about the point cannot reach the cell.
+fn cell_range(at: Site, k: u32, radius: f32) -> vec2<u32> {
+    let o = at.side + vec3<i32>(i32(k % 2u), i32((k / 2u) % 2u), i32(k / 4u));
     // The gap from the point to that cell along each axis.
-    let gap = max(max(vec3<f32>(o) * h - inside, inside - vec3<f32>(o + vec3<i32>(1)) * h), vec3<f32>(0.0));
+    let gap = max(max(vec3<f32>(o) * at.h - at.inside, at.inside - vec3<f32>(o + vec3<i32>(1)) * at.h), vec3<f32>(0.0));
     if (dot(gap, gap) >= radius * radius) {
         return vec2<u32>(0u);
     }
-    let b = bucket(home + o);
+    let b = bucket(at.home + o);
     let n = params.particle_count;
     return vec2<u32>(n + atomicLoad(&table[starts() + b]), n + atomicLoad(&table[starts() + b + 1u]));
+}
+
+// Whether particle j (at pj) found in particle i's buckets is within `radius` of it (pi) and not
+// its neighbour at rest (nearer than the distance in the same cloth; ri, rj their rest
+// positions, cloth in w). Particles of other cells that share a bucket are told apart by
+// distance.
+fn near_pair(i: u32, j: u32, pi: vec4<f32>, pj: vec4<f32>, ri: vec4<f32>, radius: f32) -> bool {
+    if (j == i) {
+        return false;
+    }
+    let delta = pi.xyz - pj.xyz;
+    if (dot(delta, delta) >= radius * radius) {
+        return false;
+    }
+    let rj = rest[j];
+    return !(ri.w == rj.w && distance(ri.xyz, rj.xyz) < params.self_distance);
 }
 
 // Each particle's list, when this substep builds them: the particles within reach() that are
@@ -409,27 +442,14 @@ fn self_candidates(
     let row = list_start(i);
     var count = 0u;
     if (pi.w != 0.0) {
-        let d = params.self_distance;
         let r = reach();
-        let h = r * 2.0;
-        let home = cell_of(pi.xyz);
-        let inside = pi.xyz - vec3<f32>(home) * h;
-        let side = near_side(inside, r);
+        let at = site_of(pi.xyz);
         let ri = rest[i];
         for (var k = 0u; k < 8u; k++) {
-            let range = cell_range(home, inside, side, k, h, r);
+            let range = cell_range(at, k, r);
             for (var s = range.x; s < range.y; s++) {
                 let j = hash[s];
-                // Particles of other cells that share the bucket are told apart by distance.
-                if (j == i) {
-                    continue;
-                }
-                let delta = pi.xyz - sorted[s - n].xyz;
-                if (dot(delta, delta) >= r * r) {
-                    continue;
-                }
-                let rj = rest[j];
-                if (ri.w == rj.w && distance(ri.xyz, rj.xyz) < d) {
+                if (!near_pair(i, j, pi, sorted[s - n], ri, r)) {
                     continue;
                 }
                 if (count + 1u < LIST_STRIDE) {
@@ -479,26 +499,14 @@ fn self_collide(
         // Too many for its list: it searches the hash, which its overflow had built this
         // substep, at the distance itself.
         let d = params.self_distance;
-        let r = reach();
-        let h = r * 2.0;
-        let home = cell_of(pi.xyz);
-        let inside = pi.xyz - vec3<f32>(home) * h;
-        let side = near_side(inside, r);
+        let at = site_of(pi.xyz);
         let ri = rest[i];
         for (var k = 0u; k < 8u; k++) {
-            let range = cell_range(home, inside, side, k, h, d);
+            let range = cell_range(at, k, d);
             for (var s = range.x; s < range.y; s++) {
                 let j = hash[s];
                 let pj = sorted[s - n];
-                if (j == i) {
-                    continue;
-                }
-                let delta = pi.xyz - pj.xyz;
-                if (dot(delta, delta) >= d * d) {
-                    continue;
-                }
-                let rj = rest[j];
-                if (ri.w == rj.w && distance(ri.xyz, rj.xyz) < d) {
+                if (!near_pair(i, j, pi, pj, ri, d)) {
                     continue;
                 }
                 let push = pair_push(i, j, pi, pj);

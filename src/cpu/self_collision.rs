@@ -272,8 +272,8 @@ fn near_side(inside: Vec3, r: f32) -> IVec3 {
     )
 }
 
-/// Where a point sits in the hash: its cell `home`, where it is `inside` that cell (cells
-/// `h` wide) and the side of each axis it is nearer (the kernels' shared opening lines).
+/// Twin of `Site`: where a point sits in the hash: its cell `home`, where it is `inside` that
+/// cell (cells `h` wide) and the side of each axis it is nearer.
 struct Site {
     home: IVec3,
     inside: Vec3,
@@ -281,19 +281,39 @@ struct Site {
     h: f32,
 }
 
-impl Site {
-    fn of(p: &StepParams, x: Vec3) -> Self {
-        let r = reach(p);
-        let h = r * 2.0;
-        let home = cell_of(p, x);
-        let inside = x - home.as_vec3() * h;
-        Self {
-            home,
-            inside,
-            side: near_side(inside, r),
-            h,
-        }
+/// Twin of `site_of`.
+fn site_of(p: &StepParams, x: Vec3) -> Site {
+    let r = reach(p);
+    let h = r * 2.0;
+    let home = cell_of(p, x);
+    let inside = x - home.as_vec3() * h;
+    Site {
+        home,
+        inside,
+        side: near_side(inside, r),
+        h,
     }
+}
+
+/// Twin of `near_pair`: particle `j` (at `pj`) within `radius` of particle `i` (at `pi`, rest
+/// position `ri`) and not its neighbour at rest.
+fn near_pair(
+    p: &StepParams,
+    rest: &[Vec4],
+    (i, j): (usize, usize),
+    (pi, pj): (Vec4, Vec4),
+    ri: Vec4,
+    radius: f32,
+) -> bool {
+    if j == i {
+        return false;
+    }
+    let delta = pi.xyz() - pj.xyz();
+    if delta.dot(delta) >= radius * radius {
+        return false;
+    }
+    let rj = rest[j];
+    !(ri.w == rj.w && ri.xyz().distance(rj.xyz()) < p.self_distance)
 }
 
 /// Twin of `cell_range`: cell `k` of the 8 about `at`, as a range of the buckets' particles
@@ -337,21 +357,13 @@ pub fn self_candidates(p: &StepParams, workgroup: u32, b: &mut SelfCollisionBuff
             *at = pi;
             let mut count = 0usize;
             if pi.w != 0.0 {
-                let (d, r) = (p.self_distance, reach(p));
-                let site = Site::of(p, pi.xyz());
+                let r = reach(p);
+                let site = site_of(p, pi.xyz());
                 let ri = rest[i];
                 for k in 0..8 {
                     for s in cell_range(p, table, &site, k, r) {
                         let j = buckets[n + s] as usize;
-                        if j == i {
-                            continue;
-                        }
-                        let delta = pi.xyz() - sorted[s].xyz();
-                        if delta.dot(delta) >= r * r {
-                            continue;
-                        }
-                        let rj = rest[j];
-                        if ri.w == rj.w && ri.xyz().distance(rj.xyz()) < d {
+                        if !near_pair(p, rest, (i, j), (pi, sorted[s]), ri, r) {
                             continue;
                         }
                         if count + 1 < LIST_STRIDE {
@@ -404,20 +416,12 @@ pub fn self_collide(p: &StepParams, b: &mut SelfCollisionBuffers<'_>) {
                 }
             } else {
                 let d = p.self_distance;
-                let site = Site::of(p, pi.xyz());
+                let site = site_of(p, pi.xyz());
                 let ri = rest[i];
                 for k in 0..8 {
                     for s in cell_range(p, table, &site, k, d) {
                         let (j, pj) = (hash[n + s] as usize, sorted[s]);
-                        if j == i {
-                            continue;
-                        }
-                        let delta = pi.xyz() - pj.xyz();
-                        if delta.dot(delta) >= d * d {
-                            continue;
-                        }
-                        let rj = rest[j];
-                        if ri.w == rj.w && ri.xyz().distance(rj.xyz()) < d {
+                        if !near_pair(p, rest, (i, j), (pi, pj), ri, d) {
                             continue;
                         }
                         let push = pair_push(p, previous, i, j, pi, pj);
