@@ -281,7 +281,11 @@ fn main() -> anyhow::Result<()> {
             }
             "--coarse-levels" => {
                 overrides.coarse_levels = Some(
-                    match args.next().context("--coarse-levels wants on or off")?.as_str() {
+                    match args
+                        .next()
+                        .context("--coarse-levels wants on or off")?
+                        .as_str()
+                    {
                         "on" => true,
                         "off" => false,
                         other => bail!("--coarse-levels wants on or off, not {other:?}"),

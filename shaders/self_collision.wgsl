@@ -152,7 +152,8 @@ fn self_plan(
     let most = params.self_distance * 0.125;
     for (var a = 0u; a < 3u; a++) {
         let spread = unordered(atomicLoad(&table[s + 3u + a])) - unordered(atomicLoad(&table[s + a]));
-        if (spread > most) {
+        // Not `spread > most`: a NaN (a diverged particle) must build them too.
+        if (!(spread <= most)) {
             build = true;
         }
     }
@@ -202,7 +203,12 @@ fn hash_scan_blocks(
     if (workgroupUniformLoad(&building) == 0u) {
         return;
     }
+    // A dispatch split over y has padding workgroups past the last block: their totals would
+    // land on the lists' state after the block sums.
     let block = group.y * groups.x + group.x;
+    if (block >= params.hash_cells / WORKGROUP_SIZE) {
+        return;
+    }
     let c = block * WORKGROUP_SIZE + local;
     var v = 0u;
     if (c < params.hash_cells) {

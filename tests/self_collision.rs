@@ -260,6 +260,32 @@ fn the_gpus_hash_is_the_cpu_twins_bit_for_bit() {
             );
         }
     }
+    // A second cloth, then without it: new layouts, whose lists start at other offsets (the
+    // smaller one fits the buffers the larger one had). The GPU's buffers are made again for
+    // each, zeroed as the CPU twin's are, so even the lists' unused words agree.
+    let second = heap_sheet(12);
+    for w in &mut worlds {
+        let extra = w.add(&second, ClothOptions::new()).unwrap();
+        for _ in 0..5 {
+            w.step(1.0 / 60.0).unwrap();
+        }
+        w.remove(extra).unwrap();
+    }
+    for frame in 1..=5 {
+        for w in &mut worlds {
+            w.step(1.0 / 60.0).unwrap();
+        }
+        let gpu = worlds[0].self_collision_tables().unwrap().unwrap();
+        let cpu = worlds[1].self_collision_tables().unwrap().unwrap();
+        assert_eq!(
+            gpu.0, cpu.0,
+            "frame {frame} after a layout: the tables differ"
+        );
+        assert_eq!(
+            gpu.1, cpu.1,
+            "frame {frame} after a layout: the buckets differ"
+        );
+    }
 }
 
 /// Two sheets of one world, one dropped onto the other lying on the floor: with
@@ -413,7 +439,7 @@ fn self_collision_too_large_for_the_device_is_a_clear_error() {
         })
         .unwrap();
     // 96 x 96 without bending: its own buffers fit 1 MiB (the constraints, 4 records of 16
-    // bytes a particle, 0.6 MB); its lists (16 384 slots x 136 bytes) do not.
+    // bytes a particle, 0.6 MB); its lists (9 216 x 136 bytes) do not.
     let cloth = ClothBuilder::grid(96, 96)
         .constraint(chiffon::ConstraintKind::Bend, false)
         .pinning(Pinning::None)

@@ -118,7 +118,9 @@ pub fn self_plan(p: &StepParams, workgroup: u32, b: &mut SelfCollisionBuffers<'_
     let most = p.self_distance * 0.125;
     for a in 0..3 {
         let spread = unordered(b.table[s + 3 + a]) - unordered(b.table[s + a]);
-        if spread > most {
+        // Not `spread > most`: a NaN (a diverged particle) must build them too.
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
+        if !(spread <= most) {
             build = true;
         }
     }

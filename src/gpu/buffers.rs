@@ -217,17 +217,17 @@ impl ContactBuffers {
     }
 }
 
-/// Self-collision's buffers, made the first time it runs, for the particles there are then.
+/// Self-collision's buffers, made at the first frame with it after each layout, for the
+/// particles there are (sizes: `config::self_table_len` and its neighbours).
 pub(crate) struct SelfCollisionBuffers {
-    /// The particles they have room for.
-    pub(crate) particles: u64,
     /// Rest positions (xyz), each particle's cloth (w).
     pub(crate) rest: wgpu::Buffer,
-    /// Counts, starts and block sums of the hash.
+    /// Counts, starts and block sums of the hash, then the candidate lists' state.
     pub(crate) table: wgpu::Buffer,
-    /// Each particle's bucket, then the particles bucket by bucket.
+    /// Each particle's bucket, the particles bucket by bucket, then each particle's candidate
+    /// list.
     pub(crate) hash: wgpu::Buffer,
-    /// The pushed positions.
+    /// The pushed positions, then the positions the lists were built at.
     pub(crate) moved: wgpu::Buffer,
     /// The positions in bucket order.
     pub(crate) sorted: wgpu::Buffer,
@@ -249,7 +249,6 @@ impl SelfCollisionBuffers {
         check_storage_buffer(&limits, "the self-collision pushed positions", moved)?;
         let d = &ctx.device;
         Ok(Self {
-            particles: n,
             rest: buffer(d, "rest positions", vec4s, STORAGE),
             table: buffer(d, "self-collision table", table, STORAGE),
             hash: buffer(d, "self-collision buckets and lists", buckets, STORAGE),

@@ -187,20 +187,13 @@ impl GpuEngine {
     }
 
     /// Makes self-collision's buffers (when there are none) and uploads the rest positions.
-    /// They hold the particles there are, rounded up to a power of two (within the world's
-    /// capacity), so a world that grows cloth by cloth makes them again a few times at most:
-    /// made at the capacity, the candidate lists of a default world would not fit in one
-    /// binding.
+    /// They hold the particles there are: made at the world's capacity, the candidate lists
+    /// of a default world would not fit in one binding.
     fn ensure_self_collision(&mut self) -> Result<()> {
         if self.self_collision.is_none() {
-            let need = u64::from(self.particle_count).max(1);
-            let particles = need
-                .next_power_of_two()
-                .min(self.capacity_particles)
-                .max(need);
             self.self_collision = Some(SelfCollisionBuffers::new(
                 &self.ctx,
-                particles,
+                u64::from(self.particle_count),
                 self.workgroup_size,
             )?);
             self.upload_rest();
@@ -301,14 +294,10 @@ impl Engine for GpuEngine {
             };
             rebind = true;
         }
-        // Self-collision's buffers fit the particles there are: a layout that outgrows them
-        // has them made again at its first frame with self-collision.
-        if self
-            .self_collision
-            .as_ref()
-            .is_some_and(|h| h.particles < u64::from(layout.particle_count))
-        {
-            self.self_collision = None;
+        // Self-collision's buffers hold the particles there are, and start zeroed as the CPU
+        // twin's do (whose unused list words the tests compare): a new layout has them made
+        // again at its first frame with self-collision.
+        if self.self_collision.take().is_some() {
             rebind = true;
         }
         if !layout.records.is_empty() && self.pipelines.fused.is_none() {
