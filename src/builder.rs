@@ -7,7 +7,8 @@ use std::path::Path;
 
 use glam::{Vec2, Vec3};
 
-use crate::cloth::{Cloth, ClothDesc, Constraint, ConstraintKind, GridShape, ParticleGroup};
+use crate::cloth::{Cloth, ClothDesc, GridShape, ParticleGroup};
+use crate::constraint::{Constraint, ConstraintKind};
 use crate::error::{ChiffonError, Result, check_finite3, check_range};
 use crate::geometry::{
     self, DEFAULT_WELD_TOLERANCE, MeshStats, TriangleMesh, UvLayer, mesh_constraints, triangle_area,
@@ -102,8 +103,7 @@ pub struct ClothBuilder {
     weld_tolerance: Option<f32>,
 }
 
-/// Largest cloth the builder accepts, in particles (4096 × 4096); the GPU may allow fewer.
-pub const MAX_PARTICLES: u64 = 1 << 24;
+pub use crate::config::MAX_PARTICLES;
 
 /// Mass of a mesh or rope when none is given: 0.2 kg/m² (0.2 kg/m), a light cotton.
 pub const DEFAULT_DENSITY: f32 = 0.2;
@@ -271,8 +271,8 @@ impl ClothBuilder {
             check_range(
                 "translation (m)",
                 v,
-                -crate::params::MAX_COORDINATE,
-                crate::params::MAX_COORDINATE,
+                -crate::config::MAX_COORDINATE,
+                crate::config::MAX_COORDINATE,
             )?;
         }
         check_finite3("initial velocity", self.velocity)?;
@@ -402,7 +402,7 @@ impl ClothBuilder {
         // Refused up front, naming the vertex: past the bound, edge lengths and areas overflow
         // or lose their digits, and the cloth would fail later as an infinite rest length or
         // a NaN mass. (A non-finite vertex as read is the weld's to name.)
-        let max = crate::params::MAX_COORDINATE;
+        let max = crate::config::MAX_COORDINATE;
         if let Some(i) = (0..placed.positions.len()).find(|&i| {
             let far = placed.positions[i].abs().max_element();
             mesh.positions[i].is_finite() && (far > max || !far.is_finite())

@@ -9,8 +9,8 @@
 
 use std::ops::Range;
 
-use crate::cloth::Constraint;
 use crate::config::ColorRange;
+use crate::constraint::Constraint;
 use crate::error::{ChiffonError, Result};
 
 /// Constraints sorted by color, with a coloring that has been checked: the only form in which

@@ -3,12 +3,30 @@
 //! test `tests/shaders.rs` checks with naga that each WGSL struct has the size and field offsets
 //! of its twin listed in [`GPU_STRUCTS`].
 
-use crate::cloth::Constraint;
-use crate::hierarchy::Prolongation;
+use crate::constraint::Constraint;
 
 /// Bytes of one particle record (`vec4<f32>`: xyz + inverse mass, or xyz + 0 for the previous
 /// position).
 pub const VEC4_BYTES: u64 = 16;
+
+/// Largest cloth the builder accepts, in particles (4096 × 4096); the GPU may allow fewer.
+pub const MAX_PARTICLES: u64 = 1 << 24;
+
+/// Largest coordinate accepted (m), on any axis: a collider's position, size, capsule ends,
+/// plane offset and mesh vertices, a cloth's translation and a mesh cloth's vertices; the
+/// same bound as a grid's layout height ([`crate::builder::MAX_LAYOUT_HEIGHT`]). Positions are
+/// `f32`, held to 2⁻²⁴ of their size: at 10⁶ m that is 6 cm, and past it a collider is lost
+/// rather than imprecise (a capsule from x = −10⁷ to 10⁷ m let a cloth at the origin fall
+/// through, its nearest point off by a metre; at ±10¹⁹ m its length squared overflows).
+pub const MAX_COORDINATE: f32 = 1.0e6;
+
+/// Words before the offsets in the table of triangles near a box's edges
+/// (`src/contact/edges.rs`).
+pub const EDGE_TABLE_HEADER_WORDS: usize = 2;
+
+/// Words before the cells' starts in the colliders' broad-phase table
+/// (`src/contact/broadphase.rs`).
+pub const BROADPHASE_HEADER_WORDS: usize = 8;
 
 /// Threads per workgroup of every solver kernel (the `WORKGROUP_SIZE` override). 128 measured
 /// ~8 % faster than 64 on lavapipe at 256² and is a whole number of warps/waves on every GPU.
@@ -234,6 +252,28 @@ const _: () = assert!(
         && size_of::<ColorRange>() == 16
         && TETHER_SLOTS * size_of::<TetherSlot>() == 16
 );
+
+/// Coarse neighbours a particle interpolates from (the prolongation's fixed width).
+pub const PARENTS: usize = 4;
+
+/// How one particle follows its coarse neighbours (`Prolongation` in `shaders/common.wgsl`):
+/// it moves by Σ weight·(x − snapshot) over `parents` (snapshot slots).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Prolongation {
+    /// Snapshot slots of its coarse neighbours (unused ones repeat slot 0 with weight 0).
+    pub parents: [u32; PARENTS],
+    /// Their weights, summing to 1.
+    pub weights: [f32; PARENTS],
+    /// The particle that moves.
+    pub particle: u32,
+    /// Padding to 16 bytes.
+    pub pad0: u32,
+    /// Padding.
+    pub pad1: u32,
+    /// Padding.
+    pub pad2: u32,
+}
 
 /// Rows of four words a [`Prolongation`] takes in the fused kernel's table.
 pub const PROLONG_ROWS: u32 = (size_of::<Prolongation>() / 16) as u32;
@@ -578,8 +618,8 @@ pub fn workgroups(threads: u32, size: u32, max_per_dim: u32) -> (u32, u32) {
 }
 
 /// Number of [`StepParams`] slots: one per substep of a frame, at most
-/// [`crate::params::MAX_SUBSTEPS`].
-pub const STEP_PARAM_SLOTS: u64 = crate::params::MAX_SUBSTEPS as u64;
+/// [`crate::params::MAX_SUBSTEPS`], which is this.
+pub const STEP_PARAM_SLOTS: u64 = 256;
 
 /// Bytes of the health flag ([`Health`], rounded up to a whole `vec4`): the part of the health
 /// buffer every kernel sees and the host reads back each frame.
@@ -752,7 +792,7 @@ impl BufferSizes {
             grid: c.grid_samples.max(4) * 4,
             collider_cells: c
                 .collider_cells
-                .max(crate::contact::broadphase::HEADER_WORDS as u64)
+                .max(BROADPHASE_HEADER_WORDS as u64)
                 * 4,
         }
     }

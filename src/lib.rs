@@ -50,10 +50,13 @@ macro_rules! internal_mod {
 #[macro_use]
 mod names;
 
+mod backend;
+
 pub mod builder;
 pub mod cloth;
 pub mod coloring;
 pub mod conformance;
+pub mod constraint;
 pub mod contact;
 pub mod error;
 pub mod export;

@@ -65,11 +65,11 @@ impl Compliance {
     };
 
     /// The compliance of `kind` (m/N).
-    pub fn of(&self, kind: crate::ConstraintKind) -> f32 {
+    pub fn of(&self, kind: crate::constraint::ConstraintKind) -> f32 {
         match kind {
-            crate::ConstraintKind::Structural => self.stretch,
-            crate::ConstraintKind::Shear => self.shear,
-            crate::ConstraintKind::Bend => self.bend,
+            crate::constraint::ConstraintKind::Structural => self.stretch,
+            crate::constraint::ConstraintKind::Shear => self.shear,
+            crate::constraint::ConstraintKind::Bend => self.bend,
         }
     }
 }
@@ -264,7 +264,7 @@ pub const MIN_FREQUENCY: f32 = 1.0;
 /// Upper bounds that catch typos (an extra zero) before they become a hang.
 pub const MAX_ITERATIONS: u32 = 1000;
 /// See [`MAX_ITERATIONS`].
-pub const MAX_SUBSTEPS: u32 = 256;
+pub const MAX_SUBSTEPS: u32 = crate::config::STEP_PARAM_SLOTS as u32;
 /// Largest acceleration magnitude accepted for gravity (m/s²): 1000 g.
 pub const MAX_ACCELERATION: f32 = 9810.0;
 /// Largest damping rate accepted (1/s).
@@ -287,13 +287,7 @@ pub const MIN_MAX_DISTANCE: f32 = 1.0e-3;
 pub const MIN_SELF_THICKNESS: f32 = 1.0e-5;
 /// Most colliders accepted (each particle tests each one, culled by bounding spheres).
 pub const MAX_COLLIDERS: usize = 4096;
-/// Largest coordinate accepted (m), on any axis: a collider's position, size, capsule ends,
-/// plane offset and mesh vertices, a cloth's translation and a mesh cloth's vertices; the
-/// same bound as a grid's layout height ([`crate::builder::MAX_LAYOUT_HEIGHT`]). Positions are
-/// `f32`, held to 2⁻²⁴ of their size: at 10⁶ m that is 6 cm, and past it a collider is lost
-/// rather than imprecise (a capsule from x = −10⁷ to 10⁷ m let a cloth at the origin fall
-/// through, its nearest point off by a metre; at ±10¹⁹ m its length squared overflows).
-pub const MAX_COORDINATE: f32 = 1.0e6;
+pub use crate::config::MAX_COORDINATE;
 /// The automatic divergence limit is this many times the scene's half-diagonal...
 pub const AUTO_LIMIT_SCALE: f32 = 100.0;
 /// ...and at least this far from its centre (m).
@@ -424,9 +418,9 @@ impl SolverParams {
 
     /// The divergence limit (m from the scene's centre) for `scene`: [`Self::max_distance`],
     /// or the automatic one.
-    pub fn divergence_limit(&self, scene: &crate::schedule::Scene) -> f32 {
+    pub fn divergence_limit(&self, scene_radius: f32) -> f32 {
         self.max_distance
-            .unwrap_or((AUTO_LIMIT_SCALE * scene.radius).max(AUTO_LIMIT_MIN))
+            .unwrap_or((AUTO_LIMIT_SCALE * scene_radius).max(AUTO_LIMIT_MIN))
     }
 
     /// The air, when it can move anything: some wind, or drag or lift on a moving cloth.

@@ -119,7 +119,7 @@ pub fn energy(
             e.elastic += 0.5 * kappa.length_squared() / alpha;
             continue;
         }
-        let Some(kind) = crate::ConstraintKind::from_index(c.kind_number()) else {
+        let Some(kind) = crate::constraint::ConstraintKind::from_index(c.kind_number()) else {
             continue;
         };
         let alpha = compliance.of(kind) as f64;

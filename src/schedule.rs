@@ -466,7 +466,7 @@ impl StepClock {
         let uniform = |c| StepParams {
             center: scene
                 .center
-                .extend(params.divergence_limit(scene))
+                .extend(params.divergence_limit(scene.radius))
                 .to_array(),
             particle_count,
             // The health flag records the frame's low 32 bits (FrameCount::frame_of).

@@ -4,41 +4,14 @@
 
 use glam::{Vec3, Vec4};
 
+pub use crate::backend::Backend;
 use crate::cloth::Cloth;
 use crate::error::Result;
-use crate::gpu::{GpuContext, StageTimer};
+use crate::gpu::StageTimer;
 use crate::params::SolverParams;
 use crate::schedule::FrameSchedule;
 use crate::tethers::Tethers;
 use crate::world::{ClothHandle, ClothOptions, PathChoice, World, WorldCapacity, WorldConfig};
-
-/// Where the kernels run. Chosen once, here, for solvers and worlds alike.
-#[derive(Clone, Copy)]
-pub enum Backend<'a> {
-    /// The WGSL kernels on a wgpu device.
-    Gpu(&'a GpuContext),
-    /// The CPU reference: each kernel's Rust twin, in parallel with rayon.
-    Cpu,
-}
-
-impl Backend<'_> {
-    /// `gpu` or `cpu`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Backend::Gpu(_) => "gpu",
-            Backend::Cpu => "cpu",
-        }
-    }
-}
-
-impl std::fmt::Debug for Backend<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Backend::Gpu(ctx) => write!(f, "Gpu({})", ctx.describe()),
-            Backend::Cpu => f.write_str("Cpu"),
-        }
-    }
-}
 
 /// Steps one [`Cloth`] on the GPU or on the CPU reference.
 ///
@@ -223,31 +196,6 @@ impl Solver {
     /// The world of one cloth underneath.
     pub fn world(&self) -> &World {
         &self.world
-    }
-}
-
-/// Frames stepped since construction or reset.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct FrameCount {
-    frames: u64,
-}
-
-impl FrameCount {
-    /// Frames stepped.
-    pub(crate) fn frames(&self) -> u64 {
-        self.frames
-    }
-
-    /// One more frame was stepped.
-    pub(crate) fn advance(&mut self) {
-        self.frames += 1;
-    }
-
-    /// The frame whose number has these low 32 bits (the health flag's): the latest such
-    /// frame not after now.
-    pub(crate) fn frame_of(&self, low: u32) -> u64 {
-        let now = self.frames.max(1);
-        now - (now.wrapping_sub(low as u64) & u32::MAX as u64)
     }
 }
 

@@ -177,7 +177,7 @@ fn wgsl_const(name: &str) -> String {
 fn the_shaders_constants_are_the_librarys() {
     assert_eq!(
         wgsl_const("LIMIT_KIND").parse::<u32>().unwrap(),
-        chiffon::hierarchy::LIMIT_KIND
+        chiffon::constraint::LIMIT_KIND
     );
     assert_eq!(
         wgsl_const("TETHER_SLOTS").parse::<usize>().unwrap(),
@@ -351,7 +351,7 @@ const PRELUDE_ACCESSORS: &[&str] = &["thread_index", "collider", "collider_row",
 
 /// `shaders/common.wgsl` and `shaders/colliders.wgsl`, prepended to the kernels: every one of
 /// their functions but the accessors above has a Rust function of its name in `src/cpu/`, or in
-/// the two files that define the records they read (`src/cloth.rs`: a constraint's kind,
+/// the two files that define the records they read (`src/constraint.rs`: a constraint's kind,
 /// material and stencil; `src/hierarchy/mod.rs`: a coarse level's limit).
 #[test]
 fn every_prelude_function_has_a_twin_of_its_name() {
@@ -360,7 +360,7 @@ fn every_prelude_function_has_a_twin_of_its_name() {
     for entry in std::fs::read_dir(format!("{root}/src/cpu")).unwrap() {
         rust.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap());
     }
-    for file in ["cloth.rs", "hierarchy/mod.rs"] {
+    for file in ["constraint.rs", "hierarchy/mod.rs"] {
         rust.push_str(&std::fs::read_to_string(format!("{root}/src/{file}")).unwrap());
     }
     let twins = functions(&rust);

@@ -23,10 +23,8 @@
 
 use glam::Vec3;
 
-use crate::config::ColliderRecord;
+use crate::config::{BROADPHASE_HEADER_WORDS as HEADER_WORDS, ColliderRecord};
 
-/// Words before the cells' starts.
-pub const HEADER_WORDS: usize = 8;
 /// Fewer bounded colliders than this are all tested by every particle (a grid saves nothing).
 pub const MIN_COLLIDERS: usize = 4;
 /// About this many cells.

@@ -273,7 +273,7 @@ impl Collider {
         };
         // Sizes and places past MAX_COORDINATE are refused with that bound and its reason, not
         // as "not finite": the kernels work in f32, and a collider there is lost, not moved.
-        let max = crate::params::MAX_COORDINATE;
+        let max = crate::config::MAX_COORDINATE;
         let why = "chiffon takes sizes and coordinates up to that: positions are f32, good to \
                    6 cm at 1e6 m, and a collider farther out is lost by the contact test";
         let positive = |what: &str, v: f32| {

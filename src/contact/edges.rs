@@ -17,8 +17,7 @@
 //! thread per triangle); then each particle takes the mean of its triangles' pushes
 //! (`apply_edge_contacts`, one thread per particle, so no two threads write one particle).
 
-/// Words before the offsets.
-pub(crate) const HEADER_WORDS: usize = 2;
+use crate::config::EDGE_TABLE_HEADER_WORDS as HEADER_WORDS;
 
 /// The table for `particles` particles and the triangles of `cloths` (each its triangles and
 /// the index of its first particle).

@@ -80,8 +80,8 @@ impl DistanceGrid {
             return Err(bad(format!("vertex {} is not finite", i + 1)));
         }
         // Refused, not built: a grid over a box past the bound has cells so large (or a
-        // size so overflowing) that the mesh is lost in it (params::MAX_COORDINATE says why).
-        let max = crate::params::MAX_COORDINATE;
+        // size so overflowing) that the mesh is lost in it (config::MAX_COORDINATE says why).
+        let max = crate::config::MAX_COORDINATE;
         if let Some(i) = p.iter().position(|v| v.abs().max_element() > max) {
             return Err(bad(format!(
                 "vertex {} is at {}, more than {max:e} m from the origin on an axis; chiffon \

@@ -6,7 +6,6 @@ use rayon::prelude::*;
 
 use super::MIN_PER_TASK;
 use crate::config::{ColliderRecord, StepParams};
-use crate::contact::broadphase;
 
 const COLLIDER_SPHERE: u32 = 0;
 const COLLIDER_CAPSULE: u32 = 1;
@@ -565,10 +564,10 @@ pub(crate) fn collider_cell(table: &[u32], x: Vec3, x_prev: Vec3) -> Option<(u32
     }
     let g = ((x - origin) / f(3)).floor();
     let i = if g.cmplt(Vec3::ZERO).any() || g.cmpge(dims.as_vec3()).any() {
-        broadphase::HEADER_WORDS + (dims.x * dims.y * dims.z) as usize
+        crate::config::BROADPHASE_HEADER_WORDS + (dims.x * dims.y * dims.z) as usize
     } else {
         let c = g.as_uvec3();
-        broadphase::HEADER_WORDS + ((c.z * dims.y + c.y) * dims.x + c.x) as usize
+        crate::config::BROADPHASE_HEADER_WORDS + ((c.z * dims.y + c.y) * dims.x + c.x) as usize
     };
     Some((table[i], table[i + 1]))
 }

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use super::MIN_PER_TASK;
 use super::collide::{Pose, collider_pose, quat_rotate, to_local};
 use crate::config::{ColliderRecord, StepParams};
-use crate::contact::edges::HEADER_WORDS;
+use crate::config::EDGE_TABLE_HEADER_WORDS as HEADER_WORDS;
 
 const COLLIDER_CUBOID: u32 = 3;
 /// Twin of `FACING`: below this cosine between a triangle's normal and a box edge's outward

@@ -8,9 +8,9 @@ use super::{
     air_forces, air_winds, apply_air, apply_edge_contacts, check_health, collide, edge_contacts, integrate, prolong, snapshot_nodes, solve_cloths, solve_color, limit_color,
     solve_tethers,
 };
-use crate::cloth::Constraint;
+use crate::constraint::Constraint;
 use crate::config::{ClothRest, ColorRange, FusedLevel, Health, TetherSlot};
-use crate::hierarchy::Prolongation;
+use crate::config::Prolongation;
 use crate::error::Result;
 use crate::gpu::StageTimer;
 use crate::hierarchy::Hierarchy;

@@ -16,12 +16,12 @@ use super::health::{is_bad, report_bad};
 use super::integrate::integrate_particle;
 use super::solve_color::{is_structural, limit_pair, solve_pair, solve_stencil, stencil_weights};
 use super::tethers::{anchor_pair, tether_pull};
-use crate::cloth::Constraint;
+use crate::constraint::Constraint;
 use crate::config::{
     ClothRecord, ClothRest, ColliderRecord, ColorRange, FusedFrame, FusedLevel, Health,
     StepParams, TETHER_SLOTS, TetherSlot,
 };
-use crate::hierarchy::Prolongation;
+use crate::config::Prolongation;
 
 /// One cloth's slices of the world's buffers.
 struct ClothSlices<'a> {

@@ -4,7 +4,7 @@ use glam::{Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
 use super::MIN_PER_TASK;
-use crate::cloth::Constraint;
+use crate::constraint::Constraint;
 use crate::coloring::ColoredConstraints;
 use crate::config::{ColorRange, StepParams};
 use crate::hierarchy::limit_weights;

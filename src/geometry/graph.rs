@@ -7,7 +7,8 @@ use std::collections::BinaryHeap;
 
 use glam::DVec3;
 
-use crate::cloth::{Cloth, Constraint};
+use crate::cloth::Cloth;
+use crate::constraint::Constraint;
 
 /// For each particle, the other two corners of every triangle it belongs to.
 pub(crate) struct Fans {

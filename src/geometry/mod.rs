@@ -14,7 +14,7 @@ mod weld;
 use glam::{Vec2, Vec3};
 use rayon::prelude::*;
 
-use crate::cloth::{Constraint, ConstraintKind};
+use crate::constraint::{Constraint, ConstraintKind};
 
 pub(crate) use weld::weld;
 

@@ -31,7 +31,7 @@ use glam::{Vec2, Vec3};
 
 use super::triangulate::Triangulator;
 use super::{MeshGroup, MeshStats, TriangleMesh, UvLayer};
-use crate::builder::MAX_PARTICLES;
+use crate::config::MAX_PARTICLES;
 use crate::error::{ChiffonError, Result};
 use crate::files::{Line, MAX_OBJ_BYTES, MAX_OBJ_LINE_BYTES, read_line};
 

@@ -283,7 +283,7 @@ mod tests {
     }
 
     /// A tiny tolerance on huge coordinates (cell numbers past i64, once) welds the copy. The
-    /// builder refuses such a mesh now (past `params::MAX_COORDINATE`), so the weld is held to
+    /// builder refuses such a mesh now (past `config::MAX_COORDINATE`), so the weld is held to
     /// it here, directly (moved from tests/mesh.rs).
     #[test]
     fn huge_coordinates_weld_without_overflow() {

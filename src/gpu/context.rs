@@ -169,7 +169,7 @@ impl GpuContext {
     pub fn limit_rows(&self) -> Vec<(&'static str, String)> {
         let l = self.limits();
         let bytes = l.max_storage_buffer_binding_size.min(l.max_buffer_size);
-        let record = size_of::<crate::cloth::Constraint>() as u64;
+        let record = size_of::<crate::constraint::Constraint>() as u64;
         let fits =
             |side: u32| crate::builder::grid_constraint_records(side, side) * record <= bytes;
         // The largest side that fits, by bisection (a grid's records grow with its side).

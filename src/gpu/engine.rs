@@ -17,9 +17,9 @@ use crate::config::{
     REST_OFFSET, TETHER_SLOTS, TetherSlot, TopologySizes, VEC4_BYTES,
 };
 use crate::error::{ChiffonError, Result};
-use crate::world::WorldConfig;
 use crate::world::engine::{Engine, Started, WorldFrame};
 use crate::world::layout::Layout;
+use crate::world::options::{DEFAULT_FUSED_WORKGROUP_SIZE, WorldConfig};
 
 /// A world's buffers, pipelines and the layout's per-frame sizes.
 pub(crate) struct GpuEngine {
@@ -83,7 +83,7 @@ impl GpuEngine {
         super::passes::check_storage_buffer(
             &limits,
             "the constraint buffer",
-            cap.constraints as u64 * size_of::<crate::cloth::Constraint>() as u64,
+            cap.constraints as u64 * size_of::<crate::constraint::Constraint>() as u64,
         )?;
         let particles = ParticleBuffers::new(ctx, &sizes)?;
         let topology = TopologyBuffers::new(ctx, sizes.topology)?;
@@ -246,12 +246,12 @@ impl GpuEngine {
 /// Threads per fused workgroup when [`WorldConfig::fused_workgroup_size`] is `None`: 16 on a
 /// CPU adapter (lavapipe runs a workgroup on one core, and each barrier costs it a pass over
 /// every thread: 16 measured fastest, `docs/many-cloths.md`), else
-/// [`crate::world::DEFAULT_FUSED_WORKGROUP_SIZE`].
+/// [`DEFAULT_FUSED_WORKGROUP_SIZE`].
 pub(crate) fn default_fused_workgroup_size(info: &wgpu::AdapterInfo) -> u32 {
     if info.device_type == wgpu::DeviceType::Cpu {
         16
     } else {
-        crate::world::DEFAULT_FUSED_WORKGROUP_SIZE
+        DEFAULT_FUSED_WORKGROUP_SIZE
     }
 }
 

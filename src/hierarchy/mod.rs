@@ -26,7 +26,9 @@
 
 use std::ops::Range;
 
-use crate::cloth::{Cloth, Constraint};
+use crate::cloth::Cloth;
+use crate::config::{PARENTS, Prolongation};
+use crate::constraint::{Constraint, LIMIT_KIND};
 use crate::coloring::ColoredConstraints;
 use crate::error::Result;
 use crate::geometry::graph::SurfaceDistances;
@@ -37,10 +39,6 @@ mod grid;
 pub use graph::*;
 use grid::*;
 pub(crate) use grid::grid_limit_count;
-
-/// The kind number of a limit ([`Constraint::kind_number`]): unilateral (only a stretched limit
-/// is corrected) and rigid (it reads no material).
-pub const LIMIT_KIND: u32 = 3;
 
 /// A limit's datum ([`Constraint::limit_share`]): the share of the correction its first end
 /// takes, in 1/65536 (the ratio of the masses its two coarse particles stand for).
@@ -82,28 +80,6 @@ pub const MIN_LEVEL_PARTICLES: usize = 64;
 /// 256² and 1024²), stride 4 gives the same stretch for half the coarse stage's cost at 1024²
 /// and a quarter of its constraints at 256²; stride 8 stretches more at 1024².
 pub const FIRST_STRIDE: usize = 4;
-
-/// Coarse neighbours a particle interpolates from (the prolongation's fixed width).
-pub const PARENTS: usize = 4;
-
-/// How one particle follows its coarse neighbours (`Prolongation` in `shaders/common.wgsl`):
-/// it moves by Σ weight·(x − snapshot) over `parents` (snapshot slots).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct Prolongation {
-    /// Snapshot slots of its coarse neighbours (unused ones repeat slot 0 with weight 0).
-    pub parents: [u32; PARENTS],
-    /// Their weights, summing to 1.
-    pub weights: [f32; PARENTS],
-    /// The particle that moves.
-    pub particle: u32,
-    /// Padding to 16 bytes.
-    pub pad0: u32,
-    /// Padding.
-    pub pad1: u32,
-    /// Padding.
-    pub pad2: u32,
-}
 
 /// One coarse level, as the schedule runs it.
 #[derive(Clone, Debug, PartialEq)]

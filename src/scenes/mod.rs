@@ -17,7 +17,8 @@ use std::f32::consts::{PI, TAU};
 use glam::{Affine3A, Quat, Vec2, Vec3};
 
 use crate::Collider;
-use crate::cloth::{Cloth, ConstraintKind};
+use crate::cloth::Cloth;
+use crate::constraint::ConstraintKind;
 use crate::contact::Pose;
 use crate::error::Result;
 use crate::geometry::{TriangleMesh, UvLayer};

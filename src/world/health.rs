@@ -44,7 +44,7 @@ impl World {
         let frame = self.frames.frame_of(health.frame);
         // Tell the two causes apart from where the particle is now (once, on the error path).
         let scene = self.scene();
-        let limit = self.params.divergence_limit(&scene);
+        let limit = self.params.divergence_limit(scene.radius);
         let at = self
             .engine
             .positions()
@@ -73,5 +73,30 @@ impl World {
             }),
             None => Ok(()),
         }
+    }
+}
+
+/// Frames stepped since construction or reset.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct FrameCount {
+    frames: u64,
+}
+
+impl FrameCount {
+    /// Frames stepped.
+    pub(crate) fn frames(&self) -> u64 {
+        self.frames
+    }
+
+    /// One more frame was stepped.
+    pub(crate) fn advance(&mut self) {
+        self.frames += 1;
+    }
+
+    /// The frame whose number has these low 32 bits (the health flag's): the latest such
+    /// frame not after now.
+    pub(crate) fn frame_of(&self, low: u32) -> u64 {
+        let now = self.frames.max(1);
+        now - (now.wrapping_sub(low as u64) & u32::MAX as u64)
     }
 }

@@ -15,10 +15,11 @@ use glam::Vec4;
 
 use super::{ClothPath, PathChoice, WorldCapacity};
 use crate::cloth::Cloth;
-use crate::cloth::Constraint;
+use crate::config::Prolongation;
 use crate::config::{CLOTH_RECORD_ROWS, ClothRecord, ColorRange, FusedLevel, PROLONG_ROWS};
+use crate::constraint::Constraint;
 use crate::error::{ChiffonError, Result};
-use crate::hierarchy::{Hierarchy, Part, Prolongation};
+use crate::hierarchy::{Hierarchy, Part};
 use crate::tethers::Tethers;
 
 /// The most colors a cloth on the fused path may have (its color table has room for this many

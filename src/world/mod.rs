@@ -34,13 +34,14 @@ mod contact;
 pub(crate) mod engine;
 mod health;
 pub(crate) mod layout;
-mod options;
+pub(crate) mod options;
 mod readback;
 
 use std::ops::Range;
 
 use glam::{Vec3, Vec4};
 
+use crate::backend::Backend;
 use crate::cloth::Cloth;
 use crate::config::FusedFrame;
 use crate::contact::{DistanceGrid, Pose};
@@ -49,9 +50,9 @@ use crate::gpu::StageTimer;
 use crate::hierarchy::{Hierarchy, MAX_LEVELS};
 use crate::params::SolverParams;
 use crate::schedule::{FrameSchedule, StepClock, material_alpha};
-use crate::solver::{Backend, FrameCount};
 use cloths::{Anchors, Entry, Live};
 use engine::{Engine, WorldFrame};
+use health::FrameCount;
 use layout::{Layout, check_capacity};
 
 pub(crate) use cloths::initial_positions;

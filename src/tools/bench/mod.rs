@@ -122,13 +122,13 @@ pub(crate) fn ms_plot(
 }
 
 /// Checks a scene's `--sizes` (grids of N×N particles): each N at least 2, and no grid over
-/// the builder's [`crate::builder::MAX_PARTICLES`], which no device could run (a size one
+/// the builder's [`crate::config::MAX_PARTICLES`], which no device could run (a size one
 /// device cannot run is skipped and said so; one no device can is refused here).
 pub(crate) fn check_sizes(sizes: &[u32]) -> Result<()> {
     if sizes.is_empty() || sizes.iter().any(|&n| n < 2) {
         bail!("--sizes {sizes:?}: every N must be at least 2");
     }
-    let max = crate::builder::MAX_PARTICLES;
+    let max = crate::config::MAX_PARTICLES;
     if let Some(n) = sizes.iter().find(|&&n| n as u64 * n as u64 > max) {
         bail!(
             "--sizes {n}: {n}x{n} = {} particles is more than the {max} chiffon supports (N at \

@@ -20,10 +20,10 @@ pub(super) fn conform(
     if tolerance <= 0.0 {
         bail!("--tolerance {tolerance} must be a positive fraction of the cloth size");
     }
-    if perturb.abs() > crate::params::MAX_COORDINATE {
+    if perturb.abs() > crate::config::MAX_COORDINATE {
         bail!(
             "--perturb {perturb} m is farther than any coordinate chiffon takes ({} m)",
-            crate::params::MAX_COORDINATE
+            crate::config::MAX_COORDINATE
         );
     }
     let dts = scene.dts()?;

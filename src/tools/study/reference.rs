@@ -14,7 +14,8 @@ use glam::Vec3;
 use serde::Serialize;
 
 use super::cloth::FrameRate;
-use crate::cloth::{Cloth, ClothDesc, Constraint, ConstraintKind};
+use crate::cloth::{Cloth, ClothDesc};
+use crate::constraint::{Constraint, ConstraintKind};
 use crate::error::Result;
 use crate::gpu::GpuContext;
 use crate::params::{Compliance, Projection, SolverParams};

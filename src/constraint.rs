@@ -1,0 +1,199 @@
+//! One constraint record, as the kernels and the CPU twins read it, and its kinds. Below every
+//! module that makes or reads constraints (the cloth, the mesh geometry, the coloring, the coarse
+//! levels, the GPU buffers), so each of them imports it and none imports another for it.
+
+/// One distance constraint as both the GPU and the CPU store it (16 bytes).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Constraint {
+    /// First particle.
+    pub i: u32,
+    /// Second particle.
+    pub j: u32,
+    /// Rest length (m).
+    pub rest: f32,
+    /// Two numbers in one word, so the record stays 16 bytes: bits 0–1 are the kind number
+    /// ([`ConstraintKind`] as `u32`, or [`LIMIT_KIND`] (3) for a coarse level's
+    /// limit), bits 2 and up are the kind's datum: a cloth constraint's material (the row of the
+    /// kernels' `materials` table; 0 in a [`crate::Cloth`], one per cloth in a world) or a limit's
+    /// mass share. Read it with [`Constraint::kind_number`], [`Constraint::material`] and
+    /// [`Constraint::limit_share`].
+    pub packed: u32,
+}
+
+impl Constraint {
+    /// A constraint of `kind` between `i` and `j` with rest length `rest` (m), material 0.
+    pub fn new(i: u32, j: u32, rest: f32, kind: ConstraintKind) -> Self {
+        Self {
+            i,
+            j,
+            rest,
+            packed: kind as u32,
+        }
+    }
+
+    /// Bits of [`Constraint::packed`] below the datum (the kind number).
+    pub const DATUM_SHIFT: u32 = 2;
+    /// Set in both records of a bending stencil ([`Constraint::stencil`]).
+    pub const STENCIL: u32 = 1 << 31;
+    /// Set in a stencil's second record.
+    pub const STENCIL_TAIL: u32 = 1 << 30;
+    /// The datum's bits (2–29), below the stencil flags.
+    const DATUM_MASK: u32 = (1 << 28) - 1;
+
+    /// An isometric bending stencil (Bergou et al. 2006) across one interior edge of a
+    /// triangle mesh, as two consecutive records: the edge's ends `p[0]`, `p[1]` and the
+    /// vertices `p[2]`, `p[3]` opposite it, and the weights `k` of its curvature vector
+    /// κ = Σ k·x (the first three; the fourth is minus their sum). The head holds `p[0]`,
+    /// `p[1]`, `k[0]` and the material like any constraint; the tail holds `p[2]`, `p[3]`,
+    /// `k[1]`, and `k[2]` in its datum (an f32 without its four lowest mantissa bits, a
+    /// relative error below 2·10⁻⁶). Kind [`ConstraintKind::Bend`]; colors hold either
+    /// stencils or distance constraints, never both (the kernels read a color's first record to
+    /// know which).
+    pub fn stencil(p: [u32; 4], k: [f32; 3]) -> [Constraint; 2] {
+        let bend = ConstraintKind::Bend as u32;
+        [
+            Constraint {
+                i: p[0],
+                j: p[1],
+                rest: k[0],
+                packed: bend | Self::STENCIL,
+            },
+            Constraint {
+                i: p[2],
+                j: p[3],
+                rest: k[1],
+                packed: bend
+                    | Self::STENCIL
+                    | Self::STENCIL_TAIL
+                    | ((k[2].to_bits() >> 4) << Self::DATUM_SHIFT),
+            },
+        ]
+    }
+
+    /// True for either record of a bending stencil.
+    pub fn is_stencil(&self) -> bool {
+        self.packed & Self::STENCIL != 0
+    }
+
+    /// True for a stencil's second record.
+    pub fn is_stencil_tail(&self) -> bool {
+        self.packed & (Self::STENCIL | Self::STENCIL_TAIL) == Self::STENCIL | Self::STENCIL_TAIL
+    }
+
+    /// True for a distance constraint between `i` and `j` (a cloth's, or a limit), false for a
+    /// stencil's records: what code that reads constraints as edges keeps.
+    pub fn is_distance(&self) -> bool {
+        !self.is_stencil()
+    }
+
+    /// A stencil's four particles and four weights from its head and tail (twin of
+    /// `stencil_weights` in `shaders/common.wgsl`).
+    pub fn stencil_parts(head: &Constraint, tail: &Constraint) -> ([u32; 4], [f32; 4]) {
+        let k2 = f32::from_bits(((tail.packed >> Self::DATUM_SHIFT) & Self::DATUM_MASK) << 4);
+        let k = [head.rest, tail.rest, k2, -(head.rest + tail.rest + k2)];
+        ([head.i, head.j, tail.i, tail.j], k)
+    }
+
+    /// The kind number: [`ConstraintKind`] as `u32` (0–2), or 3 for a limit.
+    pub fn kind_number(&self) -> u32 {
+        self.packed & ((1 << Self::DATUM_SHIFT) - 1)
+    }
+
+    /// True for a coarse level's limit (hierarchical PBD, `src/hierarchy/`).
+    pub fn is_limit(&self) -> bool {
+        self.kind_number() == LIMIT_KIND
+    }
+
+    /// The datum in bits 2 and up: the material, or a limit's share.
+    fn datum(&self) -> u32 {
+        (self.packed >> Self::DATUM_SHIFT) & Self::DATUM_MASK
+    }
+
+    /// The same constraint reading material `material` (a limit has no material and is
+    /// returned unchanged).
+    pub fn with_material(self, material: u32) -> Self {
+        if self.is_limit() || self.is_stencil_tail() {
+            return self;
+        }
+        Self {
+            packed: self.kind_number()
+                | (self.packed & Self::STENCIL)
+                | (material << Self::DATUM_SHIFT),
+            ..self
+        }
+    }
+
+    /// Its material (the row of the `materials` table); `None` for a limit.
+    pub fn material(&self) -> Option<u32> {
+        (!self.is_limit() && !self.is_stencil_tail()).then(|| self.datum())
+    }
+
+    /// A limit's share of the correction that its first end takes, in 1/65536; `None` for a
+    /// cloth constraint.
+    pub fn limit_share(&self) -> Option<u32> {
+        self.is_limit().then(|| self.datum())
+    }
+
+    /// The same constraint with both particle indices moved up by `base` (a cloth placed at
+    /// particle `base` of a world's buffers).
+    pub fn shifted(self, base: u32) -> Self {
+        Self {
+            i: self.i + base,
+            j: self.j + base,
+            ..self
+        }
+    }
+
+    /// Its α̃ out of a material's row (twin of `constraint_alpha` in `shaders/common.wgsl`).
+    pub fn alpha(&self, material: glam::Vec4) -> f32 {
+        material[self.material_column()]
+    }
+
+    /// Which of a material's four α̃ it reads: its kind's, or the last (the curvature
+    /// compliance) for a stencil.
+    pub fn material_column(&self) -> usize {
+        if self.is_stencil() {
+            3
+        } else {
+            self.kind_number() as usize
+        }
+    }
+
+    /// Its α̃'s index in the `materials` table seen as floats (four a material).
+    pub fn material_slot(&self) -> usize {
+        self.datum() as usize * 4 + self.material_column()
+    }
+}
+
+/// The three kinds of grid constraint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum ConstraintKind {
+    /// Between horizontal and vertical neighbours (rest = spacing).
+    Structural,
+    /// Between diagonal neighbours (rest = spacing · √2).
+    Shear,
+    /// Bending: an isometric stencil across each interior edge of a sheet (grid or mesh,
+    /// [`Constraint::stencil`]), or a distance between particles two apart along a rope (and
+    /// across a mesh's edge folded at rest).
+    Bend,
+}
+
+impl ConstraintKind {
+    /// All kinds, in the order their constraints are generated (and of their numbers).
+    pub const ALL: [ConstraintKind; 3] = [
+        ConstraintKind::Structural,
+        ConstraintKind::Shear,
+        ConstraintKind::Bend,
+    ];
+
+    /// The kind numbered `k` (`kind as u32`).
+    pub fn from_index(k: u32) -> Option<Self> {
+        Self::ALL.get(k as usize).copied()
+    }
+}
+
+/// The kind number of a limit ([`Constraint::kind_number`]): unilateral (only a stretched limit
+/// is corrected) and rigid (it reads no material).
+pub const LIMIT_KIND: u32 = 3;
