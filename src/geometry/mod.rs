@@ -7,6 +7,7 @@
 //! coloring).
 
 pub(crate) mod graph;
+pub(crate) mod grid;
 pub mod obj;
 mod triangulate;
 mod weld;

@@ -170,8 +170,9 @@ impl GpuContext {
         let l = self.limits();
         let bytes = l.max_storage_buffer_binding_size.min(l.max_buffer_size);
         let record = size_of::<crate::constraint::Constraint>() as u64;
-        let fits =
-            |side: u32| crate::builder::grid_constraint_records(side, side) * record <= bytes;
+        let fits = |side: u32| {
+            crate::geometry::grid::grid_constraint_records(side, side) * record <= bytes
+        };
         // The largest side that fits, by bisection (a grid's records grow with its side).
         let (mut side, mut too_big) = (1u32, 1u32 << 16);
         while too_big - side > 1 {
