@@ -2,6 +2,10 @@
 //! [`Cloth`] through one path. Each source produces a surface (positions, triangles, UVs,
 //! groups and its constraints); then, the same for all: placement, masses from areas (or
 //! lengths), pin selection, validation and coloring.
+//!
+//! One file, though long: every source meets the same steps here, and each step is a few
+//! lines per source. What a grid or a mesh is made of (constraints, stencils, triangles) is
+//! in `geometry/`.
 
 use std::path::Path;
 

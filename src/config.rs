@@ -2,6 +2,9 @@
 //! place (as vello_encoding's config does). `shaders/common.wgsl` declares the WGSL side; the
 //! test `tests/shaders.rs` checks with naga that each WGSL struct has the size and field offsets
 //! of its twin listed in [`GPU_STRUCTS`].
+//!
+//! One file, though long: it is the whole contract with the kernels, and a size kept apart from
+//! the struct it counts is how a buffer ends up too small.
 
 use crate::constraint::Constraint;
 

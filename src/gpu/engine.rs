@@ -1,6 +1,9 @@
 //! The GPU recorder: a world's buffers on the device, and a frame's passes recorded as one
 //! compute pass per stage into one command encoder, submitted once per frame (the twin of the
 //! CPU executor in `cpu/engine.rs`).
+//!
+//! One file, though long: the engine's state and the `Engine` methods that read it; its
+//! pipelines and bind groups are in `passes.rs`, its buffers in `buffers.rs`.
 
 use glam::Vec4;
 

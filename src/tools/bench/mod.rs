@@ -7,6 +7,7 @@
 //! records carry, and its table columns and plot. Everything else is here and in [`case`],
 //! once: the presets ([`Preset`]: `--quick` is CI's), validation, the timing protocol, the
 //! record ([`BenchRecord`]), the bytes-moved model, the table, the JSON and the plot.
+//! One file, though long: the protocol is one, so that every scene is timed the same way.
 //!
 //! The commands (the presets' sizes and frames are in [`BenchConfig::preset`]):
 //! - `chiffon bench --json target/bench.json --plot target/bench.png`: the default preset, a

@@ -1,4 +1,7 @@
 //! The scene flags shared by `simulate` and `conform` (and the cloth flags of `demo`).
+//!
+//! One file, though long: every flag that makes a scene is parsed and checked here once, so
+//! `simulate` and `conform` cannot build different scenes from the same command line.
 
 use std::path::PathBuf;
 

@@ -9,6 +9,9 @@
 //!   first kind), and energy conservation keeps its amplitude at θ₀ forever.
 //! - **Hanging sheet**: a square sheet pinned along its top edge settles hanging straight down
 //!   at its rest length.
+//!
+//! One file, though long: the systems share one runner, one record and one table, and each is
+//! a few functions of its own.
 
 use glam::Vec3;
 use serde::Serialize;
