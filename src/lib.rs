@@ -100,6 +100,10 @@ pub mod scenes;
 #[doc(hidden)]
 pub mod panel;
 
+#[cfg(feature = "view")]
+#[doc(hidden)]
+pub mod view;
+
 /// The command line, the benchmark, the study and the demo (features `tools`, `demo`).
 #[cfg(feature = "tools")]
 #[doc(hidden)]

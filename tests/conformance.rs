@@ -348,7 +348,7 @@ fn normals_kernel_matches_its_cpu_twin_on_a_mesh() {
         return;
     };
     use chiffon::cpu::cloth_normals;
-    use chiffon::tools::demo::render::Renderer;
+    use chiffon::view::render::Renderer;
     // A mesh that is not a grid, draped over a sphere so its normals point every way.
     let cloth = tablecloth();
     let params = SolverParams {

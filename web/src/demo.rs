@@ -15,10 +15,11 @@ use std::rc::Rc;
 
 use chiffon::panel::{self, Action, Counts, Hud, Key, PanelRenderer, Settings};
 use chiffon::quality::Stretch;
-use chiffon::scenes::solids::{SolidVertex, Solids};
 use chiffon::scenes::{self, DemoScene, Motion};
-use chiffon::{Backend, ClothBuilder, ClothHandle, Collider, GpuContext, World, WorldConfig};
-use glam::{Mat4, Vec3, Vec4};
+use chiffon::view::camera::OrbitCamera;
+use chiffon::view::render::{ClothMesh, Renderer, SceneView, Solids, Targets};
+use chiffon::{Backend, ClothBuilder, ClothHandle, GpuContext, World, WorldConfig};
+use glam::{Vec2, Vec3, Vec4};
 use wasm_bindgen::prelude::*;
 
 /// Where a dropped mesh's lowest point starts (m): the height of the demo's grid.
@@ -34,7 +35,6 @@ const HELP: [&str; 3] = [
     panel::HELP[1],
     "drop an OBJ file on the page: drape it over the sphere",
 ];
-const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 /// The shared state; the page's callbacks each borrow it briefly (never across an await).
 struct State {
@@ -44,8 +44,11 @@ struct State {
     /// What is drawn into instead of the canvas, when offscreen.
     offscreen: Option<wgpu::Texture>,
     config: wgpu::SurfaceConfiguration,
-    depth: wgpu::TextureView,
-    draw: Draw,
+    /// The native demo's renderer (`chiffon::view`), its depth target and the world's cloths
+    /// as one surface drawn from the world's position buffer.
+    renderer: Renderer,
+    targets: Targets,
+    mesh: ClothMesh,
     world: World,
     /// What the panel edits: the scene, its resolution, the solver's settings, the colliders.
     settings: Settings,
@@ -61,9 +64,7 @@ struct State {
     cloths: Vec<(ClothHandle, Vec<f32>)>,
     /// The world's cloths as placed (for the stretch readout, read without the world).
     placed: Rc<Vec<(ClothHandle, chiffon::Cloth)>>,
-    /// The colliders the solids were drawn from (drawn anew when the world's differ).
-    drawn: Vec<Collider>,
-    camera: Camera,
+    camera: OrbitCamera,
     /// The panel: egui's context, the events the page gave it since the last frame, and its
     /// draw pass.
     egui: egui::Context,
@@ -118,253 +119,6 @@ impl Shown {
     }
 }
 
-/// The orbit camera (as the native demo's `OrbitCamera`, without its picking helpers).
-#[derive(Clone, Copy)]
-struct Camera {
-    target: Vec3,
-    yaw: f32,
-    pitch: f32,
-    distance: f32,
-}
-
-impl Camera {
-    fn eye(&self) -> Vec3 {
-        let (sy, cy) = self.yaw.sin_cos();
-        let (sp, cp) = self.pitch.sin_cos();
-        self.target + self.distance * Vec3::new(cp * sy, sp, cp * cy)
-    }
-
-    fn view_proj(&self, aspect: f32) -> Mat4 {
-        let proj = Mat4::perspective_rh(45f32.to_radians(), aspect, 0.02, 100.0);
-        proj * Mat4::look_at_rh(self.eye(), self.target, Vec3::Y)
-    }
-
-    /// The ray through the pointer at normalized device coordinates `(x, y)`.
-    fn ray(&self, aspect: f32, (x, y): (f32, f32)) -> (Vec3, Vec3) {
-        let inv = self.view_proj(aspect).inverse();
-        let near = inv.project_point3(Vec3::new(x, y, 0.0));
-        let far = inv.project_point3(Vec3::new(x, y, 1.0));
-        (near, (far - near).normalize())
-    }
-}
-
-/// The render pipelines and the scene's meshes.
-struct Draw {
-    uniforms: wgpu::Buffer,
-    bind_group: wgpu::BindGroup,
-    cloth: wgpu::RenderPipeline,
-    solids: wgpu::RenderPipeline,
-    cloth_indices: wgpu::Buffer,
-    cloth_index_count: u32,
-    /// The ground (a 6 m square at its height), then every other collider's triangles.
-    solid_vertices: wgpu::Buffer,
-    solid_indices: wgpu::Buffer,
-    solid_index_count: u32,
-}
-
-const SHADER: &str = r#"
-struct Scene { view_proj: mat4x4<f32>, eye: vec4<f32> };
-@group(0) @binding(0) var<uniform> scene: Scene;
-
-struct Out { @builtin(position) clip: vec4<f32>, @location(0) world: vec3<f32>, @location(1) normal: vec3<f32> };
-
-fn shade(base: vec3<f32>, n_in: vec3<f32>, world: vec3<f32>) -> vec4<f32> {
-    let v = normalize(scene.eye.xyz - world);
-    var n = normalize(n_in);
-    if (dot(n, v) < 0.0) { n = -n; }
-    let l = normalize(vec3<f32>(0.4, 1.0, 0.3));
-    let diffuse = max(dot(n, l), 0.0);
-    return vec4<f32>(base * (0.25 + 0.75 * diffuse), 1.0);
-}
-
-// The cloth, straight from the solver's position buffer (xyz in m, w the inverse mass).
-@vertex fn cloth_vs(@location(0) p: vec4<f32>) -> Out {
-    return Out(scene.view_proj * vec4<f32>(p.xyz, 1.0), p.xyz, vec3<f32>(0.0, 1.0, 0.0));
-}
-@fragment fn cloth_fs(o: Out) -> @location(0) vec4<f32> {
-    // The triangle's own normal, from the screen-space derivatives of its position.
-    let n = cross(dpdx(o.world), dpdy(o.world));
-    return shade(vec3<f32>(0.85, 0.25, 0.3), n, o.world);
-}
-
-@vertex fn solid_vs(@location(0) p: vec3<f32>, @location(1) n: vec3<f32>) -> Out {
-    return Out(scene.view_proj * vec4<f32>(p, 1.0), p, n);
-}
-@fragment fn solid_fs(o: Out) -> @location(0) vec4<f32> {
-    return shade(vec3<f32>(0.6, 0.62, 0.65), o.normal, o.world);
-}
-"#;
-
-impl Draw {
-    fn new(ctx: &GpuContext, format: wgpu::TextureFormat) -> Self {
-        let device = &ctx.device;
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("demo"),
-            source: wgpu::ShaderSource::Wgsl(SHADER.into()),
-        });
-        let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("scene"),
-            size: 80,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("scene"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            }],
-        });
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("scene"),
-            layout: &layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: uniforms.as_entire_binding(),
-            }],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("demo"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let pipeline = |vs: &str, fs: &str, buffer: wgpu::VertexBufferLayout<'_>| {
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(vs),
-                layout: Some(&pipeline_layout),
-                vertex: wgpu::VertexState {
-                    module: &module,
-                    entry_point: Some(vs),
-                    compilation_options: Default::default(),
-                    buffers: &[Some(buffer)],
-                },
-                fragment: Some(wgpu::FragmentState {
-                    module: &module,
-                    entry_point: Some(fs),
-                    compilation_options: Default::default(),
-                    targets: &[Some(format.into())],
-                }),
-                primitive: wgpu::PrimitiveState::default(),
-                depth_stencil: Some(wgpu::DepthStencilState {
-                    format: DEPTH_FORMAT,
-                    depth_write_enabled: Some(true),
-                    depth_compare: Some(wgpu::CompareFunction::Less),
-                    stencil: Default::default(),
-                    bias: Default::default(),
-                }),
-                multisample: Default::default(),
-                multiview_mask: None,
-                cache: None,
-            })
-        };
-        let cloth = pipeline(
-            "cloth_vs",
-            "cloth_fs",
-            wgpu::VertexBufferLayout {
-                array_stride: 16,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &wgpu::vertex_attr_array![0 => Float32x4],
-            },
-        );
-        let solids = pipeline(
-            "solid_vs",
-            "solid_fs",
-            wgpu::VertexBufferLayout {
-                array_stride: 24,
-                step_mode: wgpu::VertexStepMode::Vertex,
-                attributes: &wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3],
-            },
-        );
-        let empty = |label, usage| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: 4,
-                usage,
-                mapped_at_creation: false,
-            })
-        };
-        Self {
-            solid_vertices: empty("solids", wgpu::BufferUsages::VERTEX),
-            solid_index_count: 0,
-            solid_indices: empty("solid indices", wgpu::BufferUsages::INDEX),
-            cloth_indices: device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("cloth indices"),
-                size: 4,
-                usage: wgpu::BufferUsages::INDEX,
-                mapped_at_creation: false,
-            }),
-            cloth_index_count: 0,
-            uniforms,
-            bind_group,
-            cloth,
-            solids,
-        }
-    }
-
-    /// Draws `colliders` as the native demo does (`chiffon::scenes::solids`): a 6 m square of
-    /// ground at the first upward plane's height, and every sphere, capsule and box.
-    fn set_solids(&mut self, ctx: &GpuContext, colliders: &[chiffon::Collider]) {
-        let solids = Solids::of(colliders);
-        let mut vertices = Vec::with_capacity(solids.vertices.len() + 4);
-        if let Some(y) = solids.ground {
-            for (x, z) in [(-3.0, -3.0), (3.0, -3.0), (3.0, 3.0), (-3.0, 3.0)] {
-                vertices.push(SolidVertex {
-                    position: [x, y, z],
-                    normal: [0.0, 1.0, 0.0],
-                });
-            }
-        }
-        let base = vertices.len() as u32;
-        let mut indices: Vec<u32> = if base > 0 {
-            vec![0, 2, 1, 0, 3, 2]
-        } else {
-            Vec::new()
-        };
-        vertices.extend_from_slice(&solids.vertices);
-        indices.extend(solids.indices.iter().map(|i| i + base));
-        let buffer = |label, bytes: &[u8], usage| {
-            let b = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: (bytes.len() as u64).next_multiple_of(4).max(4),
-                usage: usage | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            ctx.queue.write_buffer(&b, 0, bytes);
-            b
-        };
-        self.solid_vertices = buffer(
-            "solids",
-            bytemuck::cast_slice(&vertices),
-            wgpu::BufferUsages::VERTEX,
-        );
-        self.solid_indices = buffer(
-            "solid indices",
-            bytemuck::cast_slice(&indices),
-            wgpu::BufferUsages::INDEX,
-        );
-        self.solid_index_count = indices.len() as u32;
-    }
-
-    /// The triangles of every cloth, as indices into the world's position buffer.
-    fn set_cloths(&mut self, ctx: &GpuContext, indices: &[u32]) {
-        self.cloth_indices = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("cloth indices"),
-            size: (indices.len() as u64 * 4).max(4),
-            usage: wgpu::BufferUsages::INDEX | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        ctx.queue
-            .write_buffer(&self.cloth_indices, 0, bytemuck::cast_slice(indices));
-        self.cloth_index_count = indices.len() as u32;
-    }
-}
-
 /// The cloth a dropped mesh makes: scaled so its largest side is 1 m, its middle over the
 /// origin and its lowest point 1 m up, so it falls onto the sphere as the grid does; no pins.
 fn mesh_cloth(mesh: &chiffon::TriangleMesh) -> ClothBuilder {
@@ -403,18 +157,27 @@ fn scene(ctx: &GpuContext, settings: &Settings) -> chiffon::Result<Built> {
 }
 
 /// The camera the native demo starts `scene` with (`chiffon::scenes::demo_view`).
-fn camera(scene: DemoScene, cloths: &[(ClothHandle, chiffon::Cloth)], mesh: bool) -> Camera {
+fn camera(scene: DemoScene, cloths: &[(ClothHandle, chiffon::Cloth)], mesh: bool) -> OrbitCamera {
     let rest: Vec<Vec3> = cloths
         .iter()
         .flat_map(|(_, c)| c.positions().iter().copied())
         .collect();
-    let v = scenes::demo_view(scene, &rest, mesh);
-    Camera {
-        target: v.target,
-        yaw: v.yaw,
-        pitch: v.pitch,
-        distance: v.distance,
-    }
+    OrbitCamera::from(scenes::demo_view(scene, &rest, mesh))
+}
+
+/// What the renderer draws for `world`: its cloths as one surface over its position buffer.
+fn cloth_mesh(
+    ctx: &GpuContext,
+    renderer: &Renderer,
+    world: &mut World,
+) -> chiffon::Result<ClothMesh> {
+    let surface = chiffon::view::world_surface(world)?;
+    let positions = world.position_buffer().ok_or_else(|| {
+        chiffon::ChiffonError::InvalidCloth(
+            "the page draws a GPU world; this one is on the CPU".into(),
+        )
+    })?;
+    renderer.cloth_mesh(&ctx.device, &surface, positions)
 }
 
 /// The demo, as the page holds it.
@@ -483,20 +246,15 @@ impl Demo {
         }
         let offscreen = surface.is_none().then(|| color_texture(&ctx, &config));
         let errors = crate::keep_errors(&ctx.device);
-        let depth = depth_view(&ctx, width, height);
+        let renderer = Renderer::new(&ctx.device, format, 1);
+        let targets = Targets::new(&ctx.device, format, (width, height), renderer.samples());
         // Room for every stage of a frame of the most substeps the solver allows.
         let max_passes =
             chiffon::schedule::FrameSchedule::largest(chiffon::params::MAX_SUBSTEPS).stages();
         let timer = chiffon::gpu::StageTimer::new(&ctx, max_passes);
-        let mut draw = Draw::new(&ctx, format);
         let settings = Settings::new(scene_kind, grid, FLAGS, None);
         let (mut world, placed, motion) = scene(&ctx, &settings).map_err(js_error)?;
-        draw.set_cloths(
-            &ctx,
-            &world_triangles(&mut world, &placed).map_err(js_error)?,
-        );
-        let drawn = world.params().colliders.clone();
-        draw.set_solids(&ctx, &drawn);
+        let mesh = cloth_mesh(&ctx, &renderer, &mut world).map_err(js_error)?;
         let adapter = crate::adapter_name(adapter, &ctx);
         let limits = limits(&ctx, &adapter);
         let panel = PanelRenderer::new(&ctx, format);
@@ -516,10 +274,10 @@ impl Demo {
             surface,
             offscreen,
             config,
-            depth,
-            draw,
+            renderer,
+            targets,
+            mesh,
             world,
-            drawn,
             grab: None,
             pointer: (0.0, 0.0),
             timer,
@@ -559,8 +317,8 @@ impl Demo {
         if let Some(dt) = dt {
             if let Some((c, i, depth)) = s.grab {
                 let aspect = s.config.width as f32 / s.config.height as f32;
-                let (origin, dir) = s.camera.ray(aspect, s.pointer);
-                let to = origin + dir * depth;
+                let ray = s.camera.ray_ndc(Vec2::from(s.pointer), aspect);
+                let to = ray.at(depth);
                 let cloth = s.cloths[c].0;
                 s.world.set_particle(cloth, i, to, 0.0).map_err(js_error)?;
             }
@@ -709,20 +467,18 @@ impl Demo {
         if s.offscreen.is_some() {
             s.offscreen = Some(color_texture(&s.ctx, &s.config));
         }
-        s.depth = depth_view(&s.ctx, s.config.width, s.config.height);
+        let size = (s.config.width, s.config.height);
+        s.targets = Targets::new(&s.ctx.device, s.config.format, size, s.renderer.samples());
     }
 
     /// Turns the camera by a pointer drag of `(dx, dy)` pixels.
     pub fn orbit(&self, dx: f32, dy: f32) {
-        let mut s = self.state.borrow_mut();
-        s.camera.yaw -= dx * 0.008;
-        s.camera.pitch = (s.camera.pitch + dy * 0.008).clamp(-1.55, 1.55);
+        self.state.borrow_mut().camera.orbit(Vec2::new(dx, dy));
     }
 
     /// Zooms by `factor` (above 1: away).
     pub fn zoom(&self, factor: f32) {
-        let mut s = self.state.borrow_mut();
-        s.camera.distance = (s.camera.distance * factor).clamp(0.2, 50.0);
+        self.state.borrow_mut().camera.scale_distance(factor);
     }
 
     /// The pointer moved to normalized device coordinates `(x, y)`.
@@ -746,14 +502,14 @@ impl Demo {
                     .collect::<chiffon::Result<Vec<_>>>()
                     .map_err(js_error)?;
                 let buffer = s.world.position_buffer().cloned();
-                let ray = s.camera.ray(aspect, (x, y));
+                let ray = s.camera.ray_ndc(Vec2::new(x, y), aspect);
                 (s.ctx.clone(), buffer, ranges, ray)
             };
             let Some(buffer) = buffer else {
                 return Ok(JsValue::FALSE);
             };
             let positions: Vec<Vec4> = ctx.read_buffer_async(&buffer).await.map_err(js_error)?;
-            let (origin, dir) = ray;
+            let (origin, dir) = (ray.origin, ray.dir);
             let mut best: Option<(usize, usize, f32)> = None;
             for (c, range) in ranges.iter().enumerate() {
                 for (k, p) in positions[range.start as usize..range.end as usize]
@@ -951,13 +707,7 @@ impl State {
                 return Err(js_error(e));
             }
         };
-        let ctx = self.ctx.clone();
-        self.draw.set_cloths(
-            &ctx,
-            &world_triangles(&mut world, &placed).map_err(js_error)?,
-        );
-        self.drawn = world.params().colliders.clone();
-        self.draw.set_solids(&ctx, &self.drawn);
+        self.mesh = cloth_mesh(&self.ctx, &self.renderer, &mut world).map_err(js_error)?;
         let shown = Shown::of(&self.settings);
         if (shown.scene, shown.mesh.is_some()) != (old.scene, old.mesh.is_some()) {
             self.camera = camera(shown.scene, &placed, shown.mesh.is_some());
@@ -1040,10 +790,6 @@ impl State {
             self.pins_held = false;
             scenes::set_pins_held(&mut self.world, false)?;
         }
-        if matches!(self.motion, Motion::Walk { .. }) {
-            let ctx = self.ctx.clone();
-            self.draw.set_solids(&ctx, &self.world.params().colliders);
-        }
         let timer = self.timer.as_mut().filter(|_| timed);
         self.world.step_timed(dt, timer)?;
         self.elapsed = to;
@@ -1052,13 +798,6 @@ impl State {
 
     /// Draws the scene and the panel over it; returns what the panel's buttons asked for.
     fn render(&mut self) -> Result<Vec<Action>, JsError> {
-        // The colliders where the world has them now (the walk moves them, the panel's sliders
-        // move the sphere).
-        if self.world.params().colliders != self.drawn {
-            self.drawn = self.world.params().colliders.clone();
-            let ctx = self.ctx.clone();
-            self.draw.set_solids(&ctx, &self.drawn);
-        }
         let frame = match (&self.surface, &self.offscreen) {
             (Some(surface), _) => match surface.get_current_texture() {
                 wgpu::CurrentSurfaceTexture::Success(t)
@@ -1073,54 +812,25 @@ impl State {
             (None, Some(texture)) => texture.create_view(&Default::default()),
             (None, None) => return Ok(Vec::new()),
         };
+        // The colliders where the world has them now (the walk moves them, the panel's sliders
+        // move the sphere), drawn by the native demo's renderer.
         let aspect = self.config.width as f32 / self.config.height as f32;
-        let mut uniforms = [0f32; 20];
-        uniforms[..16].copy_from_slice(&self.camera.view_proj(aspect).to_cols_array());
-        uniforms[16..19].copy_from_slice(&self.camera.eye().to_array());
-        self.ctx
-            .queue
-            .write_buffer(&self.draw.uniforms, 0, bytemuck::cast_slice(&uniforms));
+        let scene = SceneView {
+            view_proj: self.camera.view_projection(aspect),
+            eye: self.camera.eye(),
+            solids: Solids::of(&self.world.params().colliders),
+        };
         let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("demo"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color {
-                            r: 0.09,
-                            g: 0.1,
-                            b: 0.12,
-                            a: 1.0,
-                        }),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: &self.depth,
-                    depth_ops: Some(wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(1.0),
-                        store: wgpu::StoreOp::Store,
-                    }),
-                    stencil_ops: None,
-                }),
-                ..Default::default()
-            });
-            let d = &self.draw;
-            pass.set_bind_group(0, &d.bind_group, &[]);
-            pass.set_pipeline(&d.solids);
-            pass.set_vertex_buffer(0, d.solid_vertices.slice(..));
-            pass.set_index_buffer(d.solid_indices.slice(..), wgpu::IndexFormat::Uint32);
-            pass.draw_indexed(0..d.solid_index_count, 0, 0..1);
-            if let Some(positions) = self.world.position_buffer() {
-                pass.set_pipeline(&d.cloth);
-                pass.set_vertex_buffer(0, positions.slice(..));
-                pass.set_index_buffer(d.cloth_indices.slice(..), wgpu::IndexFormat::Uint32);
-                pass.draw_indexed(0..d.cloth_index_count, 0, 0..1);
-            }
-        }
+        let (device, queue) = (&self.ctx.device, &self.ctx.queue);
+        self.renderer.draw(
+            device,
+            queue,
+            &mut encoder,
+            &self.targets,
+            &view,
+            &self.mesh,
+            &scene,
+        );
         let actions = self.panel_pass(&mut encoder, &view);
         self.ctx.queue.submit([encoder.finish()]);
         if let Some(frame) = frame {
@@ -1197,20 +907,6 @@ fn limits(ctx: &GpuContext, adapter: &str) -> String {
     out
 }
 
-/// Every cloth's triangles as indices into the world's position buffer (each cloth's own
-/// indices moved to where the world placed its particles).
-fn world_triangles(
-    world: &mut World,
-    placed: &[(ClothHandle, chiffon::Cloth)],
-) -> chiffon::Result<Vec<u32>> {
-    let mut indices = Vec::new();
-    for (handle, cloth) in placed {
-        let base = world.particle_range(*handle)?.start;
-        indices.extend(cloth.triangles().iter().flatten().map(|i| i + base));
-    }
-    Ok(indices)
-}
-
 fn color_texture(ctx: &GpuContext, config: &wgpu::SurfaceConfiguration) -> wgpu::Texture {
     ctx.device.create_texture(&wgpu::TextureDescriptor {
         label: Some("offscreen"),
@@ -1226,23 +922,4 @@ fn color_texture(ctx: &GpuContext, config: &wgpu::SurfaceConfiguration) -> wgpu:
         usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
         view_formats: &[],
     })
-}
-
-fn depth_view(ctx: &GpuContext, width: u32, height: u32) -> wgpu::TextureView {
-    ctx.device
-        .create_texture(&wgpu::TextureDescriptor {
-            label: Some("depth"),
-            size: wgpu::Extent3d {
-                width,
-                height,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: DEPTH_FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-            view_formats: &[],
-        })
-        .create_view(&Default::default())
 }

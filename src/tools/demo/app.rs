@@ -16,10 +16,8 @@ use winit::event::WindowEvent;
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::window::{Window, WindowId};
 
-use super::camera::OrbitCamera;
 use super::input::{self, Pointer};
 use super::panel::Panel;
-use super::render::{ClothMesh, Renderer, SceneView, Solids, Targets};
 use super::scene;
 use super::screenshot;
 use super::sim::Sim;
@@ -27,6 +25,8 @@ use crate::gpu::context::poll;
 use crate::gpu::{GpuContext, StageTimer};
 use crate::panel::{Action, HELP, Hud, Settings};
 use crate::tools::scenes::DemoScene;
+use crate::view::camera::OrbitCamera;
+use crate::view::render::{ClothMesh, Renderer, SceneView, Solids, Targets};
 
 /// How to run the demo.
 #[derive(Clone, Debug)]

@@ -8,9 +8,9 @@ use glam::{Vec2, Vec3};
 use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
 use winit::keyboard::{KeyCode, PhysicalKey};
 
-use super::camera::{OrbitCamera, ray_plane};
 use super::sim::Sim;
 use crate::panel::{Action, Key, Settings};
+use crate::view::camera::{OrbitCamera, ray_plane};
 use crate::world::ClothHandle;
 use anyhow::Result;
 

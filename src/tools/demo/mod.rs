@@ -14,19 +14,15 @@
 //!   to [`crate::SolverParams`], its rows, the colliders' handling, its draw pass) is
 //!   [`crate::panel`], which the web page shows too;
 //! - `screenshot.rs`: `--screenshot`: the path checked before the run, readback, PNG;
-//! - `render.rs`, `camera.rs`: the wgpu renderer and the orbit camera; the colliders it draws
-//!   (spheres, capsules, boxes, the ground) are triangles from `crate::scenes::solids`, which
-//!   the web page draws too.
+//!
+//! The renderer, the orbit camera and the surface they draw are [`crate::view`], which the web
+//! page draws with too.
 
 mod app;
-pub mod camera;
 mod input;
 mod panel;
-pub mod render;
 mod scene;
 mod screenshot;
 mod sim;
-/// The colliders as triangles: shared with the web page (`crate::scenes::solids`).
-use crate::scenes::solids;
 
 pub use app::{DemoOptions, run};

@@ -17,12 +17,12 @@
 
 use anyhow::Result;
 
-use super::camera::OrbitCamera;
 use super::sim::Sim;
 use crate::Backend;
 use crate::cloth::Cloth;
 use crate::panel::Settings;
 use crate::tools::scenes::{self, DemoScene, Motion};
+use crate::view::camera::OrbitCamera;
 use crate::world::PathChoice;
 
 /// The world of the scene the settings show, on `backend` (the demo's GPU; the tests' CPU).

@@ -7,9 +7,9 @@ use std::path::Path;
 
 use anyhow::{Result, anyhow, bail};
 
-use super::render::{ClothMesh, Renderer, SceneView, Targets};
 use crate::gpu::GpuContext;
 use crate::gpu::context::read_mapped;
+use crate::view::render::{ClothMesh, Renderer, SceneView, Targets};
 
 /// Refuses, before any frame is run, a screenshot that could not be written: a name not
 /// ending in `.png`, a folder that does not exist, or a file or folder that cannot be written.

@@ -5,13 +5,12 @@
 use anyhow::{Context, Result};
 use glam::Vec3;
 
-use super::camera::{Ray, pick};
 use crate::Backend;
-use crate::cloth::{Cloth, ClothDesc};
-use crate::geometry::{UvLayer, planar_uvs};
+use crate::cloth::Cloth;
 use crate::panel::Counts;
 use crate::quality::Stretch;
 use crate::tools::scenes::{self, Motion};
+use crate::view::camera::{Ray, pick};
 use crate::world::{ClothHandle, ClothOptions, World, WorldCapacity, WorldConfig};
 
 /// A world, its cloths and the surface that draws them.
@@ -69,7 +68,7 @@ impl Sim {
         for (cloth, options) in cloths {
             world.add(cloth, *options)?;
         }
-        let surface = surface(&mut world)?;
+        let surface = crate::view::world_surface(&mut world)?;
         Ok(Self {
             world,
             surface,
@@ -167,46 +166,6 @@ impl Sim {
     pub(crate) fn counts(&self) -> Counts {
         Counts::of(&self.world)
     }
-}
-
-/// One cloth of every cloth in `world`, in its particle numbering, to draw: their triangles,
-/// and their UVs (a planar projection for a cloth without, as the renderer gives a lone one).
-fn surface(world: &mut World) -> Result<Cloth> {
-    let n = world.particle_count();
-    let mut desc = ClothDesc {
-        positions: vec![Vec3::ZERO; n],
-        inverse_mass: vec![0.0; n],
-        velocity: Vec3::ZERO,
-        constraints: Vec::new(),
-        triangles: Vec::new(),
-        uvs: None,
-        groups: Vec::new(),
-    };
-    let mut uvs = UvLayer::default();
-    for h in world.handles() {
-        let range = world.particle_range(h)?;
-        let (start, end) = (range.start as usize, range.end as usize);
-        let cloth = world.cloth(h)?;
-        desc.positions[start..end].copy_from_slice(cloth.positions());
-        desc.inverse_mass[start..end].copy_from_slice(cloth.inverse_masses());
-        let shift = |t: &[u32; 3], by: u32| t.map(|v| v + by);
-        desc.triangles
-            .extend(cloth.triangles().iter().map(|t| shift(t, range.start)));
-        let planar;
-        let layer = match cloth.uvs() {
-            Some(layer) => layer,
-            None => {
-                planar = planar_uvs(cloth.positions(), cloth.triangles());
-                &planar
-            }
-        };
-        let base = uvs.uvs.len() as u32;
-        uvs.uvs.extend_from_slice(&layer.uvs);
-        uvs.triangles
-            .extend(layer.triangles.iter().map(|t| shift(t, base)));
-    }
-    desc.uvs = Some(uvs);
-    Ok(Cloth::new(desc)?)
 }
 
 #[cfg(test)]

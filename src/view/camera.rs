@@ -21,12 +21,12 @@ const MAX_PITCH: f32 = 89.0 * std::f32::consts::PI / 180.0;
 
 impl Default for OrbitCamera {
     fn default() -> Self {
-        Self::from(crate::tools::scenes::DemoView::DEFAULT)
+        Self::from(crate::scenes::DemoView::DEFAULT)
     }
 }
 
-impl From<crate::tools::scenes::DemoView> for OrbitCamera {
-    fn from(v: crate::tools::scenes::DemoView) -> Self {
+impl From<crate::scenes::DemoView> for OrbitCamera {
+    fn from(v: crate::scenes::DemoView) -> Self {
         Self {
             target: v.target,
             yaw: v.yaw,
@@ -89,13 +89,25 @@ impl OrbitCamera {
 
     /// Zooms by `steps` wheel notches (positive = closer).
     pub fn zoom(&mut self, steps: f32) {
-        self.distance = (self.distance * 0.9f32.powf(steps)).clamp(0.2, 50.0);
+        self.scale_distance(0.9f32.powf(steps));
+    }
+
+    /// Multiplies the distance by `factor`, kept in [0.2, 50] m (the page's wheel gives a
+    /// factor).
+    pub fn scale_distance(&mut self, factor: f32) {
+        self.distance = (self.distance * factor).clamp(0.2, 50.0);
     }
 
     /// The ray through the pixel `cursor` of a `size` viewport (pixels, origin top-left).
     pub fn ray(&self, cursor: Vec2, size: Vec2) -> Ray {
         let ndc = Vec2::new(2.0 * cursor.x / size.x - 1.0, 1.0 - 2.0 * cursor.y / size.y);
-        let inv = self.view_projection(size.x / size.y).inverse();
+        self.ray_ndc(ndc, size.x / size.y)
+    }
+
+    /// The ray through `ndc` (normalized device coordinates, y up) of a viewport of `aspect`
+    /// = width / height.
+    pub fn ray_ndc(&self, ndc: Vec2, aspect: f32) -> Ray {
+        let inv = self.view_projection(aspect).inverse();
         let near = inv * ndc.extend(0.0).extend(1.0);
         let far = inv * ndc.extend(1.0).extend(1.0);
         let (near, far) = (near.xyz() / near.w, far.xyz() / far.w);

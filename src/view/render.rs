@@ -12,7 +12,7 @@ use crate::geometry::planar_uvs;
 use crate::gpu::kernels::{Binding, Kernel, bind_group, bind_group_layout};
 use crate::gpu::shaders;
 
-pub use super::solids::{SolidVertex, Solids};
+pub use crate::scenes::solids::{SolidVertex, Solids};
 
 /// The colliders' stages, appended to `shaders/render.wgsl` (whose uniform and shading they
 /// use).
