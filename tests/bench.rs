@@ -4,11 +4,11 @@
 
 mod common;
 
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use chiffon::params::SolverParams;
 use chiffon::tools::bench;
+use common::cli::{assert_success, chiffon, command, output_within, stderr};
 
 /// A full grid's colors: 8 of distances and 12 of bending stencils (tests/coloring.rs).
 const GRID_COLORS: u64 = 20;
@@ -50,7 +50,7 @@ fn bench_run(test: &str, args: &[&str]) -> (&'static str, String, Vec<serde_json
     let dir = std::env::temp_dir().join(format!("chiffon-{test}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (json, plot) = (dir.join("out.json"), dir.join("out.svg"));
-    let out = Command::new(env!("CARGO_BIN_EXE_chiffon"))
+    let out = command()
         .arg("bench")
         .args(args)
         .args(["--backend", backend])
@@ -72,6 +72,14 @@ fn bench_run(test: &str, args: &[&str]) -> (&'static str, String, Vec<serde_json
         stdout,
         records,
         std::fs::read_to_string(&plot).unwrap(),
+    )
+}
+
+/// A record's constraint and particle counts.
+fn constraints_and_particles(r: &serde_json::Value) -> (u64, u64) {
+    (
+        r["constraints"].as_u64().unwrap(),
+        r["particles"].as_u64().unwrap(),
     )
 }
 
@@ -119,10 +127,7 @@ fn quick_bench_writes_complete_json_and_plot() {
         assert_eq!(r["substeps"], substeps, "{r}");
         // The design notes' bytes model: per substep, one SHAKE solve per constraint, and
         // integrate and tethers per particle.
-        let (m, p) = (
-            r["constraints"].as_u64().unwrap(),
-            r["particles"].as_u64().unwrap(),
-        );
+        let (m, p) = constraints_and_particles(r);
         assert_eq!(
             r["bytes_per_frame"].as_u64().unwrap(),
             substeps
@@ -165,12 +170,9 @@ fn quick_bench_writes_complete_json_and_plot() {
 
 /// Runs `chiffon ARGS`, expects it to fail, and returns its stderr.
 fn refused(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_chiffon"))
-        .args(args)
-        .output()
-        .unwrap();
+    let out = chiffon(args);
     assert!(!out.status.success(), "{args:?} succeeded");
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    stderr(&out)
 }
 
 #[test]
@@ -322,10 +324,7 @@ fn capes_bench_writes_every_path_and_the_fields_scripts_read() {
         // A cape in workgroup memory moves only its records, multipliers and previous
         // positions from storage, and its positions once a frame.
         if r["cloth_paths"].get("fused (workgroup memory)").is_some() {
-            let (m, p) = (
-                r["constraints"].as_u64().unwrap(),
-                r["particles"].as_u64().unwrap(),
-            );
+            let (m, p) = constraints_and_particles(r);
             assert_eq!(
                 r["bytes_per_frame"].as_u64().unwrap(),
                 substeps
@@ -396,81 +395,36 @@ fn capes_at_rest_sleep_and_the_record_counts_them() {
     }
 }
 
+/// `chiffon bench --scene capes --backend BACKEND EXTRA`.
+fn capes<'a>(backend: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec!["bench", "--scene", "capes", "--backend", backend];
+    v.extend_from_slice(extra);
+    v
+}
+
 #[test]
 fn bad_capes_flags_are_rejected() {
     for args in [
-        &[
-            "bench",
-            "--scene",
-            "capes",
-            "--backend",
-            "cpu",
-            "--cloths",
-            "0",
-        ][..],
-        &[
-            "bench",
-            "--scene",
-            "capes",
-            "--backend",
-            "cpu",
-            "--cloth-size",
-            "32",
-        ][..],
-        &[
-            "bench",
-            "--scene",
-            "capes",
-            "--backend",
-            "cpu",
-            "--cloth-size",
-            "1x8",
-        ][..],
-        &[
-            "bench",
-            "--scene",
-            "capes",
-            "--backend",
-            "cpu",
-            "--path",
-            "sideways",
-        ][..],
-        &["bench", "--scene", "sky", "--backend", "cpu"][..],
-        &[
-            "bench",
-            "--scene",
-            "capes",
-            "--backend",
-            "cpu",
-            "--cloths",
-            "4",
-            "--at-rest",
-            "5",
-        ][..],
-        &[
-            "bench",
-            "--scene",
-            "capes",
-            "--backend",
-            "cpu",
-            "--sleep",
-            "maybe",
-        ][..],
-        &[
-            "bench",
-            "--scene",
-            "capes",
-            "--backend",
+        capes("cpu", &["--cloths", "0"]),
+        capes("cpu", &["--cloth-size", "32"]),
+        capes("cpu", &["--cloth-size", "1x8"]),
+        capes("cpu", &["--path", "sideways"]),
+        vec!["bench", "--scene", "sky", "--backend", "cpu"],
+        capes("cpu", &["--cloths", "4", "--at-rest", "5"]),
+        capes("cpu", &["--sleep", "maybe"]),
+        capes(
             "gpu",
-            "--fused-workgroup-size",
-            "3",
-            "--cloths",
-            "1",
-            "--path",
-            "fused",
-        ][..],
+            &[
+                "--fused-workgroup-size",
+                "3",
+                "--cloths",
+                "1",
+                "--path",
+                "fused",
+            ],
+        ),
     ] {
-        let stderr = refused(args);
+        let stderr = refused(&args);
         assert!(
             (stderr.contains("chiffon: error:") || stderr.contains("error: invalid value"))
                 && !stderr.contains("panicked"),
@@ -483,22 +437,12 @@ fn bad_capes_flags_are_rejected() {
 /// header, no table on stdout), and returns its stderr. The arguments ask for hours of work,
 /// so a refusal that came after the run would be killed here and fail.
 fn refused_before_running(args: &[&str]) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_chiffon"))
-        .arg("bench")
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > Duration::from_secs(60) {
-            child.kill().unwrap();
-            panic!("{args:?} ran instead of being refused");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let out = child.wait_with_output().unwrap();
+    let out = output_within(
+        command().arg("bench").args(args),
+        Duration::from_secs(60),
+        Duration::from_millis(50),
+    )
+    .unwrap_or_else(|| panic!("{args:?} ran instead of being refused"));
     let (stdout, stderr) = (
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -624,7 +568,7 @@ fn quick_presets_sizes_but_explicit_flags_win() {
     let dir = std::env::temp_dir().join(format!("chiffon-bench-quick-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let json = dir.join("out.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_chiffon"))
+    let out = command()
         .args([
             "bench",
             "--quick",
@@ -639,11 +583,7 @@ fn quick_presets_sizes_but_explicit_flags_win() {
         .arg(&json)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let records: Vec<serde_json::Value> =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(records.len(), 1, "{records:?}");

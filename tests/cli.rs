@@ -2,19 +2,16 @@
 
 mod common;
 
-use std::process::{Command, Output};
+use std::process::Output;
+use std::time::Duration;
 
-fn chiffon(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_chiffon"))
-        .args(args)
-        .output()
-        .expect("run chiffon")
-}
+use common::asset;
+use common::cli::{assert_success, chiffon, command, failed, output_within, stderr, succeeds};
 
 /// Runs `args`, expects failure with a one-line message containing `needle`, and no panic.
 fn rejects(args: &[&str], needle: &str) {
     let out = chiffon(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr(&out);
     let ours: Vec<&str> = stderr
         .lines()
         .filter(|l| l.starts_with("chiffon: error:"))
@@ -32,17 +29,16 @@ fn rejects(args: &[&str], needle: &str) {
     );
 }
 
+/// `simulate` on the CPU, with `args`.
+fn cpu_sim<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec!["simulate", "--backend", "cpu"];
+    v.extend_from_slice(args);
+    v
+}
+
 /// `simulate` on the CPU for 2 frames into `out`, plus `extra`.
 fn sim<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
-    let mut v = vec![
-        "simulate",
-        "--backend",
-        "cpu",
-        "--frames",
-        "2",
-        "--out",
-        out,
-    ];
+    let mut v = cpu_sim(&["--frames", "2", "--out", out]);
     v.extend_from_slice(extra);
     v
 }
@@ -53,60 +49,57 @@ fn temp_path(name: &str) -> std::path::PathBuf {
     dir.join(name)
 }
 
+/// A path under the test's temporary folder with nothing there (a file or folder left by an
+/// earlier run under a reused process id is removed).
+fn vacant_path(name: &str) -> std::path::PathBuf {
+    let path = temp_path(name);
+    let _ = std::fs::remove_dir_all(&path);
+    path
+}
+
 #[test]
 fn bad_scene_input_is_one_clear_line() {
     let csv = temp_path("out.csv");
     let out = csv.to_str().unwrap();
-    rejects(&sim(out, &["--grid", "0x0"]), "--grid wants COLUMNSxROWS");
-    rejects(
-        &sim(out, &["--grid", "100000x100000"]),
-        "particles is more than",
-    );
-    rejects(&sim(out, &["--damping", "-1"]), "damping");
-    rejects(&sim(out, &["--damping", "NaN"]), "damping");
-    rejects(&sim(out, &["--iterations", "100000"]), "iterations");
-    rejects(&sim(out, &["--substeps", "0"]), "substeps");
-    rejects(&sim(out, &["--spacing", "NaN"]), "spacing");
-    rejects(&sim(out, &["--spacing", "-0.1"]), "spacing");
-    rejects(&sim(out, &["--gravity", "-9.81"]), "gravity");
-    rejects(&sim(out, &["--gravity", "inf"]), "gravity");
-    rejects(&sim(out, &["--wind", "0,NaN,0"]), "wind");
-    rejects(&sim(out, &["--sphere", "0,0,0,-1"]), "sphere radius");
-    rejects(&sim(out, &["--sphere", "0,0,0"]), "--sphere");
-    rejects(&sim(out, &["--ground", "low"]), "--ground");
+    for (flag, value, needle) in [
+        ("--grid", "0x0", "--grid wants COLUMNSxROWS"),
+        ("--grid", "100000x100000", "particles is more than"),
+        ("--damping", "-1", "damping"),
+        ("--damping", "NaN", "damping"),
+        ("--iterations", "100000", "iterations"),
+        ("--substeps", "0", "substeps"),
+        ("--spacing", "NaN", "spacing"),
+        ("--spacing", "-0.1", "spacing"),
+        ("--gravity", "-9.81", "gravity"),
+        ("--gravity", "inf", "gravity"),
+        ("--wind", "0,NaN,0", "wind"),
+        ("--sphere", "0,0,0,-1", "sphere radius"),
+        ("--sphere", "0,0,0", "--sphere"),
+        ("--ground", "low", "--ground"),
+        ("--dt", "fixed:0", "fps"),
+        ("--dt", "random:144:30:1", "min fps"),
+        ("--dt", "sometimes", "--dt wants fixed:FPS"),
+        ("--frequency", "0", "--frequency"),
+        ("--frequency", "1e9", "solver frequency"),
+        ("--compliance-stretch", "-1", "--compliance-stretch"),
+        ("--compliance-bend", "NaN", "--compliance-bend"),
+        ("--compliance-curvature", "-1", "curvature compliance"),
+        ("--tether-scale", "0.5", "--tether-scale"),
+        ("--tether-stiffness", "0", "tether stiffness"),
+        ("--over-relaxation", "2.5", "over-relaxation"),
+        ("--strain-limit", "0.9", "strain limit"),
+        ("--strain-limit", "NaN", "--strain-limit"),
+        ("--strain-limit", "off", "or none"),
+    ] {
+        rejects(&sim(out, &[flag, value]), needle);
+    }
     rejects(
         &sim(out, &["--friction", "-1", "--ground", "0"]),
         "friction",
     );
-    rejects(&sim(out, &["--dt", "fixed:0"]), "fps");
-    rejects(&sim(out, &["--dt", "random:144:30:1"]), "min fps");
-    rejects(&sim(out, &["--dt", "sometimes"]), "--dt wants fixed:FPS");
-    rejects(&sim(out, &["--frequency", "0"]), "--frequency");
-    rejects(&sim(out, &["--frequency", "1e9"]), "solver frequency");
-    rejects(
-        &sim(out, &["--compliance-stretch", "-1"]),
-        "--compliance-stretch",
-    );
-    rejects(
-        &sim(out, &["--compliance-bend", "NaN"]),
-        "--compliance-bend",
-    );
-    rejects(
-        &sim(out, &["--compliance-curvature", "-1"]),
-        "curvature compliance",
-    );
-    rejects(&sim(out, &["--tether-scale", "0.5"]), "--tether-scale");
-    rejects(&sim(out, &["--tether-stiffness", "0"]), "tether stiffness");
-    rejects(&sim(out, &["--over-relaxation", "2.5"]), "over-relaxation");
-    rejects(&sim(out, &["--strain-limit", "0.9"]), "strain limit");
-    rejects(&sim(out, &["--strain-limit", "NaN"]), "--strain-limit");
-    rejects(&sim(out, &["--strain-limit", "off"]), "or none");
     // A cloth flung away by an absurd gravity: the health check stops it with one line.
     rejects(
-        &[
-            "simulate",
-            "--backend",
-            "cpu",
+        &cpu_sim(&[
             "--pin",
             "none",
             "--gravity",
@@ -115,29 +108,12 @@ fn bad_scene_input_is_one_clear_line() {
             "120",
             "--out",
             out,
-        ],
+        ]),
         "diverged",
     );
+    rejects(&cpu_sim(&["--frames", "0", "--out", out]), "--frames");
     rejects(
-        &[
-            "simulate",
-            "--backend",
-            "cpu",
-            "--frames",
-            "0",
-            "--out",
-            out,
-        ],
-        "--frames",
-    );
-    rejects(
-        &[
-            "simulate",
-            "--backend",
-            "cpu",
-            "--out",
-            temp_path("x.txt").to_str().unwrap(),
-        ],
+        &cpu_sim(&["--out", temp_path("x.txt").to_str().unwrap()]),
         ".csv or .obj",
     );
 }
@@ -194,10 +170,7 @@ fn simulate_writes_csv_and_obj() {
         (&csv, "random:30:144:3"),
         (&obj, &*format!("file:{}", dts.display())),
     ] {
-        let out = chiffon(&[
-            "simulate",
-            "--backend",
-            "cpu",
+        succeeds(&cpu_sim(&[
             "--grid",
             "16x8",
             "--frames",
@@ -210,12 +183,7 @@ fn simulate_writes_csv_and_obj() {
             "0",
             "--out",
             path.to_str().unwrap(),
-        ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        ]));
     }
     let text = std::fs::read_to_string(&csv).unwrap();
     let lines: Vec<&str> = text.lines().collect();
@@ -251,12 +219,7 @@ fn conform_reports_json_and_exit_status() {
         "--ground",
         "-0.2",
     ];
-    let out = chiffon(&[&base[..], &["--json"]].concat());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeeds(&[&base[..], &["--json"]].concat());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     for key in [
         "max_abs_deviation_m",
@@ -365,8 +328,7 @@ fn info_names_the_adapter() {
     if common::gpu("info_names_the_adapter").is_none() {
         return;
     }
-    let out = chiffon(&["info"]);
-    assert!(out.status.success());
+    let out = succeeds(&["info"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("adapter:")
@@ -377,50 +339,37 @@ fn info_names_the_adapter() {
     );
 }
 
+/// Runs `chiffon info` with the environment variable `key` set to `value`.
+fn info_with(key: &str, value: &str) -> Output {
+    command().arg("info").env(key, value).output().unwrap()
+}
+
 #[test]
 fn an_unknown_adapter_name_is_a_clear_error() {
-    let out = Command::new(env!("CARGO_BIN_EXE_chiffon"))
-        .arg("info")
-        .env("WGPU_ADAPTER_NAME", "no-such-gpu-anywhere")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
+    let stderr = failed(&info_with("WGPU_ADAPTER_NAME", "no-such-gpu-anywhere"));
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(stderr.contains("no-such-gpu-anywhere"), "{stderr}");
 }
 
 #[test]
 fn tethers_on_a_cloth_without_pins_are_said_once() {
-    let out = chiffon(&[
-        "simulate",
-        "--backend",
-        "cpu",
+    let out = succeeds(&cpu_sim(&[
         "--pin",
         "none",
         "--frames",
         "2",
         "--out",
         temp_path("nopins.csv").to_str().unwrap(),
-    ]);
-    assert!(out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    ]));
+    let stderr = stderr(&out);
     assert_eq!(stderr.matches("no pinned particle").count(), 1, "{stderr}");
-}
-
-fn asset(name: &str) -> String {
-    format!("{}/assets/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
 #[test]
 fn simulate_a_mesh_pinned_by_group_and_export_an_obj_sequence() {
-    let dir = temp_path("cape-seq");
     // A folder left by an earlier run under a reused process id would be refused as not empty.
-    let _ = std::fs::remove_dir_all(&dir);
-    let out = chiffon(&[
-        "simulate",
-        "--backend",
-        "cpu",
+    let dir = vacant_path("cape-seq");
+    let out = chiffon(&cpu_sim(&[
         "--mesh",
         &asset("cape.obj"),
         "--pin",
@@ -433,13 +382,9 @@ fn simulate_a_mesh_pinned_by_group_and_export_an_obj_sequence() {
         "4",
         "--out",
         dir.to_str().unwrap(),
-    ]);
+    ]));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     // The coloring is reported: count and sizes.
     assert!(stdout.contains("colors, constraints per color"), "{stdout}");
     assert!(stdout.contains("(75 pinned)"), "{stdout}");
@@ -471,7 +416,7 @@ fn conform_runs_on_a_mesh() {
     if common::gpu("conform_runs_on_a_mesh").is_none() {
         return;
     }
-    let out = chiffon(&[
+    let out = succeeds(&[
         "conform",
         "--mesh",
         &asset("flag.obj"),
@@ -485,11 +430,6 @@ fn conform_runs_on_a_mesh() {
         "random:30:144:2",
         "--json",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["particles"], 651);
     assert_eq!(v["pass"], true);
@@ -511,69 +451,33 @@ fn bad_mesh_input_is_one_clear_line() {
         lines.to_str().unwrap().to_string(),
     );
     let flag = asset("flag.obj");
+    for (mesh, needle) in [
+        ("/nonexistent/x.obj", "/nonexistent/x.obj"),
+        (bad.as_str(), "bad.obj"),
+        (nan.as_str(), "non-finite"),
+        (lines.as_str(), "no faces"),
+    ] {
+        rejects(&sim(out, &["--mesh", mesh]), needle);
+    }
+    for (option, value, needle) in [
+        ("--pin", "group:mast", "\"mast\""),
+        ("--pin", "box:5,5,5,6,6,6", "holds no particle"),
+        ("--pin", "corners", "needs a grid"),
+        ("--pin", "top:-1", "top pin distance"),
+        ("--pin", "box:1,2", "6 finite numbers"),
+        ("--pin", "list:1,x", "list:I,J"),
+        ("--pin", "sideways", "--pin wants corners"),
+        ("--density", "-2", "density"),
+        ("--scale", "0", "scale"),
+    ] {
+        rejects(&sim(out, &["--mesh", &flag, option, value]), needle);
+    }
     rejects(
-        &sim(out, &["--mesh", "/nonexistent/x.obj"]),
-        "/nonexistent/x.obj",
-    );
-    rejects(&sim(out, &["--mesh", &bad]), "bad.obj");
-    rejects(&sim(out, &["--mesh", &nan]), "non-finite");
-    rejects(&sim(out, &["--mesh", &lines]), "no faces");
-    rejects(
-        &sim(out, &["--mesh", &flag, "--pin", "group:mast"]),
-        "\"mast\"",
-    );
-    rejects(
-        &sim(out, &["--mesh", &flag, "--pin", "box:5,5,5,6,6,6"]),
-        "holds no particle",
-    );
-    rejects(
-        &sim(out, &["--mesh", &flag, "--pin", "corners"]),
-        "needs a grid",
-    );
-    rejects(
-        &sim(out, &["--mesh", &flag, "--pin", "top:-1"]),
-        "top pin distance",
-    );
-    rejects(
-        &sim(out, &["--mesh", &flag, "--pin", "box:1,2"]),
-        "6 finite numbers",
-    );
-    rejects(
-        &sim(out, &["--mesh", &flag, "--pin", "list:1,x"]),
-        "list:I,J",
-    );
-    rejects(
-        &sim(out, &["--mesh", &flag, "--pin", "sideways"]),
-        "--pin wants corners",
-    );
-    rejects(&sim(out, &["--mesh", &flag, "--density", "-2"]), "density");
-    rejects(&sim(out, &["--mesh", &flag, "--scale", "0"]), "scale");
-    rejects(
-        &[
-            "simulate",
-            "--backend",
-            "cpu",
-            "--mesh",
-            &flag,
-            "--out-every",
-            "0",
-            "--out",
-            "/tmp/x",
-        ],
+        &cpu_sim(&["--mesh", &flag, "--out-every", "0", "--out", "/tmp/x"]),
         "--out-every",
     );
     rejects(
-        &[
-            "simulate",
-            "--backend",
-            "cpu",
-            "--mesh",
-            &flag,
-            "--out-every",
-            "2",
-            "--out",
-            out,
-        ],
+        &cpu_sim(&["--mesh", &flag, "--out-every", "2", "--out", out]),
         "folder",
     );
     rejects(&["demo", "--pin", "edge"], "go with --mesh");
@@ -587,24 +491,16 @@ fn bad_flags_scene_input_is_one_clear_line() {
         &["demo", "--scene", "flags", "--mesh", &asset("cape.obj")],
         "--scene flags",
     );
-    let out = chiffon(&["demo", "--scene", "meadow"]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
+    let stderr = failed(&chiffon(&["demo", "--scene", "meadow"]));
     assert!(
         stderr.contains("cloth, flags, heap, character or table") && !stderr.contains("panicked"),
         "{stderr}"
     );
 }
 
-/// stderr of `out`, as text.
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
 /// A fresh, empty folder under the test's temporary folder.
 fn fresh_dir(name: &str) -> std::path::PathBuf {
-    let dir = temp_path(name);
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = vacant_path(name);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -714,28 +610,25 @@ fn simulate_help_shows_the_library_defaults() {
 fn a_flag_the_library_refuses_is_named() {
     let out = temp_path("named.csv");
     let out = out.to_str().unwrap();
-    rejects(
-        &sim(out, &["--frequency", "0.5"]),
-        "--frequency: invalid solver frequency",
-    );
-    rejects(
-        &sim(out, &["--damping", "-1"]),
-        "--damping: invalid damping",
-    );
-    rejects(
-        &sim(out, &["--max-distance", "0"]),
-        "--max-distance: invalid max distance",
-    );
-    rejects(
-        &sim(out, &["--ground", "1e12"]),
-        "--ground: invalid collider",
-    );
-    rejects(
-        &sim(out, &["--wind", "1e5,0,0"]),
-        "invalid wind speed (m/s)",
-    );
-    rejects(&sim(out, &["--drag", "-1"]), "invalid drag coefficient");
-    rejects(&sim(out, &["--gusts", "nan"]), "gusts");
+    for (flag, value, needle) in [
+        (
+            "--frequency",
+            "0.5",
+            "--frequency: invalid solver frequency",
+        ),
+        ("--damping", "-1", "--damping: invalid damping"),
+        (
+            "--max-distance",
+            "0",
+            "--max-distance: invalid max distance",
+        ),
+        ("--ground", "1e12", "--ground: invalid collider"),
+        ("--wind", "1e5,0,0", "invalid wind speed (m/s)"),
+        ("--drag", "-1", "invalid drag coefficient"),
+        ("--gusts", "nan", "gusts"),
+    ] {
+        rejects(&sim(out, &[flag, value]), needle);
+    }
     // --max-distance is the library's divergence limit: a tight one stops a falling cloth.
     rejects(
         &sim(out, &["--pin", "none", "--max-distance", "0.5"]),
@@ -759,15 +652,7 @@ fn a_negative_count_names_the_flag_and_what_it_wants() {
             "--grid wants a whole number of at least 2",
         ),
         (
-            vec![
-                "simulate",
-                "--backend",
-                "cpu",
-                "--frames",
-                "-1",
-                "--out",
-                out,
-            ],
+            cpu_sim(&["--frames", "-1", "--out", out]),
             "--frames wants a whole number of at least 1",
         ),
         (
@@ -798,11 +683,9 @@ fn a_negative_count_names_the_flag_and_what_it_wants() {
 /// Regression (issue 27): `chiffon help --help` was "unrecognized subcommand '--help'".
 #[test]
 fn help_help_works() {
-    let out = chiffon(&["help", "--help"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = succeeds(&["help", "--help"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("Usage: chiffon help"));
-    let out = chiffon(&["help", "simulate"]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let out = succeeds(&["help", "simulate"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("--frequency"));
     rejects(&["help", "simulat"], "not a subcommand");
 }
@@ -828,13 +711,7 @@ fn a_missing_file_is_one_line_naming_it_once() {
 /// Regression (issue 27): `WGPU_BACKEND=bogus chiffon info` only said "no GPU adapter found".
 #[test]
 fn an_unknown_wgpu_backend_is_named() {
-    let out = Command::new(env!("CARGO_BIN_EXE_chiffon"))
-        .arg("info")
-        .env("WGPU_BACKEND", "bogus")
-        .output()
-        .unwrap();
-    let err = stderr(&out);
-    assert!(!out.status.success());
+    let err = failed(&info_with("WGPU_BACKEND", "bogus"));
     assert!(
         err.contains("WGPU_BACKEND") && err.contains("\"bogus\"") && err.contains("vulkan"),
         "{err}"
@@ -848,10 +725,7 @@ fn a_huge_frame_count_costs_nothing_up_front() {
     let start = std::time::Instant::now();
     let out = temp_path("huge.obj");
     rejects(
-        &[
-            "simulate",
-            "--backend",
-            "cpu",
+        &cpu_sim(&[
             "--grid",
             "2x2",
             "--frames",
@@ -860,19 +734,15 @@ fn a_huge_frame_count_costs_nothing_up_front() {
             "-1",
             "--out",
             out.to_str().unwrap(),
-        ],
+        ]),
         "--damping",
     );
     assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
 
     // And a valid huge run starts at once: its first frame is on disk within seconds.
-    let dir = temp_path("huge-seq");
-    let _ = std::fs::remove_dir_all(&dir);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_chiffon"))
-        .args([
-            "simulate",
-            "--backend",
-            "cpu",
+    let dir = vacant_path("huge-seq");
+    let mut child = command()
+        .args(cpu_sim(&[
             "--grid",
             "2x2",
             "--frames",
@@ -881,7 +751,7 @@ fn a_huge_frame_count_costs_nothing_up_front() {
             "4294967295",
             "--out",
             dir.to_str().unwrap(),
-        ])
+        ]))
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -892,7 +762,7 @@ fn a_huge_frame_count_costs_nothing_up_front() {
         if let Some(status) = child.try_wait().unwrap() {
             panic!("chiffon ended with {status} before writing its first frame");
         }
-        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::thread::sleep(Duration::from_millis(20));
     }
     let exists = first.exists();
     child.kill().ok();
@@ -910,10 +780,7 @@ fn a_sequence_never_mixes_with_an_earlier_one() {
     std::fs::write(dir.join("frame_0009.obj"), "stale").unwrap();
     std::fs::write(dir.join("notes.txt"), "keep me").unwrap();
     let seq = |extra: &[&'static str]| -> Vec<&str> {
-        let mut v = vec![
-            "simulate",
-            "--backend",
-            "cpu",
+        let mut v = cpu_sim(&[
             "--grid",
             "4x4",
             "--frames",
@@ -922,7 +789,7 @@ fn a_sequence_never_mixes_with_an_earlier_one() {
             "1",
             "--out",
             d,
-        ];
+        ]);
         v.extend_from_slice(extra);
         v
     };
@@ -932,8 +799,7 @@ fn a_sequence_never_mixes_with_an_earlier_one() {
         ["frame_0009.obj", "notes.txt"],
         "a refusal touched the folder"
     );
-    let out = chiffon(&seq(&["--overwrite"]));
-    assert!(out.status.success(), "{}", stderr(&out));
+    succeeds(&seq(&["--overwrite"]));
     assert_eq!(
         names_in(&dir),
         [
@@ -952,26 +818,16 @@ fn a_sequence_never_mixes_with_an_earlier_one() {
 /// Regression (issue 22): the last frame was lost when --out-every did not divide --frames.
 #[test]
 fn the_last_frame_is_always_written() {
-    let dir = temp_path("last-seq");
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = vacant_path("last-seq");
     let single = temp_path("last.obj");
-    let common = [
-        "simulate",
-        "--backend",
-        "cpu",
-        "--grid",
-        "6x6",
-        "--frames",
-        "5",
-    ];
-    let out = chiffon(
+    let common = cpu_sim(&["--grid", "6x6", "--frames", "5"]);
+    succeeds(
         &[
             &common[..],
             &["--out-every", "2", "--out", dir.to_str().unwrap()],
         ]
         .concat(),
     );
-    assert!(out.status.success(), "{}", stderr(&out));
     // The start, frames 2 and 4, and frame 5.
     assert_eq!(
         names_in(&dir),
@@ -982,8 +838,7 @@ fn the_last_frame_is_always_written() {
             "frame_0003.obj"
         ]
     );
-    let out = chiffon(&[&common[..], &["--out", single.to_str().unwrap()]].concat());
-    assert!(out.status.success(), "{}", stderr(&out));
+    succeeds(&[&common[..], &["--out", single.to_str().unwrap()]].concat());
     assert_eq!(
         obj_vertices(&dir.join("frame_0003.obj")),
         obj_vertices(&single)
@@ -1000,8 +855,7 @@ fn a_diverging_run_never_writes_its_exploded_frame() {
         backends.push("gpu");
     }
     for backend in backends {
-        let dir = temp_path(&format!("diverge-{backend}"));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = vacant_path(&format!("diverge-{backend}"));
         let out = chiffon(&[
             "simulate",
             "--backend",
@@ -1057,8 +911,7 @@ fn writes_are_atomic_and_leave_nothing_else() {
     let dir = fresh_dir("atomic");
     let file = dir.join("cloth.obj");
     std::fs::write(&file, "an earlier result").unwrap();
-    let out = chiffon(&sim(file.to_str().unwrap(), &["--grid", "4x4"]));
-    assert!(out.status.success(), "{}", stderr(&out));
+    succeeds(&sim(file.to_str().unwrap(), &["--grid", "4x4"]));
     assert_eq!(names_in(&dir), ["cloth.obj"]);
     assert_eq!(obj_vertices(&file).len(), 16);
     // A run that fails keeps the earlier file whole.
@@ -1077,23 +930,14 @@ fn writes_are_atomic_and_leave_nothing_else() {
 /// Regression (issue 22): a refused sequence left its new, empty folder behind.
 #[test]
 fn a_refused_command_leaves_no_folder_behind() {
-    let dir = temp_path("refused-seq");
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = vacant_path("refused-seq");
     let d = dir.to_str().unwrap();
     for extra in [
         &["--damping", "-1"][..],
         &["--mesh", "nope.obj"],
         &["--pin", "list:99999"],
     ] {
-        let mut args = vec![
-            "simulate",
-            "--backend",
-            "cpu",
-            "--out-every",
-            "1",
-            "--out",
-            d,
-        ];
+        let mut args = cpu_sim(&["--out-every", "1", "--out", d]);
         args.extend_from_slice(extra);
         let out = chiffon(&args);
         assert!(!out.status.success(), "{extra:?}");
@@ -1220,7 +1064,7 @@ fn simulate_writes_the_energy_of_every_frame() {
 #[test]
 fn a_closed_stdout_pipe_is_not_a_panic() {
     let out = temp_path("pipe.csv");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_chiffon"))
+    let mut child = command()
         .args(sim(out.to_str().unwrap(), &[]))
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -1237,21 +1081,12 @@ fn a_closed_stdout_pipe_is_not_a_panic() {
 /// Runs `args` and fails the test, instead of hanging it, when chiffon has not exited within
 /// 20 s.
 fn chiffon_within_20_s(args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_chiffon"))
-        .args(args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("run chiffon");
-    let start = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > std::time::Duration::from_secs(20) {
-            let _ = child.kill();
-            panic!("{args:?} did not exit within 20 s");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
+    output_within(
+        command().args(args),
+        Duration::from_secs(20),
+        Duration::from_millis(20),
+    )
+    .unwrap_or_else(|| panic!("{args:?} did not exit within 20 s"))
 }
 
 /// Issue 41: `--collider mesh:FIFO` blocked forever and `mesh:/dev/zero` aborted on
@@ -1355,8 +1190,7 @@ fn a_collider_plane_warns_like_the_ground_it_equals() {
     let out = temp_path("plane-out.csv");
     let out = out.to_str().unwrap();
     let warnings = |extra: &[&str]| -> Vec<String> {
-        let run = chiffon(&sim(out, extra));
-        assert!(run.status.success(), "{}", stderr(&run));
+        let run = succeeds(&sim(out, extra));
         stderr(&run)
             .lines()
             .filter(|l| l.starts_with("chiffon: warning:"))
@@ -1439,35 +1273,21 @@ fn a_bad_material_flag_is_named_not_the_collider_it_lands_on() {
 fn thickness_0_for_colliders_goes_with_self_collision() {
     let out = temp_path("self-out.csv");
     let out = out.to_str().unwrap();
-    let run = chiffon(&sim(
-        out,
-        &[
-            "--grid",
-            "8x8",
-            "--self-collision",
-            "on",
-            "--ground",
-            "0",
-            "--thickness",
-            "0",
-            "--self-thickness",
-            "0.02",
-        ],
-    ));
-    assert!(run.status.success(), "{}", stderr(&run));
+    // An 8×8 sheet with self-collision on, plus `extra`.
+    let self_colliding = |extra: &[&str]| {
+        let on = ["--grid", "8x8", "--self-collision", "on"];
+        succeeds(&sim(out, &[&on[..], extra].concat()))
+    };
+    self_colliding(&[
+        "--ground",
+        "0",
+        "--thickness",
+        "0",
+        "--self-thickness",
+        "0.02",
+    ]);
     // Without a collider, --thickness does nothing, and the warning points at the other flag.
-    let run = chiffon(&sim(
-        out,
-        &[
-            "--grid",
-            "8x8",
-            "--self-collision",
-            "on",
-            "--thickness",
-            "0",
-        ],
-    ));
-    assert!(run.status.success(), "{}", stderr(&run));
+    let run = self_colliding(&["--thickness", "0"]);
     assert!(
         stderr(&run).contains("--self-thickness"),
         "{}",
@@ -1527,7 +1347,7 @@ fn mesh_colliders_of_one_file_share_one_grid_and_say_what_they_are() {
         format!("mesh:{dotted}"),
         format!("mesh:{}", linked.display()),
     );
-    let run = chiffon(&sim(
+    let run = succeeds(&sim(
         out.to_str().unwrap(),
         &[
             "--grid",
@@ -1540,7 +1360,6 @@ fn mesh_colliders_of_one_file_share_one_grid_and_say_what_they_are() {
             &c,
         ],
     ));
-    assert!(run.status.success(), "{}", stderr(&run));
     let stdout = String::from_utf8_lossy(&run.stdout);
     let first = stdout
         .lines()
@@ -1613,17 +1432,7 @@ fn a_pipe_given_as_the_output_folder_is_called_a_pipe() {
     common::make_fifo(&fifo);
     let out = fifo.to_str().unwrap();
     rejects(
-        &[
-            "simulate",
-            "--backend",
-            "cpu",
-            "--frames",
-            "2",
-            "--out-every",
-            "1",
-            "--out",
-            out,
-        ],
+        &cpu_sim(&["--frames", "2", "--out-every", "1", "--out", out]),
         "is not a folder but a pipe or a device",
     );
     rejects(

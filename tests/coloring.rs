@@ -205,16 +205,20 @@ fn solve_color_is_sound_with_an_invalid_coloring() {
     let previous = positions.clone();
     let mut multipliers = vec![0.0; cloth.constraint_count()];
     let params = StepParams::default();
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    // Solves the constraints of `range` in `positions`, with the cloth's checked coloring.
+    let mut solve = |range: &ColorRange, positions: &mut [Vec4]| {
         chiffon::cpu::solve_color(
-            &two_colors,
+            range,
             cloth.colored(),
-            &mut positions,
+            positions,
             &previous,
             &mut multipliers,
             &params,
             &[Vec4::ZERO],
         )
+    };
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        solve(&two_colors, &mut positions)
     }));
     assert!(outcome.is_err(), "a range that is not one color was solved");
 
@@ -222,29 +226,13 @@ fn solve_color_is_sound_with_an_invalid_coloring() {
     let mut short = vec![Vec4::ZERO; n / 2];
     let first_range = ColorRange::new(&first);
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        chiffon::cpu::solve_color(
-            &first_range,
-            cloth.colored(),
-            &mut short,
-            &previous,
-            &mut multipliers,
-            &params,
-            &[Vec4::ZERO],
-        )
+        solve(&first_range, &mut short)
     }));
     assert!(outcome.is_err(), "out-of-bounds positions were solved");
 
     // The checked colors themselves are accepted.
     for range in cloth.colors() {
-        chiffon::cpu::solve_color(
-            &ColorRange::new(range),
-            cloth.colored(),
-            &mut positions,
-            &previous,
-            &mut multipliers,
-            &params,
-            &[Vec4::ZERO],
-        );
+        solve(&ColorRange::new(range), &mut positions);
     }
 }
 

@@ -14,14 +14,20 @@ use glam::Vec3;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+/// A GPU solver and its CPU twin, on the same cloth with the same parameters.
+fn twins(ctx: &chiffon::GpuContext, cloth: &Cloth, params: &SolverParams) -> (Solver, Solver) {
+    let gpu = Solver::new(Backend::Gpu(ctx), cloth, params.clone()).unwrap();
+    let cpu = Solver::new(Backend::Cpu, cloth, params.clone()).unwrap();
+    (gpu, cpu)
+}
+
 fn run_both(
     ctx: &chiffon::GpuContext,
     cloth: &Cloth,
     params: &SolverParams,
     dts: &[f64],
 ) -> (Vec<Vec3>, Vec<Vec3>) {
-    let mut gpu = Solver::new(Backend::Gpu(ctx), cloth, params.clone()).unwrap();
-    let mut cpu = Solver::new(Backend::Cpu, cloth, params.clone()).unwrap();
+    let (mut gpu, mut cpu) = twins(ctx, cloth, params);
     for &dt in dts {
         gpu.step(dt).unwrap();
         cpu.step(dt).unwrap();
@@ -216,8 +222,7 @@ fn parameter_changes_between_frames_match() {
         return;
     };
     let cloth = ClothBuilder::grid(32, 32).build().unwrap();
-    let mut gpu = Solver::new(Backend::Gpu(&ctx), &cloth, SolverParams::default()).unwrap();
-    let mut cpu = Solver::new(Backend::Cpu, &cloth, SolverParams::default()).unwrap();
+    let (mut gpu, mut cpu) = twins(&ctx, &cloth, &SolverParams::default());
     for k in 0..60 {
         if k == 20 {
             let p = SolverParams {
@@ -332,13 +337,10 @@ fn a_grid_too_large_for_the_device_is_a_clear_error() {
 
 /// The shipped round tablecloth: a mesh that is not a grid (rings of 6k vertices).
 fn tablecloth() -> Cloth {
-    ClothBuilder::obj(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/assets/tablecloth.obj"
-    ))
-    .unwrap()
-    .build()
-    .unwrap()
+    ClothBuilder::obj(common::asset("tablecloth.obj"))
+        .unwrap()
+        .build()
+        .unwrap()
 }
 
 #[cfg(feature = "demo")]
@@ -389,17 +391,14 @@ fn a_non_grid_mesh_matches_over_a_long_random_dt_run_with_colliders() {
     };
     // The tablecloth pinned at its rim's highest-x particles, blown onto a sphere and the
     // ground: irregular coloring, area masses, tethers, both colliders.
-    let cloth = ClothBuilder::obj(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/assets/tablecloth.obj"
-    ))
-    .unwrap()
-    .pinning(Pinning::Box {
-        min: Vec3::new(0.55, -1.0, -1.0),
-        max: Vec3::new(1.0, 2.0, 1.0),
-    })
-    .build()
-    .unwrap();
+    let cloth = ClothBuilder::obj(common::asset("tablecloth.obj"))
+        .unwrap()
+        .pinning(Pinning::Box {
+            min: Vec3::new(0.55, -1.0, -1.0),
+            max: Vec3::new(1.0, 2.0, 1.0),
+        })
+        .build()
+        .unwrap();
     assert!(cloth.grid().is_none() && cloth.colors().len() > 12);
     // A mesh gets coarse levels of its own (graph levels), so their kernels run here too.
     let levels = Solver::new(Backend::Cpu, &cloth, SolverParams::default())
@@ -448,8 +447,7 @@ fn particle_and_compliance_edits_match() {
         return;
     };
     let cloth = ClothBuilder::grid(20, 20).build().unwrap();
-    let mut gpu = Solver::new(Backend::Gpu(&ctx), &cloth, SolverParams::default()).unwrap();
-    let mut cpu = Solver::new(Backend::Cpu, &cloth, SolverParams::default()).unwrap();
+    let (mut gpu, mut cpu) = twins(&ctx, &cloth, &SolverParams::default());
     let solvers: [&mut Solver; 2] = [&mut gpu, &mut cpu];
     let mut results = Vec::new();
     for s in solvers {
@@ -509,8 +507,7 @@ fn gpu_keeps_particle_edits_made_before_the_first_step() {
         .velocity(Vec3::new(0.0, 0.0, 0.8))
         .build()
         .unwrap();
-    let mut gpu = Solver::new(Backend::Gpu(&ctx), &cloth, SolverParams::default()).unwrap();
-    let mut cpu = Solver::new(Backend::Cpu, &cloth, SolverParams::default()).unwrap();
+    let (mut gpu, mut cpu) = twins(&ctx, &cloth, &SolverParams::default());
     let solvers: [&mut Solver; 2] = [&mut gpu, &mut cpu];
     let mut results = Vec::new();
     for s in solvers {
@@ -549,8 +546,7 @@ fn health_check_names_the_first_diverged_particle_on_both_backends() {
         return;
     };
     let cloth = ClothBuilder::grid(16, 16).build().unwrap();
-    let mut gpu = Solver::new(Backend::Gpu(&ctx), &cloth, SolverParams::default()).unwrap();
-    let mut cpu = Solver::new(Backend::Cpu, &cloth, SolverParams::default()).unwrap();
+    let (mut gpu, mut cpu) = twins(&ctx, &cloth, &SolverParams::default());
     let solvers: [&mut Solver; 2] = [&mut gpu, &mut cpu];
     let mut named = Vec::new();
     for s in solvers {
@@ -605,8 +601,7 @@ fn coarse_levels_match_on_an_even_grid_with_held_and_pinned_particles() {
         colliders: vec![Collider::sphere(Vec3::new(0.0, -0.5, 0.2), 0.3)],
         ..Default::default()
     };
-    let mut gpu = Solver::new(Backend::Gpu(&ctx), &cloth, params.clone()).unwrap();
-    let mut cpu = Solver::new(Backend::Cpu, &cloth, params).unwrap();
+    let (mut gpu, mut cpu) = twins(&ctx, &cloth, &params);
     assert!(
         gpu.schedule(1.0 / 60.0).unwrap().levels.levels >= 2,
         "the grid should have coarse levels"

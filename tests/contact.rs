@@ -14,15 +14,8 @@ use chiffon::{
     Backend, ClothBuilder, ClothDesc, ClothOptions, Collider, Layout, Pinning, Pose, Solver,
     SolverParams, World, WorldConfig,
 };
+use common::{backends, flat_sheet};
 use glam::{Affine3A, Quat, Vec3};
-
-/// The CPU reference and, where there is one, the GPU.
-fn backends(ctx: &Option<chiffon::GpuContext>) -> Vec<Backend<'_>> {
-    [Some(Backend::Cpu), ctx.as_ref().map(Backend::Gpu)]
-        .into_iter()
-        .flatten()
-        .collect()
-}
 
 fn mean(p: &[Vec3]) -> Vec3 {
     p.iter().copied().sum::<Vec3>() / p.len() as f32
@@ -237,12 +230,7 @@ fn icosphere(radius: f32) -> TriangleMesh {
 /// A 24² sheet (0.8 m) dropped flat from `height` onto `collider`, run 3 s; returns every
 /// frame's positions of the last second.
 fn drop_onto(backend: Backend<'_>, collider: Collider, height: f32) -> Vec<Vec<Vec3>> {
-    let sheet = ClothBuilder::grid(24, 24)
-        .spacing(0.8 / 23.0)
-        .layout(Layout::Flat { height })
-        .pinning(Pinning::None)
-        .build()
-        .unwrap();
+    let sheet = flat_sheet(24, 0.8, height, Pinning::None);
     let params = SolverParams {
         colliders: vec![collider],
         ..SolverParams::default()

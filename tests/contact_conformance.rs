@@ -16,6 +16,7 @@ use chiffon::{
     Backend, Cloth, ClothBuilder, ClothOptions, Collider, GpuContext, Layout, Pinning, Pose,
     SelfCollision, SolverParams, World, WorldConfig,
 };
+use common::flat_sheet;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -124,15 +125,6 @@ fn exact(ctx: &GpuContext) -> bool {
     ctx.info().name.to_lowercase().contains("llvmpipe")
 }
 
-fn sheet(n: u32, width: f32, height: f32) -> Cloth {
-    ClothBuilder::grid(n, n)
-        .spacing(width / (n - 1) as f32)
-        .layout(Layout::Flat { height })
-        .pinning(Pinning::None)
-        .build()
-        .unwrap()
-}
-
 fn one(cloth: Cloth) -> Vec<(Cloth, ClothOptions)> {
     vec![(cloth, ClothOptions::default())]
 }
@@ -144,7 +136,7 @@ fn one(cloth: Cloth) -> Vec<(Cloth, ClothOptions)> {
 #[test]
 fn the_self_collision_gap_of_a_flat_drop_is_closed() {
     let scene = Scene {
-        cloths: one(sheet(64, 1.0, 1.8)),
+        cloths: one(flat_sheet(64, 1.0, 1.8, Pinning::None)),
         params: SolverParams {
             colliders: vec![
                 Collider::ground(0.0),
@@ -204,7 +196,12 @@ fn sliding_bar(world: &mut World, k: usize) {
 #[test]
 fn a_drop_over_a_moving_boxs_edge_matches() {
     let scene = Scene {
-        cloths: one(sheet(24, 0.6, 0.6 + chiffon::contact::DEFAULT_THICKNESS)),
+        cloths: one(flat_sheet(
+            24,
+            0.6,
+            0.6 + chiffon::contact::DEFAULT_THICKNESS,
+            Pinning::None,
+        )),
         params: SolverParams {
             colliders: vec![
                 Collider::cuboid(
@@ -230,7 +227,7 @@ fn a_drop_over_a_moving_boxs_edge_matches() {
 #[test]
 fn the_turned_tables_conformance_gap_is_closed() {
     let scene = Scene {
-        cloths: one(sheet(40, 0.8, 0.7)),
+        cloths: one(flat_sheet(40, 0.8, 0.7, Pinning::None)),
         params: SolverParams {
             colliders: vec![
                 Collider::cuboid(
@@ -270,7 +267,7 @@ fn every_shape_moves(world: &mut World, k: usize) {
 fn small_cloths_on_moving_shapes(paths: PathChoice) -> Scene {
     let mesh = chiffon::scenes::bumpy_sphere(8, 16);
     let grid = std::sync::Arc::new(chiffon::DistanceGrid::from_mesh(&mesh, 24).unwrap());
-    let small = sheet(12, 0.3, 0.0);
+    let small = flat_sheet(12, 0.3, 0.0, Pinning::None);
     let cloths = (0..6)
         .map(|k| {
             let at = Vec3::new(-0.4 + 0.16 * k as f32, 0.8 + 0.05 * k as f32, 0.0);

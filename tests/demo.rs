@@ -5,6 +5,8 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use common::cli::{command, failed};
+
 /// Whether `xvfb-run` is there; its absence fails the test in CI (see `common::tool`).
 fn xvfb_run(test: &str) -> bool {
     common::tool(test, "xvfb-run", "apt-get install xvfb")
@@ -25,6 +27,16 @@ fn demo(test: &str, args: &[&str]) -> Option<Output> {
             .output()
             .unwrap(),
     )
+}
+
+/// Runs `chiffon ARGS` with no display at all (neither X11 nor Wayland).
+fn without_display(args: &[&str]) -> Output {
+    command()
+        .args(args)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap()
 }
 
 /// A decoded screenshot: RGBA rows, top to bottom.
@@ -198,14 +210,8 @@ fn demo_without_an_adapter_or_display_fails_clearly() {
         return;
     }
     // No display at all: a clear error, not a panic.
-    let out = Command::new(env!("CARGO_BIN_EXE_chiffon"))
-        .args(["demo", "--screenshot", "/tmp/never.png"])
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
+    let out = without_display(&["demo", "--screenshot", "/tmp/never.png"]);
+    let stderr = failed(&out);
     assert!(
         stderr.contains("cannot open a window") && !stderr.contains("panicked"),
         "{stderr}"
@@ -227,8 +233,7 @@ fn demo_without_an_adapter_or_display_fails_clearly() {
         .env("WGPU_ADAPTER_NAME", "no-such-adapter")
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
+    let stderr = failed(&out);
     assert!(
         stderr.contains("no-such-adapter") && !stderr.contains("panicked"),
         "{stderr}"
@@ -241,15 +246,14 @@ fn demo_without_an_adapter_or_display_fails_clearly() {
 fn a_screenshot_into_a_missing_folder_is_refused_before_the_run() {
     let missing = std::env::temp_dir().join(format!("chiffon-missing-{}", std::process::id()));
     let path = missing.join("shot.png");
-    let out = Command::new(env!("CARGO_BIN_EXE_chiffon"))
-        .args(["demo", "--frames", "100000", "--screenshot"])
-        .arg(&path)
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
+    let out = without_display(&[
+        "demo",
+        "--frames",
+        "100000",
+        "--screenshot",
+        path.to_str().unwrap(),
+    ]);
+    let stderr = failed(&out);
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     assert!(
         stderr.contains("--screenshot") && stderr.contains("does not exist"),

@@ -330,18 +330,7 @@ fn a_utf16_file_is_decoded_as_read_not_held_whole() {
     std::fs::write(&utf8, &text).unwrap();
     let want = obj::load(&utf8).unwrap();
     for little in [true, false] {
-        let mut bytes = if little {
-            vec![0xFF, 0xFE]
-        } else {
-            vec![0xFE, 0xFF]
-        };
-        for u in text.encode_utf16() {
-            bytes.extend(if little {
-                u.to_le_bytes()
-            } else {
-                u.to_be_bytes()
-            });
-        }
+        let bytes = common::utf16_with_bom(&text, !little);
         let path = dir.join("utf16.obj");
         std::fs::write(&path, &bytes).unwrap();
         let got = obj::load(&path).unwrap();

@@ -2,14 +2,22 @@
 //! real exporters write them, the shipped assets, pin selections, masses, export, and every
 //! kind of bad input. None of these needs a GPU (GPU = CPU on a mesh is in conformance.rs).
 
+mod common;
+
 use chiffon::geometry::{TriangleMesh, obj};
 use chiffon::{
     Backend, ChiffonError, Cloth, ClothBuilder, ConstraintKind, Pinning, Solver, SolverParams,
 };
+use common::asset;
 use glam::Vec3;
 
-fn asset(name: &str) -> String {
-    format!("{}/assets/{name}", env!("CARGO_MANIFEST_DIR"))
+/// A shipped asset (`assets/NAME`) as cloth, pinned by `pinning`.
+fn shipped(name: &str, pinning: Pinning) -> Cloth {
+    ClothBuilder::obj(asset(name))
+        .unwrap()
+        .pinning(pinning)
+        .build()
+        .unwrap()
 }
 
 fn parse(text: &str) -> chiffon::Result<TriangleMesh> {
@@ -272,11 +280,7 @@ fn obj_negative_indices_groups_and_crlf_read_as_exporters_mean_them() {
 
 #[test]
 fn the_shipped_assets_load_with_their_groups() {
-    let flag = ClothBuilder::obj(asset("flag.obj"))
-        .unwrap()
-        .pinning(Pinning::Group("pole".into()))
-        .build()
-        .unwrap();
+    let flag = shipped("flag.obj", Pinning::Group("pole".into()));
     // The pole group is the sleeve's 2 columns of 21 vertices; pole and flag share one column
     // (by index: nothing to weld).
     assert_eq!(
@@ -288,11 +292,7 @@ fn the_shipped_assets_load_with_their_groups() {
     assert_eq!(flag.particle_count(), 651);
     assert_eq!(flag.mesh_stats().welded_vertices, 0);
     assert!(flag.uvs().is_some());
-    let cape = ClothBuilder::obj(asset("cape.obj"))
-        .unwrap()
-        .pinning(Pinning::Group("collar".into()))
-        .build()
-        .unwrap();
+    let cape = shipped("cape.obj", Pinning::Group("collar".into()));
     assert_eq!(
         cape.mesh_stats().welded_vertices,
         25,
@@ -328,11 +328,7 @@ fn the_shipped_assets_load_with_their_groups() {
 
 #[test]
 fn pin_selections_by_box_top_list_and_several_at_once() {
-    let top = ClothBuilder::obj(asset("cape.obj"))
-        .unwrap()
-        .pinning(Pinning::Top { distance: 0.001 })
-        .build()
-        .unwrap();
+    let top = shipped("cape.obj", Pinning::Top { distance: 0.001 });
     let pinned: Vec<usize> = (0..top.particle_count())
         .filter(|&i| top.is_pinned(i))
         .collect();
@@ -380,11 +376,7 @@ fn pin_selections_by_box_top_list_and_several_at_once() {
 fn a_cape_hangs_from_its_collar_on_both_steps_of_time() {
     // A natural check on a mesh: pinned by its collar, the cape settles below it, finite, its
     // edges near their rest lengths, and its pinned particles where they were.
-    let cloth = ClothBuilder::obj(asset("cape.obj"))
-        .unwrap()
-        .pinning(Pinning::Group("collar".into()))
-        .build()
-        .unwrap();
+    let cloth = shipped("cape.obj", Pinning::Group("collar".into()));
     let params = SolverParams {
         colliders: vec![chiffon::Collider::sphere(Vec3::new(0.0, 1.3, 0.0), 0.12)],
         ..SolverParams::default()
@@ -586,18 +578,7 @@ fn a_utf8_byte_order_mark_before_the_first_vertex_keeps_it_and_every_face_index(
     assert_eq!(with_bom.triangles, plain.triangles);
     // UTF-16 with its mark (some Windows tools) reads the same.
     for big_endian in [false, true] {
-        let mut bytes = if big_endian {
-            vec![0xFE, 0xFF]
-        } else {
-            vec![0xFF, 0xFE]
-        };
-        for unit in SQUARE.encode_utf16() {
-            bytes.extend(if big_endian {
-                unit.to_be_bytes()
-            } else {
-                unit.to_le_bytes()
-            });
-        }
+        let bytes = common::utf16_with_bom(SQUARE, big_endian);
         let utf16 = obj::parse(&bytes, "t").unwrap();
         assert_eq!(
             (utf16.positions, utf16.triangles),

@@ -6,17 +6,11 @@
 mod common;
 
 use chiffon::{
-    Backend, Cloth, ClothBuilder, ClothOptions, Collider, Layout, Pinning, SelfCollision, Solver,
+    Backend, Cloth, ClothBuilder, ClothOptions, Collider, Pinning, SelfCollision, Solver,
     SolverParams, World, WorldConfig,
 };
+use common::{backends, flat_sheet};
 use glam::Vec3;
-
-fn backends(ctx: &Option<chiffon::GpuContext>) -> Vec<Backend<'_>> {
-    [Some(Backend::Cpu), ctx.as_ref().map(Backend::Gpu)]
-        .into_iter()
-        .flatten()
-        .collect()
-}
 
 /// Whether segment pq crosses triangle abc (Möller–Trumbore; touching at an edge counts).
 fn segment_hits_triangle(p: Vec3, q: Vec3, a: Vec3, b: Vec3, c: Vec3) -> bool {
@@ -172,12 +166,7 @@ fn crossing_pairs(cloth: &Cloth, positions: &[Vec3]) -> usize {
 
 /// A flat sheet, `n`×`n`, 0.8 m wide, at 1.2 m.
 fn heap_sheet(n: u32) -> Cloth {
-    ClothBuilder::grid(n, n)
-        .spacing(0.8 / (n - 1) as f32)
-        .layout(Layout::Flat { height: 1.2 })
-        .pinning(Pinning::None)
-        .build()
-        .unwrap()
+    flat_sheet(n, 0.8, 1.2, Pinning::None)
 }
 
 fn heap_params(self_collision: bool) -> SolverParams {
@@ -294,18 +283,8 @@ fn the_gpus_hash_is_the_cpu_twins_bit_for_bit() {
 #[test]
 fn cloths_of_a_world_do_not_pass_through_each_other() {
     let ctx = common::gpu("cloths_of_a_world_do_not_pass_through_each_other");
-    let lower = ClothBuilder::grid(16, 16)
-        .spacing(0.6 / 15.0)
-        .layout(Layout::Flat { height: 0.05 })
-        .pinning(Pinning::None)
-        .build()
-        .unwrap();
-    let upper = ClothBuilder::grid(12, 12)
-        .spacing(0.4 / 11.0)
-        .layout(Layout::Flat { height: 0.4 })
-        .pinning(Pinning::None)
-        .build()
-        .unwrap();
+    let lower = flat_sheet(16, 0.6, 0.05, Pinning::None);
+    let upper = flat_sheet(12, 0.4, 0.4, Pinning::None);
     let run = |backend: Backend<'_>, on: bool| {
         let mut world = World::new(backend, heap_params(on), WorldConfig::default()).unwrap();
         let a = world.add(&lower, ClothOptions::new()).unwrap();
@@ -346,18 +325,8 @@ fn self_collision_matches_on_a_long_random_dt_run() {
     let dts: Vec<f64> = (0..120)
         .map(|_| rng.random_range(1.0 / 144.0..=1.0 / 30.0))
         .collect();
-    let sheet = ClothBuilder::grid(20, 20)
-        .spacing(0.5 / 19.0)
-        .layout(Layout::Flat { height: 0.02 })
-        .pinning(Pinning::None)
-        .build()
-        .unwrap();
-    let top = ClothBuilder::grid(20, 20)
-        .spacing(0.5 / 19.0)
-        .layout(Layout::Flat { height: 0.3 })
-        .pinning(Pinning::Corners)
-        .build()
-        .unwrap();
+    let sheet = flat_sheet(20, 0.5, 0.02, Pinning::None);
+    let top = flat_sheet(20, 0.5, 0.3, Pinning::Corners);
     let mut out = Vec::new();
     for backend in [Backend::Gpu(&ctx), Backend::Cpu] {
         let mut world = World::new(backend, heap_params(true), WorldConfig::default()).unwrap();

@@ -163,34 +163,38 @@ fn a_field_added_on_one_side_is_caught() {
     assert_ne!(members.len(), twin.fields.len());
 }
 
-/// The value of `const NAME: TYPE = VALUE;` in common.wgsl.
-fn wgsl_const(name: &str) -> String {
-    let line = COMMON
+/// The value of `const NAME: TYPE = VALUE;` in `text`, the shader file `file` (without a `u`
+/// suffix).
+fn const_in(file: &str, text: &str, name: &str) -> String {
+    let line = text
         .lines()
         .find(|l| l.starts_with(&format!("const {name}:")))
-        .unwrap_or_else(|| panic!("common.wgsl has no const {name}"));
+        .unwrap_or_else(|| panic!("{file} has no const {name}"));
     let value = line.split('=').nth(1).unwrap().trim().trim_end_matches(';');
     value.trim_end_matches('u').to_string()
 }
 
+/// The value of `const NAME: TYPE = VALUE;` in common.wgsl.
+fn wgsl_const(name: &str) -> String {
+    const_in("common.wgsl", COMMON, name)
+}
+
+/// Fails the test unless common.wgsl's `const NAME` is `value`.
+#[track_caller]
+fn assert_wgsl_const<T>(name: &str, value: T)
+where
+    T: std::str::FromStr + PartialEq + std::fmt::Debug,
+    T::Err: std::fmt::Debug,
+{
+    assert_eq!(wgsl_const(name).parse::<T>().unwrap(), value, "{name}");
+}
+
 #[test]
 fn the_shaders_constants_are_the_librarys() {
-    assert_eq!(
-        wgsl_const("LIMIT_KIND").parse::<u32>().unwrap(),
-        chiffon::constraint::LIMIT_KIND
-    );
-    assert_eq!(
-        wgsl_const("TETHER_SLOTS").parse::<usize>().unwrap(),
-        chiffon::config::TETHER_SLOTS
-    );
-    assert_eq!(
-        wgsl_const("CLOTH_RECORD_ROWS").parse::<u32>().unwrap(),
-        chiffon::config::CLOTH_RECORD_ROWS
-    );
-    assert_eq!(
-        wgsl_const("PROLONG_ROWS").parse::<u32>().unwrap(),
-        chiffon::config::PROLONG_ROWS
-    );
+    assert_wgsl_const("LIMIT_KIND", chiffon::constraint::LIMIT_KIND);
+    assert_wgsl_const("TETHER_SLOTS", chiffon::config::TETHER_SLOTS);
+    assert_wgsl_const("CLOTH_RECORD_ROWS", chiffon::config::CLOTH_RECORD_ROWS);
+    assert_wgsl_const("PROLONG_ROWS", chiffon::config::PROLONG_ROWS);
     // The gusts' lattice mask, declared in the air kernels' own file.
     let gust = chiffon::gpu::shaders::AIR
         .text
@@ -238,12 +242,7 @@ fn the_shaders_constants_are_the_librarys() {
 
 /// The value of `const NAME: u32 = VALUE;` in colliders.wgsl.
 fn colliders_const(name: &str) -> usize {
-    let line = COLLIDERS
-        .lines()
-        .find(|l| l.starts_with(&format!("const {name}:")))
-        .unwrap_or_else(|| panic!("colliders.wgsl has no const {name}"));
-    let value = line.split('=').nth(1).unwrap().trim().trim_end_matches(';');
-    value.trim_end_matches('u').parse().unwrap()
+    const_in("colliders.wgsl", COLLIDERS, name).parse().unwrap()
 }
 
 /// The fused kernel's workgroup variables besides its cloth's particles fit what the host

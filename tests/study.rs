@@ -1,9 +1,12 @@
 //! The integrator study's claims, pinned by tests. Every run uses the library's own formulas.
 
+mod common;
+
 use chiffon::Integrator;
 use chiffon::tools::study::cloth::{self, FrameRate};
 use chiffon::tools::study::point_mass::{Method, Problem, Start, integrate};
 use chiffon::tools::study::{DURATION, DtMode, NOMINAL_DT, orders, steps};
+use common::cli::{assert_success, command};
 
 fn max_error(problem: Problem, method: Method, start: Start, dts: &[f64]) -> f64 {
     integrate(problem, method, start, dts).errors(problem).0
@@ -126,16 +129,12 @@ fn cloth_time_corrected_forms_track_the_reference_better_at_random_fps() {
 #[test]
 fn study_command_writes_tables_plots_and_json() {
     let dir = std::env::temp_dir().join(format!("chiffon-study-{}", std::process::id()));
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_chiffon"))
+    let out = command()
         .args(["study", "--json", "--cloth-backend", "cpu", "--out"])
         .arg(&dir)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let errors = v["errors"].as_array().unwrap();
     // 3 problems × 2 dt modes × 9 variants (6 methods, the Verlet family with both starts).

@@ -15,14 +15,20 @@ use chiffon::{
 use glam::Vec3;
 use std::f32::consts::{PI, TAU};
 
+/// `segments` points evenly round a circle of `radius` about the y axis, in the x-z plane at
+/// 1 m.
+fn circle(radius: f32, segments: u32) -> impl Iterator<Item = Vec3> {
+    (0..segments).map(move |k| {
+        let a = TAU * k as f32 / segments as f32;
+        Vec3::new(radius * a.cos(), 1.0, radius * a.sin())
+    })
+}
+
 /// A disc of `segments` triangles round its centre (the hub), radius 0.5 m, in the x-z plane at
 /// 1 m.
 fn fan(segments: u32) -> TriangleMesh {
     let mut positions = vec![Vec3::new(0.0, 1.0, 0.0)];
-    for k in 0..segments {
-        let a = TAU * k as f32 / segments as f32;
-        positions.push(Vec3::new(0.5 * a.cos(), 1.0, 0.5 * a.sin()));
-    }
+    positions.extend(circle(0.5, segments));
     let triangles = (0..segments)
         .map(|k| [0, 1 + k, 1 + (k + 1) % segments])
         .collect();
@@ -58,10 +64,7 @@ fn uv_sphere(rings: u32, slices: u32) -> TriangleMesh {
 /// An open cone: `segments` triangles meet at its apex, 0.4 m above a rim of radius 0.3 m.
 fn cone(segments: u32) -> TriangleMesh {
     let mut positions = vec![Vec3::new(0.0, 1.4, 0.0)];
-    for k in 0..segments {
-        let a = TAU * k as f32 / segments as f32;
-        positions.push(Vec3::new(0.3 * a.cos(), 1.0, 0.3 * a.sin()));
-    }
+    positions.extend(circle(0.3, segments));
     let triangles = (0..segments)
         .map(|k| [0, 1 + (k + 1) % segments, 1 + k])
         .collect();

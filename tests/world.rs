@@ -26,6 +26,24 @@ fn params() -> SolverParams {
     }
 }
 
+/// A CPU world with the default parameters and configuration.
+fn cpu_world() -> World {
+    World::new(
+        Backend::Cpu,
+        SolverParams::default(),
+        WorldConfig::default(),
+    )
+    .unwrap()
+}
+
+/// An 8×8 grid pinned at its corners.
+fn corners_8x8() -> Cloth {
+    ClothBuilder::grid(8, 8)
+        .pinning(Pinning::Corners)
+        .build()
+        .unwrap()
+}
+
 /// Cloths of mixed sizes and shapes: small grids, a mesh with tethers, a large grid that a
 /// fused limit of 1000 particles sends to the global path.
 fn mixed_cloths() -> Vec<(Cloth, ClothOptions)> {
@@ -37,7 +55,7 @@ fn mixed_cloths() -> Vec<(Cloth, ClothOptions)> {
             .build()
             .unwrap()
     };
-    let cape = ClothBuilder::obj(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/cape.obj"))
+    let cape = ClothBuilder::obj(common::asset("cape.obj"))
         .unwrap()
         .scale(0.5)
         .pinning(Pinning::Group("collar".into()))
@@ -315,16 +333,8 @@ fn a_cloths_own_material_is_what_it_stretches_by() {
 
 #[test]
 fn a_removed_cloths_handle_is_an_error_and_disturbs_nothing() {
-    let cloth = ClothBuilder::grid(8, 8)
-        .pinning(Pinning::Corners)
-        .build()
-        .unwrap();
-    let mut world = World::new(
-        Backend::Cpu,
-        SolverParams::default(),
-        WorldConfig::default(),
-    )
-    .unwrap();
+    let cloth = corners_8x8();
+    let mut world = cpu_world();
     let a = world.add(&cloth, ClothOptions::new()).unwrap();
     let b = world
         .add(&cloth, ClothOptions::new().translate(Vec3::X))
@@ -352,10 +362,7 @@ fn a_removed_cloths_handle_is_an_error_and_disturbs_nothing() {
 
 #[test]
 fn a_full_world_refuses_a_cloth_and_keeps_the_others() {
-    let cloth = ClothBuilder::grid(8, 8)
-        .pinning(Pinning::Corners)
-        .build()
-        .unwrap();
+    let cloth = corners_8x8();
     let config = WorldConfig {
         capacity: WorldCapacity::for_cloths(2, &cloth),
         ..WorldConfig::default()
@@ -389,12 +396,7 @@ fn a_full_world_refuses_a_cloth_and_keeps_the_others() {
 
 #[test]
 fn an_empty_world_steps_and_a_world_can_empty_again() {
-    let mut world = World::new(
-        Backend::Cpu,
-        SolverParams::default(),
-        WorldConfig::default(),
-    )
-    .unwrap();
+    let mut world = cpu_world();
     world.step(1.0 / 60.0).unwrap();
     assert_eq!(world.schedule(1.0 / 60.0).unwrap().dispatches(), 0);
     let cloth = ClothBuilder::grid(8, 8).build().unwrap();
@@ -428,12 +430,7 @@ fn a_world_larger_than_the_device_is_a_clear_error() {
 #[test]
 fn bad_cloth_options_are_errors() {
     let cloth = ClothBuilder::grid(8, 8).build().unwrap();
-    let mut world = World::new(
-        Backend::Cpu,
-        SolverParams::default(),
-        WorldConfig::default(),
-    )
-    .unwrap();
+    let mut world = cpu_world();
     let sheared =
         Affine3A::from_cols_array(&[1.0, 0.0, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
     let nan = ClothOptions::new().translate(Vec3::new(f32::NAN, 0.0, 0.0));
@@ -464,16 +461,12 @@ fn a_diverging_cloth_is_named() {
         .pinning(Pinning::None)
         .build()
         .unwrap();
-    let pinned = ClothBuilder::grid(8, 8)
-        .pinning(Pinning::Corners)
-        .build()
-        .unwrap();
+    let pinned = corners_8x8();
     let params = SolverParams {
         max_distance: Some(3.0),
         ..SolverParams::default()
     };
-    let backends = [Some(Backend::Cpu), ctx.as_ref().map(Backend::Gpu)];
-    for backend in backends.into_iter().flatten() {
+    for backend in common::backends(&ctx) {
         for paths in [PathChoice::Fused, PathChoice::Global] {
             let config = WorldConfig {
                 paths,

@@ -1,7 +1,10 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use chiffon::GpuContext;
+use chiffon::{Backend, Cloth, ClothBuilder, GpuContext, Layout, Pinning};
+
+#[cfg(feature = "tools")]
+pub mod cli;
 
 /// A GPU context, or `None` when no adapter exists. With `CHIFFON_REQUIRE_GPU=1` (as in CI) a
 /// missing adapter fails the test instead; elsewhere the skip is announced loudly.
@@ -19,6 +22,24 @@ pub fn gpu(test: &str) -> Option<GpuContext> {
             None
         }
     }
+}
+
+/// The CPU reference and, where there is one, the GPU.
+pub fn backends(ctx: &Option<GpuContext>) -> Vec<Backend<'_>> {
+    [Some(Backend::Cpu), ctx.as_ref().map(Backend::Gpu)]
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// An `n`×`n` grid `width` wide, lying flat at `height`, pinned by `pinning`.
+pub fn flat_sheet(n: u32, width: f32, height: f32, pinning: Pinning) -> Cloth {
+    ClothBuilder::grid(n, n)
+        .spacing(width / (n - 1) as f32)
+        .layout(Layout::Flat { height })
+        .pinning(pinning)
+        .build()
+        .unwrap()
 }
 
 /// Whether a skip must be a failure: in CI (`CI` set, as CI services do, to anything but
@@ -62,4 +83,26 @@ pub fn make_fifo(path: &std::path::Path) {
     let _ = std::fs::remove_file(path);
     let made = std::process::Command::new("mkfifo").arg(path).status();
     assert!(made.is_ok_and(|s| s.success()), "mkfifo {}", path.display());
+}
+
+/// The path of a shipped asset (`assets/NAME`).
+pub fn asset(name: &str) -> String {
+    format!("{}/assets/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `text` as UTF-16 with its byte order mark (as some Windows tools write OBJ files).
+pub fn utf16_with_bom(text: &str, big_endian: bool) -> Vec<u8> {
+    let mut bytes = if big_endian {
+        vec![0xFE, 0xFF]
+    } else {
+        vec![0xFF, 0xFE]
+    };
+    for unit in text.encode_utf16() {
+        bytes.extend(if big_endian {
+            unit.to_be_bytes()
+        } else {
+            unit.to_le_bytes()
+        });
+    }
+    bytes
 }
