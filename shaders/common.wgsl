@@ -172,6 +172,26 @@ struct ClothRecord {
     node_count: u32,
 }
 
+// One coarse level of a fused cloth (Rust: config::FusedLevel), a row of the fused table from
+// frame.level_row on: its colors (counted from the cloth's color_offset) and its prolongation
+// entries (three rows each from frame.prolong_row on).
+struct FusedLevel {
+    color_start: u32,
+    color_count: u32,
+    prolong_start: u32,
+    prolong_count: u32,
+}
+
+// A fused cloth's rest state (Rust: config::ClothRest).
+struct ClothRest {
+    calm_frames: u32,  // frames in a row it ended at rest; asleep from frame.sleep_frames on
+    step: f32,         // m: its fastest free particle's step over the last substep it ran
+    pad0: u32,
+    pad1: u32,
+    lo: vec4<f32>,     // xyz: its bounds at the end of the last frame it ran
+    hi: vec4<f32>,
+}
+
 // Rows of four words a ClothRecord takes in the fused kernel's table (Rust: config::CLOTH_RECORD_ROWS).
 const CLOTH_RECORD_ROWS: u32 = 4u;
 // Rows a Prolongation takes there (Rust: config::PROLONG_ROWS).

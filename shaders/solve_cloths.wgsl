@@ -46,16 +46,6 @@ fn cloth_record(k: u32) -> ClothRecord {
     return ClothRecord(bitcast<vec4<f32>>(a), b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w, d.x, d.y, d.z, d.w);
 }
 
-// One coarse level of a fused cloth (Rust: config::FusedLevel), a row of the fused table from
-// frame.level_row on: its colors (counted from the cloth's color_offset) and its prolongation
-// entries (three rows each from frame.prolong_row on).
-struct FusedLevel {
-    color_start: u32,
-    color_count: u32,
-    prolong_start: u32,
-    prolong_count: u32,
-}
-
 fn fused_level(cloth: ClothRecord, l: u32) -> FusedLevel {
     let r = fused_table[frame.level_row + cloth.level_offset + l];
     return FusedLevel(r.x, r.y, r.z, r.w);
@@ -91,16 +81,6 @@ fn tether_slots(cloth: ClothRecord, i: u32) -> array<TetherSlot, 2> {
 fn fused_color(c: u32) -> ColorRange {
     let r = fused_table[CLOTH_RECORD_ROWS * frame.cloth_count + c];
     return ColorRange(r.x, r.y, r.z, r.w);
-}
-
-// A fused cloth's rest state (Rust: config::ClothRest).
-struct ClothRest {
-    calm_frames: u32,  // frames in a row it ended at rest; asleep from frame.sleep_frames on
-    step: f32,         // m: its fastest free particle's step over the last substep it ran
-    pad0: u32,
-    pad1: u32,
-    lo: vec4<f32>,     // xyz: its bounds at the end of the last frame it ran
-    hi: vec4<f32>,
 }
 
 // The health buffer as this kernel sees it: the flag every kernel sees (Health, padded to 16

@@ -197,3 +197,7 @@ impl ConstraintKind {
 /// The kind number of a limit ([`Constraint::kind_number`]): unilateral (only a stretched limit
 /// is corrected) and rigid (it reads no material).
 pub const LIMIT_KIND: u32 = 3;
+
+/// A limit's datum ([`Constraint::limit_share`]): the share of the correction its first end
+/// takes, in 1/65536 (the ratio of the masses its two coarse particles stand for).
+pub(crate) const LIMIT_SHARE_SCALE: f32 = 65536.0;

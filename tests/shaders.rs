@@ -291,16 +291,24 @@ fn functions(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// The kernels whose helpers are not yet twinned function by function: the fused kernel's
-/// are folded into `cpu/solve_cloths.rs`'s loops (its entry point is checked), and
-/// `render.wgsl` draws, with no CPU twin. (The preludes are held to their own rule:
-/// [`every_prelude_function_has_a_twin_of_its_name`].) Issue 43 is to shrink this; a file
-/// that leaves the list must keep the rule below.
-const NOT_YET_TWINNED_FUNCTION_BY_FUNCTION: &[&str] = &["solve_cloths.wgsl", "render.wgsl"];
+/// The fused kernel's functions that only read its table's rows, its storage or workgroup
+/// memory, or wait at a barrier: the CPU twin indexes its slices instead, so they have no twin.
+const FUSED_ACCESSORS: &[&str] = &[
+    "cloth_record",
+    "fused_level",
+    "fused_node",
+    "fused_prolongation",
+    "snapshot_index",
+    "tether_slots",
+    "fused_color",
+    "load_x",
+    "store_x",
+    "sync",
+];
 
-/// `shaders/NAME.wgsl` ↔ `src/cpu/NAME.rs`: every entry point of every kernel has a Rust
-/// function of its name in its twin's file, and so does every other function of the files
-/// not in the list above, so the two read side by side.
+/// `shaders/NAME.wgsl` ↔ `src/cpu/NAME.rs`: every function of every kernel file (but the fused
+/// kernel's accessors above) has a Rust function of its name in its twin's file, so the two
+/// read side by side. `render.wgsl` draws, and has no CPU twin.
 #[test]
 fn every_kernel_function_has_a_twin_of_its_name() {
     let root = env!("CARGO_MANIFEST_DIR");
@@ -314,16 +322,13 @@ fn every_kernel_function_has_a_twin_of_its_name() {
         let twin = std::fs::read_to_string(&twin_path)
             .unwrap_or_else(|e| panic!("{}: no twin at {twin_path}: {e}", file.file));
         let twins = functions(&twin);
-        let wanted: Vec<String> = if NOT_YET_TWINNED_FUNCTION_BY_FUNCTION.contains(&file.file) {
-            file.entry_points
-                .split(',')
-                .map(|e| e.trim().to_string())
-                .collect()
+        let accessors = if name == "solve_cloths" {
+            FUSED_ACCESSORS
         } else {
-            functions(file.text).into_iter().collect()
+            &[]
         };
-        for f in wanted {
-            if !twins.contains(&f) {
+        for f in functions(file.text) {
+            if !accessors.contains(&f.as_str()) && !twins.contains(&f) {
                 missing.push(format!(
                     "{}: fn {f} has no twin in src/cpu/{name}.rs",
                     file.file
@@ -332,6 +337,14 @@ fn every_kernel_function_has_a_twin_of_its_name() {
         }
     }
     assert!(missing.is_empty(), "{}", missing.join("\n"));
+    // And the accessors are still there: an entry for a function that is gone is stale.
+    let fused = functions(chiffon::gpu::shaders::SOLVE_CLOTHS.text);
+    for a in FUSED_ACCESSORS {
+        assert!(
+            fused.contains(*a),
+            "FUSED_ACCESSORS names {a}, which solve_cloths.wgsl does not define"
+        );
+    }
 }
 
 #[test]
@@ -348,26 +361,21 @@ fn the_twin_check_sees_a_function_without_a_twin() {
 /// CPU indexes its slices and loops instead, so they have no twin.
 const PRELUDE_ACCESSORS: &[&str] = &["thread_index", "collider", "collider_row", "cell_word"];
 
-/// `shaders/common.wgsl` and `shaders/colliders.wgsl`, prepended to the kernels: every one of
-/// their functions but the accessors above has a Rust function of its name in `src/cpu/`, or in
-/// the two files that define the records they read (`src/constraint.rs`: a constraint's kind,
-/// material and stencil; `src/hierarchy/mod.rs`: a coarse level's limit).
+/// `shaders/common.wgsl` and `shaders/colliders.wgsl`, prepended to the kernels, are twinned
+/// like the kernels: every one of their functions but the accessors above has a Rust function
+/// of its name in the same-named file, `src/cpu/common.rs` and `src/cpu/colliders.rs`.
 #[test]
 fn every_prelude_function_has_a_twin_of_its_name() {
     let root = env!("CARGO_MANIFEST_DIR");
-    let mut rust = String::new();
-    for entry in std::fs::read_dir(format!("{root}/src/cpu")).unwrap() {
-        rust.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap());
-    }
-    for file in ["constraint.rs", "hierarchy/mod.rs"] {
-        rust.push_str(&std::fs::read_to_string(format!("{root}/src/{file}")).unwrap());
-    }
-    let twins = functions(&rust);
     let mut missing = Vec::new();
-    for (file, text) in [("common.wgsl", COMMON), ("colliders.wgsl", COLLIDERS)] {
+    for (file, text) in [("common", COMMON), ("colliders", COLLIDERS)] {
+        let rust = std::fs::read_to_string(format!("{root}/src/cpu/{file}.rs")).unwrap();
+        let twins = functions(&rust);
         for f in functions(text) {
             if !PRELUDE_ACCESSORS.contains(&f.as_str()) && !twins.contains(&f) {
-                missing.push(format!("{file}: fn {f} has no twin in src/cpu/"));
+                missing.push(format!(
+                    "{file}.wgsl: fn {f} has no twin in src/cpu/{file}.rs"
+                ));
             }
         }
     }

@@ -3,7 +3,7 @@
 //! capsules of a figure cost a particle about as much as one).
 //!
 //! The table is one `u32` array, read by `collide_all` in `shaders/colliders.wgsl` and its twin
-//! in `src/cpu/collide.rs`:
+//! in `src/cpu/colliders.rs`:
 //!
 //! | words | what |
 //! | --- | --- |
@@ -143,7 +143,7 @@ mod tests {
 
     use super::*;
     use crate::contact::{Collider, Pose};
-    use crate::cpu::collide::collide_all;
+    use crate::cpu::colliders::collide_all;
 
     /// The broad phase changes no result: particles scattered through a field of moving,
     /// turning capsules and boxes over a plane, each collided through its cell and through

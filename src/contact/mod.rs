@@ -4,8 +4,8 @@
 //! Coulomb friction and restitution. Self-collision keeps a cloth (and, in a world, every
 //! cloth) from passing through itself (`SolverParams::self_collision`).
 //!
-//! The kernels: `shaders/colliders.wgsl` + `shaders/collide.wgsl` (CPU twin
-//! `src/cpu/collide.rs`) and, inside the fused kernel, the same functions.
+//! The kernels: `shaders/colliders.wgsl` + `shaders/collide.wgsl` (CPU twins
+//! `src/cpu/colliders.rs`, `src/cpu/collide.rs`) and, inside the fused kernel, the same functions.
 
 pub(crate) mod broadphase;
 mod collider;

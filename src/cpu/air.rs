@@ -6,6 +6,7 @@ use glam::{IVec3, UVec3, Vec3, Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
 use super::MIN_PER_TASK;
+use super::common::cross3;
 use crate::config::{AirParams, GUST_CELLS};
 
 /// Twin of `gust_hash`: three values in [-1, 1) for a lattice cell and a seed, ten bits each
@@ -66,16 +67,6 @@ pub(crate) fn triangle_air(air: &AirParams, area: Vec3, u: Vec3) -> Vec3 {
     let drag = u * (air.drag * un.abs());
     let lift = (area * (speed / a) - u * (un / (a * speed))) * (air.lift * un);
     (drag + lift) * (0.5 * air.wind[3])
-}
-
-/// Twin of `cross3` (common.wgsl).
-#[inline]
-fn cross3(a: Vec3, b: Vec3) -> Vec3 {
-    Vec3::new(
-        a.y * b.z - b.y * a.z,
-        a.z * b.x - b.z * a.x,
-        a.x * b.y - b.x * a.y,
-    )
 }
 
 /// Each particle: the wind where it is, into `winds`.

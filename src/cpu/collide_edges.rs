@@ -6,7 +6,7 @@ use glam::{Vec3, Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
 use super::MIN_PER_TASK;
-use super::collide::{Pose, collider_pose, quat_rotate, to_local};
+use super::colliders::{Pose, collider_pose, quat_rotate, to_local};
 use crate::config::{ColliderRecord, StepParams};
 use crate::config::EDGE_TABLE_HEADER_WORDS as HEADER_WORDS;
 

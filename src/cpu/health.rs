@@ -3,23 +3,8 @@
 use glam::{Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
+use super::common::is_bad;
 use crate::config::{Health, StepParams};
-
-/// Twin of `is_bad` (`shaders/common.wgsl`): true when `x` is non-finite or farther than the
-/// divergence limit from the scene's centre. Non-finite is told from the exponent bits, as the
-/// kernel must (WGSL may assume floats are finite).
-#[inline]
-pub(crate) fn is_bad(params: &StepParams, x: glam::Vec3) -> bool {
-    let center = Vec4::from_array(params.center);
-    let d = x - center.xyz();
-    non_finite(x.x) || non_finite(x.y) || non_finite(x.z) || d.dot(d) > center.w * center.w
-}
-
-/// Twin of `non_finite`: an infinity or a NaN, told from the exponent bits.
-#[inline]
-pub(crate) fn non_finite(v: f32) -> bool {
-    v.to_bits() & 0x7f80_0000 == 0x7f80_0000
-}
 
 /// Twin of `report_bad`: raises the flag for particle `i` (both fields only go down).
 #[inline]

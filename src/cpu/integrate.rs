@@ -5,7 +5,7 @@ use rayon::prelude::*;
 
 use super::MIN_PER_TASK;
 use crate::config::StepParams;
-use crate::integrator::verlet_next;
+use super::common::verlet;
 
 /// One Verlet-family step of every free particle:
 /// `x + (x - x_prev) * (ratio * damping) + accel * accel_scale`.
@@ -32,15 +32,3 @@ pub(crate) fn integrate_particle(params: &StepParams, p: &mut Vec4, prev: &mut V
     *p = next.extend(p.w);
 }
 
-/// Twin of `verlet` (common.wgsl): a free particle's next position under `params`.
-#[inline]
-pub(crate) fn verlet(params: &StepParams, x: glam::Vec3, x_prev: glam::Vec3) -> glam::Vec3 {
-    verlet_next(
-        x,
-        x_prev,
-        Vec4::from_array(params.accel).xyz(),
-        params.ratio,
-        params.damping,
-        params.accel_scale,
-    )
-}

@@ -8,6 +8,8 @@ pub(crate) mod engine;
 
 pub(crate) mod air;
 pub(crate) mod collide;
+pub(crate) mod colliders;
+pub(crate) mod common;
 mod collide_edges;
 mod health;
 mod integrate;
@@ -22,7 +24,7 @@ mod tethers;
 pub use air::{air_forces, air_winds, apply_air};
 pub use collide::collide;
 pub use collide_edges::{apply_edge_contacts, edge_contacts};
-pub(crate) use collide::grid_distance;
+pub(crate) use colliders::grid_distance;
 pub use health::check_health;
 pub use integrate::integrate;
 pub use normals::{cloth_normals, compute_normals};

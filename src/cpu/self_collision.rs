@@ -7,6 +7,7 @@ use glam::{IVec3, Vec3, Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
 use super::MIN_PER_TASK;
+use super::common::{ordered, unordered};
 use crate::config::{LIST_STRIDE, StepParams};
 
 /// What one self-collision pass works on (the kernels' bindings 1–6).
@@ -62,21 +63,6 @@ fn builds(p: &StepParams, workgroup: u32, table: &[u32]) -> bool {
 /// Twin of `reach`: the distance and a quarter of it.
 fn reach(p: &StepParams) -> f32 {
     p.self_distance + p.self_distance * 0.25
-}
-
-/// Twin of `ordered` (common.wgsl): an f32's bits as a u32 that orders as the f32 does.
-pub(crate) fn ordered(x: f32) -> u32 {
-    let b = x.to_bits();
-    if b & 0x8000_0000 != 0 { !b } else { b | 0x8000_0000 }
-}
-
-/// Twin of `unordered` (common.wgsl).
-pub(crate) fn unordered(u: u32) -> f32 {
-    if u & 0x8000_0000 != 0 {
-        f32::from_bits(u & 0x7fff_ffff)
-    } else {
-        f32::from_bits(!u)
-    }
 }
 
 fn bucket(p: &StepParams, c: IVec3) -> u32 {

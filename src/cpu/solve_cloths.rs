@@ -11,11 +11,14 @@
 use glam::{Vec3, Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
-use super::collide::{collide_all, collider_wakes, substep_pull};
-use super::health::{is_bad, report_bad};
+use super::colliders::{collide_all, collider_wakes};
+use super::common::{
+    constraint_alpha, is_bad, is_structural, limit_pair, solve_pair, solve_stencil,
+    stencil_weights, substep_pull, tether_pull,
+};
+use super::health::report_bad;
 use super::integrate::integrate_particle;
-use super::solve_color::{is_structural, limit_pair, solve_pair, solve_stencil, stencil_weights};
-use super::tethers::{anchor_pair, tether_pull};
+use super::tethers::anchor_pair;
 use crate::constraint::Constraint;
 use crate::config::{
     ClothRecord, ClothRest, ColliderRecord, ColorRange, FusedFrame, FusedLevel, Health,
@@ -263,104 +266,144 @@ fn solve_cloth(
     shared: &Shared<'_>,
     c: &mut ClothSlices<'_>,
 ) -> Option<u32> {
-    let (colors, constraints, tethers) = (shared.colors, shared.constraints, shared.tethers);
     let record = c.record;
-    let offset = record.particle_offset;
-    let local = |i: u32| (i - offset) as usize;
-    let own_colors = &colors[record.color_offset as usize..][..record.color_count as usize];
-    let alpha = Vec4::from_array(record.alpha);
+    let own_colors = &shared.colors[record.color_offset as usize..][..record.color_count as usize];
     for s in 0..frame.substeps {
         let params = if s == 0 { first } else { rest };
-        for (p, prev) in c.positions.iter_mut().zip(c.previous.iter_mut()) {
-            integrate_particle(params, p, prev);
-        }
-        if frame.coarse_levels == 1 && record.level_count > 0 {
-            coarse_levels(params, shared, c);
-        }
-        for k in 0..frame.iterations {
-            for range in own_colors {
-                if constraints[range.start as usize].is_stencil() {
-                    // A color of bending stencils, two records each.
-                    for index in range.range().step_by(2) {
-                        let (head, tail) = (&constraints[index], &constraints[index + 1]);
-                        let ids = [head.i, head.j, tail.i, tail.j];
-                        let weights = stencil_weights(head, tail);
-                        let mut x = ids.map(|i| c.positions[local(i)]);
-                        let lambda = &mut c.multipliers[index - c.first_constraint];
-                        solve_stencil(params, weights, &mut x, alpha.w, lambda, k == 0);
-                        for (i, v) in ids.into_iter().zip(x) {
-                            c.positions[local(i)] = v;
-                        }
-                    }
-                    continue;
-                }
-                for index in range.range() {
-                    let con = &constraints[index];
-                    let (i, j) = (local(con.i), local(con.j));
-                    assert!(
-                        i != j,
-                        "solve_cloths: constraint {index} joins a particle to itself"
-                    );
-                    let r = c.previous[i].xyz() - c.previous[j].xyz();
-                    let (mut pi, mut pj) = (c.positions[i], c.positions[j]);
-                    let lambda = &mut c.multipliers[index - c.first_constraint];
-                    let held = (c.previous[i].w, c.previous[j].w);
-                    solve_pair(
-                        params,
-                        con,
-                        &mut pi,
-                        &mut pj,
-                        r,
-                        held,
-                        constraint_alpha(alpha, con.packed),
-                        lambda,
-                        k == 0,
-                    );
-                    (c.positions[i], c.positions[j]) = (pi, pj);
-                }
-            }
-        }
-        // Tethers and collide: own particles, no barrier between them in the kernel.
-        let t_from = s as f32 / frame.substeps as f32;
-        let t_to = (s + 1) as f32 / frame.substeps as f32;
-        for i in 0..c.positions.len() {
-            let p = c.positions[i];
-            if p.w == 0.0 {
-                continue;
-            }
-            let mut x = p.xyz();
-            if record.tethers == 1 {
-                let slots = &tethers[(offset as usize + i) * TETHER_SLOTS..][..TETHER_SLOTS];
-                if let Some((first, second)) = anchor_pair(slots) {
-                    let a = c.positions[local(first.anchor)].xyz();
-                    let b = c.positions[local(second.anchor)].xyz();
-                    x = tether_pull(params, x, a, first.rest, b, second.rest);
-                }
-            }
-            let contact = collide_all(
-                shared.colliders,
-                shared.distance_grid,
-                shared.collider_cells,
-                t_from,
-                t_to,
-                x,
-                c.previous[i].xyz(),
-                substep_pull(params),
-            );
-            if contact.hit {
-                x = contact.x;
-                c.previous[i] = contact.x_prev.extend(contact.contact_flag());
-            } else {
-                c.previous[i].w = 0.0;
-            }
-            c.positions[i] = x.extend(p.w);
-        }
-        limit_strain(params, constraints, own_colors, c);
+        integrate_and_solve(frame, params, shared, c);
+        tethers_and_collide(frame, params, s, shared, c);
+        limit_strain(params, shared.constraints, own_colors, c);
     }
     c.positions
         .iter()
         .position(|p| is_bad(first, p.xyz()))
-        .map(|i| offset + i as u32)
+        .map(|i| record.particle_offset + i as u32)
+}
+
+/// Twin of `solve_constraint`: one XPBD step of constraint `index` ([`solve_pair`], as
+/// `solve_color` runs it), with its cloth's α̃ of its kind.
+fn solve_constraint(
+    params: &StepParams,
+    shared: &Shared<'_>,
+    c: &mut ClothSlices<'_>,
+    index: usize,
+    first_sweep: bool,
+) {
+    let con = &shared.constraints[index];
+    let offset = c.record.particle_offset;
+    let (i, j) = ((con.i - offset) as usize, (con.j - offset) as usize);
+    assert!(
+        i != j,
+        "solve_cloths: constraint {index} joins a particle to itself"
+    );
+    let r = c.previous[i].xyz() - c.previous[j].xyz();
+    let (mut pi, mut pj) = (c.positions[i], c.positions[j]);
+    let lambda = &mut c.multipliers[index - c.first_constraint];
+    let held = (c.previous[i].w, c.previous[j].w);
+    let alpha = constraint_alpha(Vec4::from_array(c.record.alpha), con.packed);
+    solve_pair(params, con, &mut pi, &mut pj, r, held, alpha, lambda, first_sweep);
+    (c.positions[i], c.positions[j]) = (pi, pj);
+}
+
+/// Twin of `solve_fused_stencil`: one bending stencil (records `index` and `index + 1`), as
+/// `solve_color` runs it.
+fn solve_fused_stencil(
+    params: &StepParams,
+    shared: &Shared<'_>,
+    c: &mut ClothSlices<'_>,
+    index: usize,
+    first_sweep: bool,
+) {
+    let (head, tail) = (&shared.constraints[index], &shared.constraints[index + 1]);
+    let offset = c.record.particle_offset;
+    let ids = [head.i, head.j, tail.i, tail.j].map(|i| (i - offset) as usize);
+    let weights = stencil_weights(head, tail);
+    let mut x = ids.map(|i| c.positions[i]);
+    let lambda = &mut c.multipliers[index - c.first_constraint];
+    solve_stencil(params, weights, &mut x, c.record.alpha[3], lambda, first_sweep);
+    for (i, v) in ids.into_iter().zip(x) {
+        c.positions[i] = v;
+    }
+}
+
+/// Twin of `integrate_and_solve`: integrate, the coarse levels where the cloth has them, then
+/// the solve (iterations × colors).
+fn integrate_and_solve(
+    frame: &FusedFrame,
+    params: &StepParams,
+    shared: &Shared<'_>,
+    c: &mut ClothSlices<'_>,
+) {
+    for (p, prev) in c.positions.iter_mut().zip(c.previous.iter_mut()) {
+        integrate_particle(params, p, prev);
+    }
+    let record = c.record;
+    if frame.coarse_levels == 1 && record.level_count > 0 {
+        coarse_levels(params, shared, c);
+    }
+    let own_colors = &shared.colors[record.color_offset as usize..][..record.color_count as usize];
+    for k in 0..frame.iterations {
+        for range in own_colors {
+            if shared.constraints[range.start as usize].is_stencil() {
+                // A color of bending stencils, two records each.
+                for index in range.range().step_by(2) {
+                    solve_fused_stencil(params, shared, c, index, k == 0);
+                }
+            } else {
+                for index in range.range() {
+                    solve_constraint(params, shared, c, index, k == 0);
+                }
+            }
+        }
+    }
+}
+
+/// Twin of `tethers_and_collide`: each particle's tethers, then the colliders, for substep `s`
+/// of the frame (from fraction s/S to (s+1)/S).
+fn tethers_and_collide(
+    frame: &FusedFrame,
+    params: &StepParams,
+    s: u32,
+    shared: &Shared<'_>,
+    c: &mut ClothSlices<'_>,
+) {
+    let record = c.record;
+    let offset = record.particle_offset;
+    let local = |i: u32| (i - offset) as usize;
+    let t_from = s as f32 / frame.substeps as f32;
+    let t_to = (s + 1) as f32 / frame.substeps as f32;
+    for i in 0..c.positions.len() {
+        let p = c.positions[i];
+        if p.w == 0.0 {
+            continue;
+        }
+        let mut x = p.xyz();
+        if record.tethers == 1 {
+            let slots = &shared.tethers[(offset as usize + i) * TETHER_SLOTS..][..TETHER_SLOTS];
+            if let Some((first, second)) = anchor_pair(slots) {
+                let a = c.positions[local(first.anchor)].xyz();
+                let b = c.positions[local(second.anchor)].xyz();
+                x = tether_pull(params, x, a, first.rest, b, second.rest);
+            }
+        }
+        let contact = collide_all(
+            shared.colliders,
+            shared.distance_grid,
+            shared.collider_cells,
+            t_from,
+            t_to,
+            x,
+            c.previous[i].xyz(),
+            substep_pull(params),
+        );
+        if contact.hit {
+            x = contact.x;
+            c.previous[i] = contact.x_prev.extend(contact.contact_flag());
+        } else {
+            c.previous[i].w = 0.0;
+        }
+        c.positions[i] = x.extend(p.w);
+    }
 }
 
 /// Twin of `limit_strain` (solve_cloths.wgsl): the strain limit after contact over the
@@ -386,9 +429,3 @@ fn limit_strain(
     }
 }
 
-/// Twin of `constraint_alpha` (common.wgsl): a distance constraint's α̃ from its cloth's
-/// material row (stretch, shear, bend by its kind bits).
-#[inline]
-fn constraint_alpha(material: Vec4, packed: u32) -> f32 {
-    material[(packed & 3) as usize]
-}

@@ -1,9 +1,10 @@
 //! Twin of `solve_tethers` in `shaders/tethers.wgsl`.
 
-use glam::{Vec3, Vec4, Vec4Swizzles};
+use glam::{Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
 use super::MIN_PER_TASK;
+use super::common::tether_pull;
 use crate::config::{StepParams, TETHER_SLOTS, TetherSlot};
 use crate::tethers::Tethers;
 
@@ -74,78 +75,10 @@ pub(crate) fn anchor_pair(slots: &[TetherSlot]) -> Option<(TetherSlot, TetherSlo
     Some((first, second))
 }
 
-/// Twin of `into_ball` in `shaders/common.wgsl`: the point nearest `x` within `r` of `c`.
-#[inline]
-fn into_ball(x: Vec3, c: Vec3, r: f32) -> Vec3 {
-    let d = x - c;
-    let len2 = d.dot(d);
-    if len2 > r * r {
-        c + d * (r / len2.sqrt())
-    } else {
-        x
-    }
-}
-
-/// Twin of `tether_pull` in `shaders/common.wgsl`: `x` moved, by the tether stiffness, to the
-/// nearest point within `tether_scale × rest` of both anchors `a` and `b`, found in closed form
-/// (see the kernel for why not by pulls in turn).
-#[inline]
-pub(crate) fn tether_pull(
-    params: &StepParams,
-    x: Vec3,
-    a: Vec3,
-    rest_a: f32,
-    b: Vec3,
-    rest_b: f32,
-) -> Vec3 {
-    let ra = params.tether_scale * rest_a;
-    let rb = params.tether_scale * rest_b;
-    // Unilateral: a point already within both is left alone (pa == x).
-    let pa = into_ball(x, a, ra);
-    let mut nearest = pa;
-    if (pa - b).dot(pa - b) > rb * rb {
-        let pb = into_ball(x, b, rb);
-        nearest = pb;
-        if (pb - a).dot(pb - a) > ra * ra {
-            nearest = lens_rim(x, a, ra, b, rb);
-        }
-    }
-    x + (nearest - x) * params.tether_stiffness
-}
-
-/// Twin of `lens_rim` in `shaders/common.wgsl`: the point nearest `x` on the circle where the
-/// spheres of radius `ra` about `a` and `rb` about `b` meet (where they do not, the point
-/// between them on the line of centres).
-#[inline]
-fn lens_rim(x: Vec3, a: Vec3, ra: f32, b: Vec3, rb: f32) -> Vec3 {
-    let ab = b - a;
-    let d = ab.length();
-    if d < 1e-9 {
-        return into_ball(x, a, ra.min(rb));
-    }
-    let u = ab / d;
-    // From the overlap, not from differences of squares (see the kernel).
-    let overlap = ra + rb - d;
-    let mut h = 0.5 * (d + ra - rb);
-    let mut rho = 0.0;
-    if overlap > 0.0 {
-        let ra_minus_h = overlap * (rb + d - ra) / (2.0 * d);
-        h = ra - ra_minus_h;
-        rho = (ra_minus_h * (ra + h)).max(0.0).sqrt();
-    }
-    let xa = x - a;
-    let off_axis = xa - u * xa.dot(u);
-    let off_len = off_axis.length();
-    let mut rim = a + u * h;
-    if off_len > 1e-12 {
-        rim += off_axis * (rho / off_len);
-    }
-    rim
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glam::Vec3;
 
     fn params(scale: f32, stiffness: f32) -> StepParams {
         StepParams {

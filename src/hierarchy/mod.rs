@@ -28,7 +28,7 @@ use std::ops::Range;
 
 use crate::cloth::Cloth;
 use crate::config::{PARENTS, Prolongation};
-use crate::constraint::{Constraint, LIMIT_KIND};
+use crate::constraint::{Constraint, LIMIT_KIND, LIMIT_SHARE_SCALE};
 use crate::coloring::ColoredConstraints;
 use crate::error::Result;
 use crate::geometry::graph::SurfaceDistances;
@@ -40,31 +40,17 @@ pub use graph::*;
 use grid::*;
 pub(crate) use grid::grid_limit_count;
 
-/// A limit's datum ([`Constraint::limit_share`]): the share of the correction its first end
-/// takes, in 1/65536 (the ratio of the masses its two coarse particles stand for).
-const SHARE_SCALE: f32 = 65536.0;
 
 /// A limit between `i` and `j` of rest length `rest` whose first end takes `share` of the
 /// correction.
 fn limit(i: u32, j: u32, rest: f32, share: f32) -> Constraint {
-    let q = (share.clamp(0.0, 1.0) * SHARE_SCALE).round() as u32;
+    let q = (share.clamp(0.0, 1.0) * LIMIT_SHARE_SCALE).round() as u32;
     Constraint {
         i,
         j,
         rest,
         packed: LIMIT_KIND | (q << Constraint::DATUM_SHIFT),
     }
-}
-
-/// Twin of `limit_weights` in `shaders/common.wgsl`: the inverse masses a limit moves its
-/// ends with (a pinned or held end, inverse mass 0, stays).
-#[inline]
-pub(crate) fn limit_weights(packed: u32, wi: f32, wj: f32) -> (f32, f32) {
-    let share = (packed >> Constraint::DATUM_SHIFT) as f32 / SHARE_SCALE;
-    (
-        if wi == 0.0 { 0.0 } else { share },
-        if wj == 0.0 { 0.0 } else { 1.0 - share },
-    )
 }
 
 /// Most coarse levels built.
@@ -445,6 +431,7 @@ pub fn limit_count(cloth: &Cloth) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cpu::common::limit_weights;
     use crate::{ClothBuilder, Pinning};
 
     #[test]

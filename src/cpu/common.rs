@@ -1,0 +1,351 @@
+//! Twins of the functions of `shaders/common.wgsl`, the prelude every kernel is compiled with:
+//! same names, same arguments, same order of arithmetic, in the order the WGSL file has them.
+//! `thread_index` has none (the CPU loops over its slices instead).
+
+use glam::{Vec3, Vec4, Vec4Swizzles};
+
+use crate::config::StepParams;
+use crate::constraint::{Constraint, LIMIT_SHARE_SCALE};
+use crate::integrator::verlet_next;
+
+/// Twin of `limit_weights` in `shaders/common.wgsl`: the inverse masses a limit moves its
+/// ends with (a pinned or held end, inverse mass 0, stays).
+#[inline]
+pub(crate) fn limit_weights(packed: u32, wi: f32, wj: f32) -> (f32, f32) {
+    let share = (packed >> Constraint::DATUM_SHIFT) as f32 / LIMIT_SHARE_SCALE;
+    (
+        if wi == 0.0 { 0.0 } else { share },
+        if wj == 0.0 { 0.0 } else { 1.0 - share },
+    )
+}
+
+/// Twin of `unheld` (common.wgsl): the inverse mass a limit sees, 0 for a held particle.
+#[inline]
+pub(crate) fn unheld(w: f32, held: f32) -> f32 {
+    if held > 0.0 { 0.0 } else { w }
+}
+
+/// The displacement the substep's acceleration (gravity, wind) gives a particle,
+/// `accel · accel_scale`: what static friction holds a stuck particle against (twin of
+/// `substep_pull` in `shaders/common.wgsl`).
+pub(crate) fn substep_pull(params: &StepParams) -> Vec3 {
+    Vec4::from_array(params.accel).xyz() * params.accel_scale
+}
+
+/// Twin of `constraint_alpha` (common.wgsl): a distance constraint's α̃ from its cloth's
+/// material row (stretch, shear, bend by its kind bits).
+#[inline]
+pub(crate) fn constraint_alpha(material: Vec4, packed: u32) -> f32 {
+    material[(packed & 3) as usize]
+}
+
+/// Twin of `ordered` (common.wgsl): an f32's bits as a u32 that orders as the f32 does.
+pub(crate) fn ordered(x: f32) -> u32 {
+    let b = x.to_bits();
+    if b & 0x8000_0000 != 0 { !b } else { b | 0x8000_0000 }
+}
+
+/// Twin of `unordered` (common.wgsl).
+pub(crate) fn unordered(u: u32) -> f32 {
+    if u & 0x8000_0000 != 0 {
+        f32::from_bits(u & 0x7fff_ffff)
+    } else {
+        f32::from_bits(!u)
+    }
+}
+
+/// Twin of `cross3` (common.wgsl).
+#[inline]
+pub(crate) fn cross3(a: Vec3, b: Vec3) -> Vec3 {
+    Vec3::new(
+        a.y * b.z - b.y * a.z,
+        a.z * b.x - b.z * a.x,
+        a.x * b.y - b.x * a.y,
+    )
+}
+
+/// Twin of `verlet` (common.wgsl): a free particle's next position under `params`.
+#[inline]
+pub(crate) fn verlet(params: &StepParams, x: glam::Vec3, x_prev: glam::Vec3) -> glam::Vec3 {
+    verlet_next(
+        x,
+        x_prev,
+        Vec4::from_array(params.accel).xyz(),
+        params.ratio,
+        params.damping,
+        params.accel_scale,
+    )
+}
+
+/// Twin of `xpbd_step` in `shaders/common.wgsl`: the direction to move along and Δλ of one
+/// XPBD step (the kernel packs them in a vec4), Δλ = 0 when nothing can move (or, for a
+/// `unilateral` constraint, when it is not stretched).
+///   C = |x_i − x_j| − L,  Δλ = ω (−C − α̃ λ) / ((w_i + w_j)(n · dir) + α̃)   (ω: over-relaxation)
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn xpbd_step(
+    params: &StepParams,
+    rest: f32,
+    pi: Vec4,
+    pj: Vec4,
+    r: glam::Vec3,
+    alpha: f32,
+    lambda0: f32,
+    unilateral: bool,
+) -> (glam::Vec3, f32) {
+    let w_sum = pi.w + pj.w;
+    // Both ends pinned: nothing can move.
+    if w_sum == 0.0 {
+        return (glam::Vec3::ZERO, 0.0);
+    }
+    let d = pi.xyz() - pj.xyz();
+    let len2 = d.dot(d);
+    let len = len2.sqrt();
+    // Coincident particles give no direction to push along.
+    if len < 1e-9 {
+        return (glam::Vec3::ZERO, 0.0);
+    }
+    let constraint = len - rest;
+    // A limit (a coarse level's constraint) only keeps its ends from moving apart.
+    if unilateral && constraint <= 0.0 {
+        return (glam::Vec3::ZERO, 0.0);
+    }
+    // SHAKE corrects along the bond at the start of the step, unless the bond turned by more
+    // than 30° in the step or the correction along it would carry the bond past half its
+    // length; then along the current bond. A limit always uses the current bond (see
+    // `xpbd_step` in common.wgsl for why, tested there without roots).
+    let numerator = (-constraint - alpha * lambda0) * params.over_relaxation;
+    let r2 = r.dot(r);
+    let dr = d.dot(r);
+    let along_start = r2 > 1e-18
+        && dr > 0.0
+        && 4.0 * dr * dr > 3.0 * len2 * r2
+        && -2.0 * numerator * len * r2 < dr * dr;
+    if params.shake == 1 && !unilateral && along_start {
+        // Along r/|r| with n·dir = d·r / (|d| |r|), the divisions folded into one.
+        let r_len = r2.sqrt();
+        let scale = r_len * len;
+        let d_lambda = numerator * scale / (w_sum * dr + alpha * scale);
+        (r * (1.0 / r_len), d_lambda)
+    } else {
+        (d * (1.0 / len), numerator / (w_sum + alpha))
+    }
+}
+
+/// One thread of `solve_color` (and of the fused kernel's solve): `r` is the bond at the start
+/// of the step, `held` the ends' contact flags (the previous positions' w: 1 for a particle a
+/// collider held by static friction at the end of the last substep), `alpha` the
+/// constraint's α̃. The step is [`xpbd_step`].
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn solve_pair(
+    params: &StepParams,
+    c: &Constraint,
+    pi: &mut Vec4,
+    pj: &mut Vec4,
+    r: glam::Vec3,
+    held: (f32, f32),
+    alpha: f32,
+    lambda: &mut f32,
+    first_sweep: bool,
+) {
+    let lambda0 = if first_sweep { 0.0 } else { *lambda };
+    // A coarse level's limit moves its ends by the masses they stand for, and holds an end
+    // that contact holds as it holds a pin: the level then carries what hangs from a support
+    // to it, as it carries what hangs from a pin (Müller 2008 treats contacts on every level).
+    let limit = c.is_limit();
+    let (wi, wj) = if limit {
+        limit_weights(c.packed, unheld(pi.w, held.0), unheld(pj.w, held.1))
+    } else {
+        (pi.w, pj.w)
+    };
+    let (dir, d_lambda) = xpbd_step(
+        params,
+        c.rest,
+        pi.xyz().extend(wi),
+        pj.xyz().extend(wj),
+        r,
+        alpha,
+        lambda0,
+        limit,
+    );
+    *lambda = lambda0 + d_lambda;
+    *pi = (pi.xyz() + dir * (d_lambda * wi)).extend(pi.w);
+    *pj = (pj.xyz() - dir * (d_lambda * wj)).extend(pj.w);
+}
+
+/// Twin of `is_structural` (common.wgsl): the strain limit applies to a structural edge
+/// (kind 0), not to a stencil's record.
+#[inline]
+pub(crate) fn is_structural(c: &Constraint) -> bool {
+    c.packed & (Constraint::STENCIL | 3) == 0
+}
+
+/// Twin of `limit_pair` (common.wgsl): one structural edge (kind 0, not a stencil) longer than
+/// `limit` × its rest length shortened to it, its ends moving along it by their inverse
+/// masses; an end that contact holds (`held`, the previous positions' w) stays. Shared by
+/// [`limit_color`] and the fused kernel's twin.
+#[inline]
+pub(crate) fn limit_pair(
+    limit: f32,
+    c: &Constraint,
+    pi: &mut Vec4,
+    pj: &mut Vec4,
+    held: (f32, f32),
+) {
+    if !is_structural(c) {
+        return;
+    }
+    let (wi, wj) = (unheld(pi.w, held.0), unheld(pj.w, held.1));
+    let w_sum = wi + wj;
+    if w_sum == 0.0 {
+        return;
+    }
+    let d = pi.xyz() - pj.xyz();
+    let len2 = d.dot(d);
+    let longest = limit * c.rest;
+    if len2 <= longest * longest {
+        return;
+    }
+    let len = len2.sqrt();
+    let k = (len - longest) / (len * w_sum);
+    *pi = (pi.xyz() - d * (k * wi)).extend(pi.w);
+    *pj = (pj.xyz() + d * (k * wj)).extend(pj.w);
+}
+
+/// Twin of `material_slot`: a constraint's α̃ index in the `materials` table (four floats a
+/// material): its kind's, or for a stencil the fourth ([`Constraint::material_slot`]).
+#[inline]
+pub(crate) fn material_slot(con: &Constraint) -> usize {
+    con.material_slot()
+}
+
+/// Twin of `stencil_slot`: where a stencil's α̃ is in the `materials` table seen as floats.
+#[inline]
+pub(crate) fn stencil_slot(head: &Constraint) -> usize {
+    head.material_slot()
+}
+
+/// Twin of `stencil_weights` (common.wgsl): a bending stencil's four weights, from its two
+/// records.
+#[inline]
+pub(crate) fn stencil_weights(head: &Constraint, tail: &Constraint) -> [f32; 4] {
+    Constraint::stencil_parts(head, tail).1
+}
+
+/// One thread of `solve_color` on a color of bending stencils (and of the fused kernel's
+/// solve), twin of `solve_stencil` in `shaders/common.wgsl`: `k` the stencil's four weights,
+/// `x` its four particles (w: inverse mass), `alpha` its α̃.
+///   C = |κ|, κ = Σ k_a x_a,  Δλ = ω (−C − α̃ λ) / (Σ w_a k_a² + α̃),  x_a += w_a k_a (κ/|κ|) Δλ
+#[inline]
+pub(crate) fn solve_stencil(
+    params: &StepParams,
+    k: [f32; 4],
+    x: &mut [Vec4; 4],
+    alpha: f32,
+    lambda: &mut f32,
+    first_sweep: bool,
+) {
+    let lambda0 = if first_sweep { 0.0 } else { *lambda };
+    let kappa = k[0] * x[0].xyz() + k[1] * x[1].xyz() + k[2] * x[2].xyz() + k[3] * x[3].xyz();
+    let c = kappa.length();
+    let move_by = [0, 1, 2, 3].map(|a| x[a].w * k[a]);
+    // In order (glam's Vec4 dot sums in pairs), as the kernel does.
+    let denominator =
+        move_by[0] * k[0] + move_by[1] * k[1] + move_by[2] * k[2] + move_by[3] * k[3] + alpha;
+    *lambda = lambda0;
+    if c < 1e-9 || denominator <= 0.0 {
+        return;
+    }
+    let d_lambda = (-c - alpha * lambda0) * params.over_relaxation / denominator;
+    let step = kappa * (d_lambda / c);
+    for (a, p) in x.iter_mut().enumerate() {
+        *p = (p.xyz() + step * move_by[a]).extend(p.w);
+    }
+    *lambda = lambda0 + d_lambda;
+}
+
+/// Twin of `into_ball` in `shaders/common.wgsl`: the point nearest `x` within `r` of `c`.
+#[inline]
+pub(crate) fn into_ball(x: Vec3, c: Vec3, r: f32) -> Vec3 {
+    let d = x - c;
+    let len2 = d.dot(d);
+    if len2 > r * r {
+        c + d * (r / len2.sqrt())
+    } else {
+        x
+    }
+}
+
+/// Twin of `tether_pull` in `shaders/common.wgsl`: `x` moved, by the tether stiffness, to the
+/// nearest point within `tether_scale × rest` of both anchors `a` and `b`, found in closed form
+/// (see the kernel for why not by pulls in turn).
+#[inline]
+pub(crate) fn tether_pull(
+    params: &StepParams,
+    x: Vec3,
+    a: Vec3,
+    rest_a: f32,
+    b: Vec3,
+    rest_b: f32,
+) -> Vec3 {
+    let ra = params.tether_scale * rest_a;
+    let rb = params.tether_scale * rest_b;
+    // Unilateral: a point already within both is left alone (pa == x).
+    let pa = into_ball(x, a, ra);
+    let mut nearest = pa;
+    if (pa - b).dot(pa - b) > rb * rb {
+        let pb = into_ball(x, b, rb);
+        nearest = pb;
+        if (pb - a).dot(pb - a) > ra * ra {
+            nearest = lens_rim(x, a, ra, b, rb);
+        }
+    }
+    x + (nearest - x) * params.tether_stiffness
+}
+
+/// Twin of `lens_rim` in `shaders/common.wgsl`: the point nearest `x` on the circle where the
+/// spheres of radius `ra` about `a` and `rb` about `b` meet (where they do not, the point
+/// between them on the line of centres).
+#[inline]
+pub(crate) fn lens_rim(x: Vec3, a: Vec3, ra: f32, b: Vec3, rb: f32) -> Vec3 {
+    let ab = b - a;
+    let d = ab.length();
+    if d < 1e-9 {
+        return into_ball(x, a, ra.min(rb));
+    }
+    let u = ab / d;
+    // From the overlap, not from differences of squares (see the kernel).
+    let overlap = ra + rb - d;
+    let mut h = 0.5 * (d + ra - rb);
+    let mut rho = 0.0;
+    if overlap > 0.0 {
+        let ra_minus_h = overlap * (rb + d - ra) / (2.0 * d);
+        h = ra - ra_minus_h;
+        rho = (ra_minus_h * (ra + h)).max(0.0).sqrt();
+    }
+    let xa = x - a;
+    let off_axis = xa - u * xa.dot(u);
+    let off_len = off_axis.length();
+    let mut rim = a + u * h;
+    if off_len > 1e-12 {
+        rim += off_axis * (rho / off_len);
+    }
+    rim
+}
+
+/// Twin of `non_finite`: an infinity or a NaN, told from the exponent bits.
+#[inline]
+pub(crate) fn non_finite(v: f32) -> bool {
+    v.to_bits() & 0x7f80_0000 == 0x7f80_0000
+}
+
+/// Twin of `is_bad` (`shaders/common.wgsl`): true when `x` is non-finite or farther than the
+/// divergence limit from the scene's centre. Non-finite is told from the exponent bits, as the
+/// kernel must (WGSL may assume floats are finite).
+#[inline]
+pub(crate) fn is_bad(params: &StepParams, x: glam::Vec3) -> bool {
+    let center = Vec4::from_array(params.center);
+    let d = x - center.xyz();
+    non_finite(x.x) || non_finite(x.y) || non_finite(x.z) || d.dot(d) > center.w * center.w
+}
