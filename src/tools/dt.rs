@@ -284,34 +284,15 @@ mod tests {
 
     #[test]
     fn frame_rates_take_the_library_bounds_on_dt() {
+        let refusal = |spec: &str| spec.parse::<DtSpec>().unwrap_err();
         assert!("fixed:1".parse::<DtSpec>().is_ok());
-        assert!(
-            "fixed:0.5"
-                .parse::<DtSpec>()
-                .unwrap_err()
-                .contains("maximum")
-        );
-        assert!("fixed:0".parse::<DtSpec>().unwrap_err().contains("fps"));
+        assert!(refusal("fixed:0.5").contains("maximum"));
+        assert!(refusal("fixed:0").contains("fps"));
         assert!("fixed:inf".parse::<DtSpec>().is_err());
         assert!("fixed:NaN".parse::<DtSpec>().is_err());
-        assert!(
-            "random:144:30:1"
-                .parse::<DtSpec>()
-                .unwrap_err()
-                .contains("min fps")
-        );
-        assert!(
-            "random:30:144:-1"
-                .parse::<DtSpec>()
-                .unwrap_err()
-                .contains("seed")
-        );
-        assert!(
-            "sometimes"
-                .parse::<DtSpec>()
-                .unwrap_err()
-                .starts_with(USAGE)
-        );
+        assert!(refusal("random:144:30:1").contains("min fps"));
+        assert!(refusal("random:30:144:-1").contains("seed"));
+        assert!(refusal("sometimes").starts_with(USAGE));
         assert!("file:".parse::<DtSpec>().is_err());
     }
 

@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::sync::Once;
 
+use plotters::coord::CoordTranslate;
 use plotters::prelude::*;
 
 use crate::error::{ChiffonError, Result};
@@ -128,6 +129,35 @@ pub fn save(path: &Path, size: (u32, u32), figure: &impl Figure) -> Result<()> {
     }
 }
 
+/// The smallest and largest x and y of `points`: `(x0, x1, y0, y1)`; with no points, x0 > x1.
+fn bounds<'a>(points: impl IntoIterator<Item = &'a (f64, f64)>) -> (f64, f64, f64, f64) {
+    points.into_iter().fold(
+        (f64::MAX, f64::MIN, f64::MAX, f64::MIN),
+        |(a, b, c, d), p| (a.min(p.0), b.max(p.0), c.min(p.1), d.max(p.1)),
+    )
+}
+
+/// Draws `chart`'s legend, as every plot frames it: at `position`, on white of `opacity`
+/// inside a black border, its labels `font_size` pixels high.
+pub fn draw_legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+    opacity: f64,
+    font_size: u32,
+) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(opacity))
+        .border_style(BLACK)
+        .label_font(("sans-serif", font_size))
+        .draw()?;
+    Ok(())
+}
+
 /// Named series of (x, y) points drawn as lines on linear axes.
 pub struct Lines<'a> {
     /// Caption.
@@ -146,11 +176,7 @@ impl Figure for Lines<'_> {
         DB::ErrorType: 'static,
     {
         area.fill(&WHITE)?;
-        let all = self.series.iter().flat_map(|s| s.1.iter());
-        let (x0, x1, y0, y1) = all.fold(
-            (f64::MAX, f64::MIN, f64::MAX, f64::MIN),
-            |(a, b, c, d), p| (a.min(p.0), b.max(p.0), c.min(p.1), d.max(p.1)),
-        );
+        let (x0, x1, y0, y1) = bounds(self.series.iter().flat_map(|s| s.1.iter()));
         if x0 > x1 {
             return Ok(());
         }
@@ -180,13 +206,7 @@ impl Figure for Lines<'_> {
                     PathElement::new([(x, y), (x + 18, y)], color.stroke_width(2))
                 });
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 14))
-            .draw()?;
+        draw_legend(&mut chart, SeriesLabelPosition::LowerRight, 0.85, 14)?;
         area.present()?;
         Ok(())
     }
@@ -262,10 +282,7 @@ impl Figure for LogLog {
             if all.is_empty() {
                 continue;
             }
-            let (x0, x1, y0, y1) = all.iter().fold(
-                (f64::MAX, f64::MIN, f64::MAX, f64::MIN),
-                |(a, b, c, d), p| (a.min(p.0), b.max(p.0), c.min(p.1), d.max(p.1)),
-            );
+            let (x0, x1, y0, y1) = bounds(&all);
             let mut chart = ChartBuilder::on(area)
                 .caption(&panel.title, ("sans-serif", 22))
                 .margin(12)
@@ -296,13 +313,7 @@ impl Figure for LogLog {
                     .legend(move |(x, y)| PathElement::new([(x, y), (x + 18, y)], style));
                 chart.draw_series(s.points.iter().map(|&p| Circle::new(p, 4, style.filled())))?;
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .label_font(("sans-serif", 14))
-                .draw()?;
+            draw_legend(&mut chart, SeriesLabelPosition::UpperLeft, 0.8, 14)?;
         }
         area.present()?;
         Ok(())

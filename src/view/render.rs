@@ -4,11 +4,12 @@
 
 use glam::{Mat4, Vec3};
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::config::{DEFAULT_WORKGROUP_SIZE, MeshInfo};
 use crate::error::{ChiffonError, Result};
-use crate::geometry::planar_uvs;
+use crate::geometry::{UvLayer, planar_uvs};
 use crate::gpu::kernels::{Binding, Kernel, bind_group, bind_group_layout};
 use crate::gpu::shaders;
 
@@ -64,17 +65,19 @@ pub struct ClothVertex {
     pub uv: [f32; 2],
 }
 
-/// The vertices and indices that draw `cloth`: one vertex per distinct (particle, UV) pair.
-/// Without UVs, a planar projection of the rest shape gives the checker its coordinates.
+/// The UVs `cloth` is drawn with: its own, or, for a cloth without, a planar projection of its
+/// rest shape (which gives the checker its coordinates).
+pub fn drawn_uvs(cloth: &crate::Cloth) -> Cow<'_, UvLayer> {
+    match cloth.uvs() {
+        Some(uvs) => Cow::Borrowed(uvs),
+        None => Cow::Owned(planar_uvs(cloth.positions(), cloth.triangles())),
+    }
+}
+
+/// The vertices and indices that draw `cloth`: one vertex per distinct (particle, UV) pair,
+/// with the UVs of [`drawn_uvs`].
 pub fn cloth_vertices(cloth: &crate::Cloth) -> (Vec<ClothVertex>, Vec<u32>) {
-    let planar;
-    let layer = match cloth.uvs() {
-        Some(uvs) => uvs,
-        None => {
-            planar = planar_uvs(cloth.positions(), cloth.triangles());
-            &planar
-        }
-    };
+    let layer = drawn_uvs(cloth);
     let mut vertices = Vec::with_capacity(cloth.particle_count());
     let mut seen: HashMap<(u32, u32), u32> = HashMap::with_capacity(cloth.particle_count());
     let mut indices = Vec::with_capacity(cloth.triangles().len() * 3);

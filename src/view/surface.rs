@@ -4,11 +4,12 @@ use glam::Vec3;
 
 use crate::cloth::{Cloth, ClothDesc};
 use crate::error::Result;
-use crate::geometry::{UvLayer, planar_uvs};
+use crate::geometry::UvLayer;
 use crate::world::World;
 
 /// One cloth of every cloth in `world`, in its particle numbering, to draw: their triangles,
-/// and their UVs (a planar projection for a cloth without, as the renderer gives a lone one).
+/// and their UVs (a planar projection for a cloth without, as the renderer gives a lone one:
+/// [`super::render::drawn_uvs`]).
 pub fn world_surface(world: &mut World) -> Result<Cloth> {
     let n = world.particle_count();
     let mut desc = ClothDesc {
@@ -30,14 +31,7 @@ pub fn world_surface(world: &mut World) -> Result<Cloth> {
         let shift = |t: &[u32; 3], by: u32| t.map(|v| v + by);
         desc.triangles
             .extend(cloth.triangles().iter().map(|t| shift(t, range.start)));
-        let planar;
-        let layer = match cloth.uvs() {
-            Some(layer) => layer,
-            None => {
-                planar = planar_uvs(cloth.positions(), cloth.triangles());
-                &planar
-            }
-        };
+        let layer = super::render::drawn_uvs(cloth);
         let base = uvs.uvs.len() as u32;
         uvs.uvs.extend_from_slice(&layer.uvs);
         uvs.triangles

@@ -12,7 +12,6 @@
 //! saving of sleeping shows beside the same world with it off.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use anyhow::{Result, bail};
 use glam::Affine3A;
@@ -125,8 +124,8 @@ impl SceneBench for CapesConfig {
 
     fn cases(&self, cfg: &BenchConfig, backends: &[Backend]) -> Vec<Case> {
         let (c, r) = self.cloth_size;
-        let one = cape(c, r).map(Arc::new).map_err(|e| e.to_string());
-        let still = hanging_cape(c, r).map(Arc::new).map_err(|e| e.to_string());
+        let one = super::case::shared(cape(c, r));
+        let still = super::case::shared(hanging_cape(c, r));
         let both = one.and_then(|a| Ok((a, still?)));
         let mut cases = Vec::new();
         for &backend in backends {

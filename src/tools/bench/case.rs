@@ -21,7 +21,9 @@ use crate::params::{Projection, SolverParams};
 use crate::schedule::{FrameSchedule, Stage};
 use crate::tools::BackendKind as Backend;
 use crate::tools::scenes::STANDARD_DT;
-use crate::world::{ClothHandle, ClothOptions, ClothPath, World, WorldConfig};
+use crate::world::{
+    ClothHandle, ClothOptions, ClothPath, PathChoice, World, WorldCapacity, WorldConfig,
+};
 
 /// A cloth where a case places it. The placement is rigid (rotation and translation), so the
 /// cloth's rest lengths still measure the placed cloth's stretch.
@@ -31,6 +33,22 @@ pub struct Placed {
     pub cloth: Arc<Cloth>,
     /// Where it goes.
     pub at: Affine3A,
+}
+
+impl Placed {
+    /// `cloth` where it was built (no transform).
+    pub fn unmoved(cloth: Arc<Cloth>) -> Self {
+        Self {
+            cloth,
+            at: Affine3A::IDENTITY,
+        }
+    }
+}
+
+/// A built cloth, to be shared between the cases (and backends) that run it, or why it could
+/// not be built (those cases are reported as skipped).
+pub fn shared(built: crate::Result<Cloth>) -> std::result::Result<Arc<Cloth>, String> {
+    built.map(Arc::new).map_err(|e| e.to_string())
 }
 
 /// What a case runs.
@@ -56,6 +74,20 @@ pub enum Build {
 }
 
 impl Build {
+    /// One world of `cloth` alone, unmoved, on the global path, its per-pass kernels
+    /// `workgroup_size` threads wide (the heap and colliders scenes' cases).
+    pub fn global_world(cloth: Arc<Cloth>, workgroup_size: u32) -> Self {
+        Build::World {
+            config: WorldConfig {
+                capacity: WorldCapacity::for_cloths(1, &cloth),
+                paths: PathChoice::Global,
+                workgroup_size,
+                ..WorldConfig::default()
+            },
+            cloths: vec![Placed::unmoved(cloth)],
+        }
+    }
+
     fn cloths(&self) -> &[Placed] {
         match self {
             Build::World { cloths, .. } | Build::Solvers { cloths, .. } => cloths,

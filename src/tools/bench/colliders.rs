@@ -22,11 +22,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Result, bail};
-use glam::Affine3A;
 use plotters::style::{BLACK, BLUE, GREEN, RED};
 use serde::Serialize;
 
-use super::{BenchConfig, BenchRecord, Build, Case, Column, Placed, SceneBench, SceneFields};
+use super::{BenchConfig, BenchRecord, Build, Case, Column, SceneBench, SceneFields};
 use crate::Collider;
 use crate::contact::{DistanceGrid, Pose};
 use crate::params::SolverParams;
@@ -36,7 +35,6 @@ use crate::tools::plot::{LogLog, Series};
 use crate::tools::scenes::{
     CONTACT_FRICTION, bumpy_sphere, capsule_field, collider_box, collider_sheet, collider_sphere,
 };
-use crate::world::{PathChoice, WorldCapacity, WorldConfig};
 
 /// The capsules of the `capsules` set: 8 × 8.
 pub const CAPSULES_PER_SIDE: u32 = 8;
@@ -168,7 +166,7 @@ impl SceneBench for CollidersConfig {
         let mut cases = Vec::new();
         for &backend in backends {
             for &n in &self.sizes {
-                let sheet = collider_sheet(n).map(Arc::new).map_err(|e| e.to_string());
+                let sheet = super::case::shared(collider_sheet(n));
                 for &set in &self.sets {
                     let colliders = Self::colliders(set, &grid);
                     let params = SolverParams {
@@ -177,18 +175,7 @@ impl SceneBench for CollidersConfig {
                     };
                     let build = sheet.clone().and_then(|cloth| {
                         colliders?;
-                        Ok(Build::World {
-                            config: WorldConfig {
-                                capacity: WorldCapacity::for_cloths(1, &cloth),
-                                paths: PathChoice::Global,
-                                workgroup_size: cfg.workgroup_size,
-                                ..WorldConfig::default()
-                            },
-                            cloths: vec![Placed {
-                                cloth,
-                                at: Affine3A::IDENTITY,
-                            }],
-                        })
+                        Ok(Build::global_world(cloth, cfg.workgroup_size))
                     });
                     let mesh = grid.as_ref().ok().filter(|_| set == ColliderSet::Mesh);
                     cases.push(Case {

@@ -15,20 +15,16 @@
 //! Crossing triangles are the tests' business (`tests/self_collision.rs`); here, stretch and
 //! the mean height say the frames did what the scene is for.
 
-use std::sync::Arc;
-
 use anyhow::Result;
-use glam::Affine3A;
 use plotters::style::{BLUE, RED};
 use serde::Serialize;
 
-use super::{BenchConfig, BenchRecord, Build, Case, Column, Placed, SceneBench, SceneFields};
+use super::{BenchConfig, BenchRecord, Build, Case, Column, SceneBench, SceneFields};
 use crate::params::SolverParams;
 use crate::schedule::Stage;
 use crate::tools::BackendKind as Backend;
 use crate::tools::plot::{LogLog, Series};
 use crate::tools::scenes::heap_sheet;
-use crate::world::{PathChoice, WorldCapacity, WorldConfig};
 
 /// The heap scene's settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -90,21 +86,12 @@ impl SceneBench for HeapConfig {
         let mut cases = Vec::new();
         for &backend in backends {
             for &n in &self.sizes {
-                let towel = heap_sheet(n).map(Arc::new).map_err(|e| e.to_string());
+                let towel = super::case::shared(heap_sheet(n));
                 for on in [false, true] {
                     let params = heap_case_params(&cfg.params, on);
-                    let build = towel.clone().map(|cloth| Build::World {
-                        config: WorldConfig {
-                            capacity: WorldCapacity::for_cloths(1, &cloth),
-                            paths: PathChoice::Global,
-                            workgroup_size: cfg.workgroup_size,
-                            ..WorldConfig::default()
-                        },
-                        cloths: vec![Placed {
-                            cloth,
-                            at: Affine3A::IDENTITY,
-                        }],
-                    });
+                    let build = towel
+                        .clone()
+                        .map(|cloth| Build::global_world(cloth, cfg.workgroup_size));
                     cases.push(Case {
                         backend,
                         label: format!("{n}x{n} self-collision {}", if on { "on" } else { "off" }),

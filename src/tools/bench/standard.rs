@@ -6,10 +6,7 @@
 //! ([`crate::tools::scenes::irregular_cloth`]: a Delaunay triangulation of jittered points, about
 //! N×N particles), so a mesh's cost and stretch sit beside the grid's.
 
-use std::sync::Arc;
-
 use anyhow::{Result, bail};
-use glam::Affine3A;
 use plotters::style::{BLUE, RED};
 use serde::Serialize;
 
@@ -93,11 +90,10 @@ impl SceneBench for StandardConfig {
         {
             // One cloth per size, shared by both backends; one too large for the library is
             // reported as skipped.
-            let cloth = match sheet {
+            let cloth = super::case::shared(match sheet {
                 Sheet::Grid => standard_cloth(n, self.kinds),
                 Sheet::Irregular => irregular_cloth(n, self.kinds),
-            }
-            .map(Arc::new);
+            });
             let fields = Fields {
                 n,
                 sheet,
@@ -113,16 +109,10 @@ impl SceneBench for StandardConfig {
                         Sheet::Irregular => format!("{n}x{n} irregular"),
                     },
                     params: cfg.params.clone(),
-                    build: match &cloth {
-                        Ok(c) => Ok(Build::Solvers {
-                            workgroup_size: cfg.workgroup_size,
-                            cloths: vec![Placed {
-                                cloth: c.clone(),
-                                at: Affine3A::IDENTITY,
-                            }],
-                        }),
-                        Err(e) => Err(e.to_string()),
-                    },
+                    build: cloth.clone().map(|c| Build::Solvers {
+                        workgroup_size: cfg.workgroup_size,
+                        cloths: vec![Placed::unmoved(c)],
+                    }),
                     release: false,
                     fields: SceneFields::Standard(fields.clone()),
                 });

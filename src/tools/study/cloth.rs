@@ -97,11 +97,7 @@ pub struct ClothRecord {
 /// Runs the scene and returns the positions at every checkpoint.
 fn run(gpu: Option<&GpuContext>, integrator: Integrator, dts: &[f64]) -> Result<Vec<Vec<Vec3>>> {
     let (cloth, params) = crate::tools::scenes::study_cloth(integrator)?;
-    let mut solver = crate::Solver::new(
-        gpu.map_or(crate::Backend::Cpu, crate::Backend::Gpu),
-        &cloth,
-        params,
-    )?;
+    let mut solver = super::solver(gpu, &cloth, params)?;
     let mut snapshots = Vec::new();
     let mut t = 0.0;
     for &dt in dts {

@@ -16,7 +16,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::error::{ChiffonError, Result};
-use crate::tools::plot::{DrawResult, Figure};
+use crate::tools::plot::{DrawResult, Figure, draw_legend};
 use cloth::ClothRecord;
 use point_mass::{Method, Problem, Start, Trajectory, integrate};
 
@@ -151,11 +151,7 @@ pub fn orders() -> Vec<OrderRecord> {
     Method::ALL
         .iter()
         .map(|&m| {
-            let start = if m.verlet_family().is_some() {
-                Start::Correct
-            } else {
-                Start::None
-            };
+            let start = m.correct_start();
             let e = [1.0, 0.5, 0.25].map(|f| {
                 let dts = steps(DtMode::Fixed, ORDER_DT * f, DURATION, 0);
                 integrate(Problem::Sine, m, start, &dts)
@@ -172,6 +168,20 @@ pub fn orders() -> Vec<OrderRecord> {
             }
         })
         .collect()
+}
+
+/// A solver of `cloth` on the GPU when `gpu` is given, else on the CPU reference: how the
+/// study's cloth experiment and reference systems run.
+pub fn solver(
+    gpu: Option<&crate::GpuContext>,
+    cloth: &crate::Cloth,
+    params: crate::SolverParams,
+) -> Result<crate::Solver> {
+    crate::Solver::new(
+        gpu.map_or(crate::Backend::Cpu, crate::Backend::Gpu),
+        cloth,
+        params,
+    )
 }
 
 /// Runs the whole study. The cloth part runs on the GPU when `gpu` is given, else on the CPU.
@@ -349,13 +359,7 @@ impl Figure for ProblemPlot {
                     PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2))
                 });
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 12))
-            .draw()?;
+        draw_legend(&mut chart, SeriesLabelPosition::LowerLeft, 0.85, 12)?;
 
         // Errors on a log scale; exact methods sit on the 1e-16 floor.
         let floor = 1e-16;
@@ -447,13 +451,7 @@ impl Figure for ClothPlot<'_> {
                 Circle::new((i as f64 + off, c.max_distance_m as f64), 4, color.filled())
             }))?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 14))
-            .draw()?;
+        draw_legend(&mut chart, SeriesLabelPosition::UpperRight, 0.85, 14)?;
         area.present()?;
         Ok(())
     }
@@ -492,11 +490,7 @@ pub fn write_outputs(r: &StudyReport, dir: &Path, seed: u64) -> Result<Vec<Strin
             let runs = Method::ALL
                 .iter()
                 .map(|&m| {
-                    let start = if m.verlet_family().is_some() {
-                        Start::Correct
-                    } else {
-                        Start::None
-                    };
+                    let start = m.correct_start();
                     (m.name().to_string(), integrate(problem, m, start, &dts))
                 })
                 .chain(std::iter::once((

@@ -114,6 +114,16 @@ impl Method {
             _ => None,
         }
     }
+
+    /// How the method starts when started correctly: [`Start::Correct`] for the
+    /// position-Verlet family, [`Start::None`] for the others.
+    pub fn correct_start(self) -> Start {
+        if self.verlet_family().is_some() {
+            Start::Correct
+        } else {
+            Start::None
+        }
+    }
 }
 
 /// How the position-Verlet family gets its x₋₁.

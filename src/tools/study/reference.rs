@@ -83,11 +83,7 @@ pub fn hanging_rope(gpu: Option<&GpuContext>, seconds: f32) -> Result<RopeRecord
         iterations: 8,
         ..SolverParams::default()
     };
-    let mut s = crate::Solver::new(
-        gpu.map_or(crate::Backend::Cpu, crate::Backend::Gpu),
-        &cloth,
-        params,
-    )?;
+    let mut s = super::solver(gpu, &cloth, params)?;
     for _ in 0..(seconds * 60.0) as u32 {
         s.step(1.0 / 60.0)?;
     }
@@ -219,11 +215,7 @@ pub fn hanging_chain(
         coarse_levels,
         ..SolverParams::default()
     };
-    let mut s = crate::Solver::new(
-        gpu.map_or(crate::Backend::Cpu, crate::Backend::Gpu),
-        &cloth,
-        params,
-    )?;
+    let mut s = super::solver(gpu, &cloth, params)?;
     let anchors = slack_chain_anchors(links);
     s.set_particle(0, anchors[0], 0.0)?;
     s.set_particle(links as usize, anchors[1], 0.0)?;
@@ -343,11 +335,7 @@ pub fn pendulum(
         projection,
         ..SolverParams::default()
     };
-    let mut s = crate::Solver::new(
-        gpu.map_or(crate::Backend::Cpu, crate::Backend::Gpu),
-        &cloth,
-        params,
-    )?;
+    let mut s = super::solver(gpu, &cloth, params)?;
     let mut trace = vec![(0.0, theta0.to_degrees() as f64)];
     let joules = |t: f64, e: crate::quality::Energy| (t, e.kinetic, e.gravitational, e.total());
     let mut energy = vec![joules(0.0, s.energy()?)];
@@ -416,11 +404,7 @@ pub fn hanging_sheet(gpu: Option<&GpuContext>, n: u32, seconds: f32) -> Result<S
         damping: 2.0,
         ..SolverParams::default()
     };
-    let mut s = crate::Solver::new(
-        gpu.map_or(crate::Backend::Cpu, crate::Backend::Gpu),
-        &cloth,
-        params,
-    )?;
+    let mut s = super::solver(gpu, &cloth, params)?;
     // The rest height is 1 m, so the length ratio is the top row's mean height minus the
     // bottom row's.
     let ratio = |x: &[Vec3]| {
@@ -458,11 +442,7 @@ pub struct ClothEnergyRecord {
 /// Runs the standard 64² scene for `seconds` at 60 fps and records its energy every frame.
 pub fn cloth_energy(gpu: Option<&GpuContext>, seconds: f32) -> Result<ClothEnergyRecord> {
     let cloth = crate::tools::scenes::standard_cloth(64, [true; 3])?;
-    let mut s = crate::Solver::new(
-        gpu.map_or(crate::Backend::Cpu, crate::Backend::Gpu),
-        &cloth,
-        SolverParams::default(),
-    )?;
+    let mut s = super::solver(gpu, &cloth, SolverParams::default())?;
     let row =
         |t: f64, e: crate::quality::Energy| (t, e.kinetic, e.gravitational, e.elastic, e.total());
     let mut energy = vec![row(0.0, s.energy()?)];
