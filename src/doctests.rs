@@ -47,6 +47,10 @@ pub struct Meshes;
 #[doc = include_str!("../docs/performance.md")]
 pub struct Performance;
 
+/// `docs/python.md`.
+#[doc = include_str!("../docs/python.md")]
+pub struct Python;
+
 /// `docs/quality.md`.
 #[doc = include_str!("../docs/quality.md")]
 pub struct Quality;

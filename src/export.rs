@@ -14,6 +14,21 @@ use crate::error::{ChiffonError, Result};
 /// Writes `positions` of `cloth` to `path`, as CSV or OBJ by its extension, atomically
 /// ([`write_atomic`]).
 pub fn write_positions(path: &Path, cloth: &Cloth, positions: &[Vec3]) -> Result<()> {
+    // Positions from a caller (a binding's array) are checked here: the OBJ's normals index
+    // them by the cloth's triangles.
+    if positions.len() != cloth.particle_count() {
+        return Err(ChiffonError::InvalidParameter {
+            name: "positions",
+            reason: format!(
+                "{} positions for a cloth of {} particles",
+                positions.len(),
+                cloth.particle_count()
+            ),
+        });
+    }
+    for p in positions {
+        crate::error::check_finite3("position", *p)?;
+    }
     let ext = path
         .extension()
         .and_then(|e| e.to_str())

@@ -216,3 +216,12 @@ fn lone(e: crate::ChiffonError) -> crate::ChiffonError {
         e => e,
     }
 }
+
+/// A solver and a world can move to another thread (a Python binding steps them with the
+/// interpreter's lock released); on the web, where wgpu's types are not `Send`, they need not.
+#[cfg(not(target_arch = "wasm32"))]
+const _: () = {
+    const fn send<T: Send>() {}
+    send::<Solver>();
+    send::<World>();
+};

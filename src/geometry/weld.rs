@@ -31,8 +31,7 @@ pub(crate) fn weld(mesh: &TriangleMesh, tolerance: f32) -> Result<Welded> {
     let n = mesh.positions.len();
     if let Some(v) = mesh.positions.iter().position(|p| !p.is_finite()) {
         return Err(bad(format!(
-            "vertex {} has a non-finite coordinate {:?}",
-            v + 1,
+            "vertex {v} (counting from 0) has a non-finite coordinate {:?}",
             mesh.positions[v].to_array()
         )));
     }

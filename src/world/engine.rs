@@ -31,7 +31,7 @@ pub(crate) struct WorldFrame<'a> {
 }
 
 /// A world's buffers and the executor of its passes.
-pub(crate) trait Engine {
+pub(crate) trait Engine: wgpu::WasmNotSend {
     /// What runs the kernels.
     fn name(&self) -> String;
     /// Particles one workgroup can hold in workgroup memory (0: none).
