@@ -190,10 +190,15 @@ fn triangles(obj: &Bound<'_, PyAny>, count: usize) -> PyResult<Vec<[u32; 3]>> {
     Ok(out)
 }
 
-/// Positions as an `(N, 3)` float32 array (the one copy a readback makes).
-fn array<'py>(py: Python<'py>, positions: Vec<Vec3>) -> Bound<'py, PyArray2<f32>> {
-    let n = positions.len();
-    let flat: Vec<f32> = positions.iter().flat_map(|p| p.to_array()).collect();
+/// Rows of positions (m) as an `(N, 3)` float32 array, written once: from the readback's
+/// records (xyz and the inverse mass) straight into the array numpy takes over.
+fn array<'py>(
+    py: Python<'py>,
+    rows: impl ExactSizeIterator<Item = [f32; 3]>,
+) -> Bound<'py, PyArray2<f32>> {
+    let n = rows.len();
+    let mut flat = Vec::with_capacity(n * 3);
+    rows.for_each(|r| flat.extend_from_slice(&r));
     Array2::from_shape_vec((n, 3), flat)
         .expect("n rows of 3")
         .into_pyarray(py)
@@ -237,7 +242,7 @@ impl Cloth {
 
     /// The rest positions, an `(N, 3)` float32 array (m).
     fn positions<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f32>> {
-        array(py, self.0.positions().to_vec())
+        array(py, self.0.positions().iter().map(|p| p.to_array()))
     }
 
     /// The triangles, an `(M, 3)` uint32 array of particle indices (empty for a rope).
@@ -660,8 +665,8 @@ impl Solver {
 
     /// The particles' positions, an `(N, 3)` float32 array (m): one copy, the readback.
     fn positions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f32>>> {
-        let positions = py.detach(|| self.lock().positions()).py()?;
-        Ok(array(py, positions))
+        let raw = py.detach(|| self.lock().raw_positions()).py()?;
+        Ok(array(py, raw.iter().map(|p| p.truncate().to_array())))
     }
 
     /// Moves particle `index` to `position` (m) with `inverse_mass` (1/kg; 0 pins it).
@@ -820,8 +825,8 @@ impl World {
         handle: &ClothHandle,
     ) -> PyResult<Bound<'py, PyArray2<f32>>> {
         let handle = handle.0;
-        let positions = py.detach(|| self.lock().positions(handle)).py()?;
-        Ok(array(py, positions))
+        let raw = py.detach(|| self.lock().raw_positions(handle)).py()?;
+        Ok(array(py, raw.iter().map(|p| p.truncate().to_array())))
     }
 
     /// Moves particle `index` of a cloth to `position` (m) with `inverse_mass` (1/kg).
