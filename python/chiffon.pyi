@@ -168,8 +168,9 @@ class SolverParams:
     tethers and coarse levels on, a strain limit of 1.1 in contact, no colliders, no
     self-collision.
 
-    Only keywords; values are checked when a `Solver` or `World` takes them
-    (`InvalidParameterError`); an unknown keyword is a `ValueError`.
+    Only keywords. A value of the wrong type is a `TypeError` here, an unknown keyword a
+    `ValueError`; the values are checked when a `Solver` or `World` takes them
+    (`InvalidParameterError`: NaN, out of range).
     """
 
     def __init__(
@@ -234,16 +235,12 @@ class Solver:
         """Advances `dt` seconds (a frame), with the interpreter's lock released; raises
         `DivergedError` if the cloth diverged."""
     def positions(self) -> NDArray[np.float32]:
-        """The particles' positions, an `(N, 3)` float32 array (m): one copy, the readback."""
+        """The particles' positions, a new `(N, 3)` float32 array (m), written once from the
+        readback."""
     def set_particle(self, index: int, position: _Vec3, inverse_mass: float) -> None:
         """Moves particle `index` to `position` (m) with `inverse_mass` (1/kg; 0 pins it)."""
     def set_inverse_mass(self, index: int, inverse_mass: float) -> None:
         """Sets particle `index`'s inverse mass (1/kg; 0 pins it where it is)."""
-    def set_inverse_mass(self, handle: ClothHandle, index: int, inverse_mass: float) -> None:
-        """Sets particle `index` of a cloth's inverse mass (1/kg; 0 pins it where it is)."""
-    @property
-    def particle_count(self) -> int:
-        """Particles of every cloth."""
     def set_collider_pose(self, index: int, position: _Vec3, rotation: _Quat | None = None) -> None:
         """Moves collider `index` to `position` (m), turned by `rotation` (x, y, z, w; None: no
         turn); the next step's substeps carry it there."""
@@ -301,6 +298,11 @@ class World:
         """A cloth's positions, an `(N, 3)` float32 array (m)."""
     def set_particle(self, handle: ClothHandle, index: int, position: _Vec3, inverse_mass: float) -> None:
         """Moves particle `index` of a cloth to `position` (m) with `inverse_mass` (1/kg)."""
+    def set_inverse_mass(self, handle: ClothHandle, index: int, inverse_mass: float) -> None:
+        """Sets particle `index` of a cloth's inverse mass (1/kg; 0 pins it where it is)."""
+    @property
+    def particle_count(self) -> int:
+        """Particles of every cloth."""
     def set_collider_pose(self, index: int, position: _Vec3, rotation: _Quat | None = None) -> None:
         """Moves collider `index` to `position` (m), turned by `rotation` (x, y, z, w; None: no
         turn)."""

@@ -75,6 +75,7 @@ fn use_paths(text: &str) -> Vec<Vec<String>> {
             if *i < s.len() && s[*i] == b'{' {
                 *i += 1;
                 loop {
+                    let at = *i;
                     tree(s, i, &path, out);
                     while *i < s.len() && (s[*i].is_ascii_whitespace() || s[*i] == b',') {
                         *i += 1;
@@ -83,9 +84,17 @@ fn use_paths(text: &str) -> Vec<Vec<String>> {
                         *i += 1;
                         return;
                     }
+                    if *i == at {
+                        // Something no path starts with (a comment, an `as`): step over it.
+                        *i += 1;
+                    }
                 }
             }
             let start = *i;
+            if *i < s.len() && s[*i] == b'*' {
+                *i += 1; // a glob: the path so far is what it names
+                break;
+            }
             while *i < s.len() && (s[*i].is_ascii_alphanumeric() || s[*i] == b'_') {
                 *i += 1;
             }
@@ -99,7 +108,25 @@ fn use_paths(text: &str) -> Vec<Vec<String>> {
                 break;
             }
         }
-        out.push(path);
+        // `path as name`: the path is what it names.
+        let mut k = *i;
+        while k < s.len() && s[k].is_ascii_whitespace() {
+            k += 1;
+        }
+        if s[k..].starts_with(b"as ") {
+            k += 3;
+            while k < s.len() && s[k].is_ascii_whitespace() {
+                k += 1;
+            }
+            while k < s.len() && (s[k].is_ascii_alphanumeric() || s[k] == b'_') {
+                k += 1;
+            }
+            *i = k;
+        }
+        // Nothing read (a token no path starts with): no path.
+        if path.len() > prefix.len() {
+            out.push(path);
+        }
     }
     let mut out = Vec::new();
     tree(text.as_bytes(), &mut 0, &[], &mut out);
@@ -124,9 +151,20 @@ fn resolve(
     let module = path[..k].join("::");
     let through = path
         .get(k)
-        .and_then(|name| reexports.get(&(module.clone(), name.clone())));
+        .and_then(|name| Some((name, reexports.get(&(module.clone(), name.clone()))?)));
     match through {
-        Some(target) => Some(target.clone()),
+        // A re-export of a re-export (`crate::Backend` is `solver`'s, which is `backend`'s):
+        // followed to the module that defines the item.
+        Some((name, target)) => {
+            let mut target = target.clone();
+            for _ in 0..8 {
+                match reexports.get(&(target.clone(), name.clone())) {
+                    Some(next) if *next != target => target = next.clone(),
+                    _ => break,
+                }
+            }
+            Some(target)
+        }
         None => (k > 0).then_some(module),
     }
 }
@@ -145,7 +183,10 @@ fn absolute(
         .collect();
     let (base, rest): (Vec<String>, &[String]) = match path.first().map(String::as_str) {
         Some("crate") => (vec![], &path[1..]),
-        Some("super") => (own[..own.len().saturating_sub(1)].to_vec(), &path[1..]),
+        Some("super") => {
+            let ups = path.iter().take_while(|s| *s == "super").count();
+            (own[..own.len().saturating_sub(ups)].to_vec(), &path[ups..])
+        }
         Some("self") => (own.clone(), &path[1..]),
         Some(first) => {
             let child = own
@@ -194,6 +235,17 @@ fn reexports(modules: &BTreeMap<String, String>) -> Reexports {
     out
 }
 
+/// Where paths beginning `marker` start in `text`: not inside a longer path (`foo::crate::`)
+/// or a name (`my_crate::`).
+fn path_starts<'t>(text: &'t str, marker: &'t str) -> impl Iterator<Item = usize> + 't {
+    text.match_indices(marker)
+        .map(|(at, _)| at)
+        .filter(move |&at| {
+            let before = text[..at].chars().next_back();
+            !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':')
+        })
+}
+
 /// What each module imports from the others.
 fn imports() -> BTreeMap<String, BTreeSet<String>> {
     let modules = modules();
@@ -202,22 +254,43 @@ fn imports() -> BTreeMap<String, BTreeSet<String>> {
     for (module, source) in &modules {
         let text = code(source);
         let mut edges = BTreeSet::new();
-        for marker in ["crate::", "super::"] {
-            for (at, _) in text.match_indices(marker) {
-                let before = text[..at].chars().next_back();
-                if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
-                    continue; // `foo::crate::` is not a path from the root
+        // Names a `use` gave a module (`use crate::cpu;`, `use super::passes;`,
+        // `use crate::geometry::{self, ..}`): a later `cpu::engine::X` is an import of
+        // `cpu::engine`, not of the front it came through.
+        let mut aliases: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let add = |full: &[String], edges: &mut BTreeSet<String>| {
+            if let Some(target) = resolve(full, &modules, &reexports) {
+                let own = target == *module || target.starts_with(&format!("{module}::"));
+                if !own {
+                    edges.insert(target);
                 }
+            }
+        };
+        for marker in ["crate::", "super::"] {
+            for at in path_starts(&text, marker) {
                 for path in use_paths(&text[at..]) {
-                    let Some(full) = absolute(module, &path, &modules) else {
+                    let Some(mut full) = absolute(module, &path, &modules) else {
                         continue;
                     };
-                    if let Some(target) = resolve(&full, &modules, &reexports) {
-                        let own = target == *module || target.starts_with(&format!("{module}::"));
-                        if !own {
-                            edges.insert(target);
-                        }
+                    add(&full, &mut edges);
+                    if full.last().is_some_and(|s| s == "self") {
+                        full.pop();
                     }
+                    if modules.contains_key(&full.join("::")) {
+                        aliases.insert(full.last().unwrap().clone(), full);
+                    }
+                }
+            }
+        }
+        for (alias, target) in &aliases {
+            for at in path_starts(&text, &format!("{alias}::")) {
+                for path in use_paths(&text[at..]) {
+                    let full: Vec<String> = target
+                        .iter()
+                        .cloned()
+                        .chain(path.into_iter().skip(1))
+                        .collect();
+                    add(&full, &mut edges);
                 }
             }
         }
@@ -351,6 +424,14 @@ fn the_modules_form_the_documented_layers_with_no_cycle() {
 /// found; a comment, a test module and a method path are not.
 #[test]
 fn the_layer_check_reads_the_imports_it_must() {
+    // A glob, a rename and a stray token inside a group are read or stepped over, not read
+    // forever.
+    let glob = use_paths("crate::{a::*, ! b::C as D};");
+    let expected = [vec!["crate", "a"], vec!["crate", "b", "C"]];
+    assert_eq!(
+        glob,
+        expected.map(|p| p.into_iter().map(String::from).collect::<Vec<_>>())
+    );
     let paths = use_paths("crate::{cloth::{Cloth, self}, config::{A, b::{C}}};");
     let expected = [
         "crate::cloth::Cloth",
@@ -382,11 +463,18 @@ fn the_layer_check_reads_the_imports_it_must() {
         !graph["world"].contains("world::engine"),
         "a folder's front does not import its files"
     );
+    // `use crate::geometry::{self, ..}` then `geometry::grid::..` is an import of the file.
+    assert!(
+        graph["builder"].contains("geometry::grid"),
+        "a module alias is followed"
+    );
     let modules = modules();
     let reexports = reexports(&modules);
     for (path, module) in [
         ("Cloth", "cloth"),
         ("cloth::Constraint", "constraint"),
+        ("Constraint", "constraint"),
+        ("Backend", "backend"),
         ("gpu::GpuContext", "gpu::context"),
     ] {
         let path: Vec<String> = path.split("::").map(String::from).collect();

@@ -3,7 +3,7 @@
 //! makes one copy (the readback) and `step` none.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use chiffon::glam::{Quat, Vec3};
 use chiffon::params::{Substeps, TetherParams};
@@ -208,7 +208,13 @@ fn array<'py>(
 /// CPU reference. The context lives as long as the solver that uses it.
 fn context(backend: Option<&str>) -> PyResult<Option<chiffon::GpuContext>> {
     match backend {
-        None | Some("auto") => Ok(chiffon::GpuContext::new().ok()),
+        None | Some("auto") => match chiffon::GpuContext::new() {
+            Ok(ctx) => Ok(Some(ctx)),
+            // An adapter named in WGPU_ADAPTER_NAME that is not there is a mistake to report,
+            // not a reason to fall back to the CPU.
+            Err(e @ chiffon::ChiffonError::AdapterNotFound { .. }) => Err(error(e)),
+            Err(_) => Ok(None),
+        },
         Some("gpu") => chiffon::GpuContext::new().py().map(Some),
         Some("cpu") => Ok(None),
         Some(other) => Err(PyValueError::new_err(format!(
@@ -637,8 +643,11 @@ struct Solver {
 }
 
 impl Solver {
-    fn lock(&self) -> MutexGuard<'_, chiffon::Solver> {
-        self.solver.lock().unwrap_or_else(|e| e.into_inner())
+    /// Runs `f` on the solver with the interpreter's lock released: a call that waits for the
+    /// solver (another thread's step in flight) then holds neither lock, and every other
+    /// Python thread runs meanwhile.
+    fn with<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut chiffon::Solver) -> R + Send) -> R {
+        py.detach(|| f(&mut self.solver.lock().unwrap_or_else(|e| e.into_inner())))
     }
 }
 
@@ -660,25 +669,33 @@ impl Solver {
     fn step(&self, py: Python<'_>, dt: f64) -> PyResult<()> {
         // The lock is taken with the interpreter's released: a thread waiting for it then
         // holds neither, and the stepping thread can take the interpreter back.
-        py.detach(|| self.lock().step(dt)).py()
+        self.with(py, |s| s.step(dt)).py()
     }
 
     /// The particles' positions, an `(N, 3)` float32 array (m): one copy, the readback.
     fn positions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f32>>> {
-        let raw = py.detach(|| self.lock().raw_positions()).py()?;
+        let raw = self.with(py, |s| s.raw_positions()).py()?;
         Ok(array(py, raw.iter().map(|p| p.truncate().to_array())))
     }
 
     /// Moves particle `index` to `position` (m) with `inverse_mass` (1/kg; 0 pins it).
-    fn set_particle(&self, index: usize, position: [f32; 3], inverse_mass: f32) -> PyResult<()> {
-        self.lock()
-            .set_particle(index, Vec3::from_array(position), inverse_mass)
-            .py()
+    fn set_particle(
+        &self,
+        py: Python<'_>,
+        index: usize,
+        position: [f32; 3],
+        inverse_mass: f32,
+    ) -> PyResult<()> {
+        self.with(py, |s| {
+            s.set_particle(index, Vec3::from_array(position), inverse_mass)
+        })
+        .py()
     }
 
     /// Sets particle `index`'s inverse mass (1/kg; 0 pins it where it is).
-    fn set_inverse_mass(&self, index: usize, inverse_mass: f32) -> PyResult<()> {
-        self.lock().set_inverse_mass(index, inverse_mass).py()
+    fn set_inverse_mass(&self, py: Python<'_>, index: usize, inverse_mass: f32) -> PyResult<()> {
+        self.with(py, |s| s.set_inverse_mass(index, inverse_mass))
+            .py()
     }
 
     /// Moves collider `index` to `position` (m), turned by `rotation` (x, y, z, w); the next
@@ -686,47 +703,47 @@ impl Solver {
     #[pyo3(signature = (index, position, rotation = None))]
     fn set_collider_pose(
         &self,
+        py: Python<'_>,
         index: usize,
         position: [f32; 3],
         rotation: Option<[f32; 4]>,
     ) -> PyResult<()> {
-        self.lock()
-            .set_collider_pose(index, pose(position, rotation))
+        self.with(py, |s| s.set_collider_pose(index, pose(position, rotation)))
             .py()
     }
 
     /// Kinetic, gravitational, elastic and total energy (J), as a dict.
     fn energy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let e = self.lock().energy().py()?;
+        let e = self.with(py, |s| s.energy()).py()?;
         energy(py, e)
     }
 
     /// Raises `DivergedError` if a particle became non-finite or flew past the divergence
     /// limit in the last frame (`step` checks too).
-    fn health(&self) -> PyResult<()> {
-        self.lock().health().py()
+    fn health(&self, py: Python<'_>) -> PyResult<()> {
+        self.with(py, |s| s.health()).py()
     }
 
     /// Gives the solver new parameters (colliders, self-collision, gravity, ...).
-    fn set_params(&self, params: &SolverParams) -> PyResult<()> {
-        self.lock().set_params(params.0.clone()).py()
+    fn set_params(&self, py: Python<'_>, params: &SolverParams) -> PyResult<()> {
+        self.with(py, |s| s.set_params(params.0.clone())).py()
     }
 
     /// Returns the cloth to its start.
-    fn reset(&self) -> PyResult<()> {
-        self.lock().reset().py()
+    fn reset(&self, py: Python<'_>) -> PyResult<()> {
+        self.with(py, |s| s.reset()).py()
     }
 
     /// Writes the cloth as it is now to an OBJ file.
     fn write_obj(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
-        let positions = py.detach(|| self.lock().positions()).py()?;
+        let positions = self.with(py, |s| s.positions()).py()?;
         chiffon::export::write_positions(&path, &self.cloth, &positions).py()
     }
 
     /// What runs the kernels: the adapter's name, or the CPU reference.
     #[getter]
-    fn backend(&self) -> String {
-        self.lock().backend_name()
+    fn backend(&self, py: Python<'_>) -> String {
+        self.with(py, |s| s.backend_name())
     }
 
     /// Particles.
@@ -775,8 +792,9 @@ struct World {
 }
 
 impl World {
-    fn lock(&self) -> MutexGuard<'_, chiffon::World> {
-        self.world.lock().unwrap_or_else(|e| e.into_inner())
+    /// As [`Solver::with`].
+    fn with<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut chiffon::World) -> R + Send) -> R {
+        py.detach(|| f(&mut self.world.lock().unwrap_or_else(|e| e.into_inner())))
     }
 }
 
@@ -794,28 +812,31 @@ impl World {
     }
 
     /// Adds a cloth; returns its handle.
-    fn add(&self, cloth: &Cloth) -> PyResult<ClothHandle> {
+    fn add(&self, py: Python<'_>, cloth: &Cloth) -> PyResult<ClothHandle> {
         let options = chiffon::ClothOptions::default();
-        self.lock().add(&cloth.0, options).py().map(ClothHandle)
+        self.with(py, |s| s.add(&cloth.0, options))
+            .py()
+            .map(ClothHandle)
     }
 
     /// Removes a cloth.
-    fn remove(&self, handle: &ClothHandle) -> PyResult<()> {
-        self.lock().remove(handle.0).py()
+    fn remove(&self, py: Python<'_>, handle: &ClothHandle) -> PyResult<()> {
+        self.with(py, |s| s.remove(handle.0)).py()
     }
 
     /// The cloths' handles.
-    fn handles(&self) -> Vec<ClothHandle> {
-        self.lock().handles().into_iter().map(ClothHandle).collect()
+    fn handles(&self, py: Python<'_>) -> Vec<ClothHandle> {
+        let handles = self.with(py, |w| w.handles());
+        handles.into_iter().map(ClothHandle).collect()
     }
 
-    fn __len__(&self) -> usize {
-        self.lock().len()
+    fn __len__(&self, py: Python<'_>) -> usize {
+        self.with(py, |w| w.len())
     }
 
     /// Advances every cloth `dt` seconds, with the interpreter's lock released.
     fn step(&self, py: Python<'_>, dt: f64) -> PyResult<()> {
-        py.detach(|| self.lock().step(dt)).py()
+        self.with(py, |s| s.step(dt)).py()
     }
 
     /// A cloth's positions, an `(N, 3)` float32 array (m).
@@ -825,80 +846,81 @@ impl World {
         handle: &ClothHandle,
     ) -> PyResult<Bound<'py, PyArray2<f32>>> {
         let handle = handle.0;
-        let raw = py.detach(|| self.lock().raw_positions(handle)).py()?;
+        let raw = self.with(py, |s| s.raw_positions(handle)).py()?;
         Ok(array(py, raw.iter().map(|p| p.truncate().to_array())))
     }
 
     /// Moves particle `index` of a cloth to `position` (m) with `inverse_mass` (1/kg).
     fn set_particle(
         &self,
+        py: Python<'_>,
         handle: &ClothHandle,
         index: usize,
         position: [f32; 3],
         inverse_mass: f32,
     ) -> PyResult<()> {
-        self.lock()
-            .set_particle(handle.0, index, Vec3::from_array(position), inverse_mass)
-            .py()
+        self.with(py, |s| {
+            s.set_particle(handle.0, index, Vec3::from_array(position), inverse_mass)
+        })
+        .py()
     }
 
     /// Moves collider `index` to `position` (m), turned by `rotation` (x, y, z, w).
     #[pyo3(signature = (index, position, rotation = None))]
     fn set_collider_pose(
         &self,
+        py: Python<'_>,
         index: usize,
         position: [f32; 3],
         rotation: Option<[f32; 4]>,
     ) -> PyResult<()> {
-        self.lock()
-            .set_collider_pose(index, pose(position, rotation))
+        self.with(py, |s| s.set_collider_pose(index, pose(position, rotation)))
             .py()
     }
 
     /// A cloth's kinetic, gravitational, elastic and total energy (J), as a dict.
     fn energy<'py>(&self, py: Python<'py>, handle: &ClothHandle) -> PyResult<Bound<'py, PyDict>> {
-        let e = self.lock().energy(handle.0).py()?;
+        let e = self.with(py, |s| s.energy(handle.0)).py()?;
         energy(py, e)
     }
 
     /// Sets particle `index` of a cloth's inverse mass (1/kg; 0 pins it where it is).
     fn set_inverse_mass(
         &self,
+        py: Python<'_>,
         handle: &ClothHandle,
         index: usize,
         inverse_mass: f32,
     ) -> PyResult<()> {
-        self.lock()
-            .set_inverse_mass(handle.0, index, inverse_mass)
+        self.with(py, |s| s.set_inverse_mass(handle.0, index, inverse_mass))
             .py()
     }
 
     /// Particles of every cloth.
     #[getter]
-    fn particle_count(&self) -> usize {
-        self.lock().particle_count()
+    fn particle_count(&self, py: Python<'_>) -> usize {
+        self.with(py, |w| w.particle_count())
     }
 
     /// Raises `DivergedError` (with the cloth's index) if a cloth diverged in the last frame.
-    fn health(&self) -> PyResult<()> {
-        self.lock().health().py()
+    fn health(&self, py: Python<'_>) -> PyResult<()> {
+        self.with(py, |w| w.health()).py()
     }
 
     /// Gives every cloth new parameters.
-    fn set_params(&self, params: &SolverParams) -> PyResult<()> {
-        self.lock().set_params(params.0.clone()).py()
+    fn set_params(&self, py: Python<'_>, params: &SolverParams) -> PyResult<()> {
+        self.with(py, |s| s.set_params(params.0.clone())).py()
     }
 
     /// Returns every cloth to its start.
-    fn reset(&self) -> PyResult<()> {
-        self.lock().reset().py()
+    fn reset(&self, py: Python<'_>) -> PyResult<()> {
+        self.with(py, |s| s.reset()).py()
     }
 
     /// Writes a cloth as it is now to an OBJ file.
     fn write_obj(&self, py: Python<'_>, handle: &ClothHandle, path: PathBuf) -> PyResult<()> {
         let handle = handle.0;
-        py.detach(|| {
-            let mut world = self.lock();
+        self.with(py, |world| {
             let positions = world.positions(handle)?;
             chiffon::export::write_positions(&path, world.cloth(handle)?, &positions)
         })
@@ -907,8 +929,8 @@ impl World {
 
     /// What runs the kernels.
     #[getter]
-    fn backend(&self) -> String {
-        self.lock().backend_name()
+    fn backend(&self, py: Python<'_>) -> String {
+        self.with(py, |s| s.backend_name())
     }
 }
 

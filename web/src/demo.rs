@@ -224,13 +224,13 @@ impl Demo {
         let ctx = GpuContext::with_instance_async(instance, surface.as_ref())
             .await
             .map_err(js_error)?;
-        let config = match &surface {
+        let mut config = match &surface {
             Some(surface) => surface
                 .get_default_config(&ctx.adapter, width, height)
                 .ok_or_else(|| js_error("the adapter cannot draw into this canvas"))?,
             None => wgpu::SurfaceConfiguration {
                 usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-                format: wgpu::TextureFormat::Rgba8Unorm,
+                format: wgpu::TextureFormat::Rgba8UnormSrgb,
                 width,
                 height,
                 present_mode: wgpu::PresentMode::Fifo,
@@ -240,7 +240,12 @@ impl Demo {
                 color_space: Default::default(),
             },
         };
-        let format = config.format;
+        // The renderer writes linear colours, as on the native demo, into an sRGB view: a
+        // canvas cannot be sRGB itself, but its texture can be viewed as one.
+        let format = config.format.add_srgb_suffix();
+        if format != config.format {
+            config.view_formats.push(format);
+        }
         if let Some(surface) = &surface {
             surface.configure(&ctx.device, &config);
         }
@@ -468,7 +473,8 @@ impl Demo {
             s.offscreen = Some(color_texture(&s.ctx, &s.config));
         }
         let size = (s.config.width, s.config.height);
-        s.targets = Targets::new(&s.ctx.device, s.config.format, size, s.renderer.samples());
+        let format = s.config.format.add_srgb_suffix();
+        s.targets = Targets::new(&s.ctx.device, format, size, s.renderer.samples());
     }
 
     /// Turns the camera by a pointer drag of `(dx, dy)` pixels.
@@ -695,7 +701,11 @@ impl State {
             let scene = self.settings.scene;
             self.settings.enter(scene);
         }
-        let (mut world, placed, motion) = match scene(&self.ctx, &self.settings) {
+        let built = scene(&self.ctx, &self.settings).and_then(|(mut world, placed, motion)| {
+            let mesh = cloth_mesh(&self.ctx, &self.renderer, &mut world)?;
+            Ok((world, placed, motion, mesh))
+        });
+        let (world, placed, motion, mesh) = match built {
             Ok(built) => built,
             Err(e) => {
                 let s = &mut self.settings;
@@ -707,7 +717,7 @@ impl State {
                 return Err(js_error(e));
             }
         };
-        self.mesh = cloth_mesh(&self.ctx, &self.renderer, &mut world).map_err(js_error)?;
+        self.mesh = mesh;
         let shown = Shown::of(&self.settings);
         if (shown.scene, shown.mesh.is_some()) != (old.scene, old.mesh.is_some()) {
             self.camera = camera(shown.scene, &placed, shown.mesh.is_some());
@@ -808,7 +818,10 @@ impl State {
             _ => None,
         };
         let view = match (&frame, &self.offscreen) {
-            (Some(frame), _) => frame.texture.create_view(&Default::default()),
+            (Some(frame), _) => frame.texture.create_view(&wgpu::TextureViewDescriptor {
+                format: Some(self.config.format.add_srgb_suffix()),
+                ..Default::default()
+            }),
             (None, Some(texture)) => texture.create_view(&Default::default()),
             (None, None) => return Ok(Vec::new()),
         };
