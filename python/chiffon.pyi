@@ -284,8 +284,21 @@ class World:
 
     def __init__(self, params: SolverParams | None = None, backend: _Backend = None) -> None:
         """`params` default `SolverParams()`; `backend` as for `Solver`."""
-    def add(self, cloth: Cloth) -> ClothHandle:
-        """Adds a cloth where it was built; returns its handle."""
+    def add(
+        self,
+        cloth: Cloth,
+        translate: _Vec3 | None = None,
+        rotation: _Quat | None = None,
+        scale: float | None = None,
+        stretch: float | None = None,
+        shear: float | None = None,
+        curvature: float | None = None,
+        bend: float | None = None,
+    ) -> ClothHandle:
+        """Adds a cloth; returns its handle. It is placed where it was built, then scaled by
+        `scale`, turned by `rotation` (x, y, z, w) and moved by `translate` (m); `stretch`,
+        `shear` (m/N), `curvature` (1/(N·m)) and `bend` (m/N) give it its own material, each
+        unset one the world's `SolverParams`."""
     def remove(self, handle: ClothHandle) -> None:
         """Removes a cloth; its handle is stale from then on (`StaleHandleError`)."""
     def handles(self) -> list[ClothHandle]:

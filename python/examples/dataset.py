@@ -3,10 +3,11 @@
     python dataset.py [out.npz] [--drapes 100] [--frames 90] [--seed 0] [--backend auto]
 
 Each drape has its own collider (a sphere, a capsule or a box of random size, place, turn and
-friction) and cloth size; stretch and shear compliance are drawn once per batch (see below).
+friction), its own cloth size and its own material (stretch and shear compliance, given to
+`World.add`).
 
-A `chiffon.World` steps many cloths together, but with one `SolverParams`: one list of
-colliders and one material for all of them. So the drapes are made in batches of `--batch`
+A `chiffon.World` steps many cloths together, with one `SolverParams`: one list of colliders
+for all of them. So the drapes are made in batches of `--batch`
 (default 10): each batch is one world whose cloths lie side by side along x, `PITCH` metres
 apart, each over its own collider (all of them in the world's collider list, with the floor),
 far enough apart that no cloth reaches a neighbour's collider. Positions are saved in each
@@ -21,7 +22,7 @@ The .npz holds, for D drapes of N particles:
     size      (D, 3) float32      sphere (r, 0, 0); capsule (half length, r, 0); box half extents (m)
     yaw       (D,) float32        the collider's turn about y (rad)
     friction  (D,) float32        the collider's friction coefficient
-    stretch, shear (D,) float32   compliances (m/N), shared by a batch
+    stretch, shear (D,) float32   the cloth's compliances (m/N)
     cloth_size (D,) float32       the cloth's side (m)
     kinetic   (D,) float32        kinetic energy in the last frame (J): near 0 when settled
     ok        (D,) bool           False where the batch diverged (its positions are NaN)
@@ -123,17 +124,12 @@ def main():
     start = time.perf_counter()
     stepping = 0.0  # seconds spent in World.step
     for b, batch in enumerate(batches):
-        # One material for the whole world (compliance in m/N: 0 is rigid).
-        material = {
-            "stretch": float(10 ** rng.uniform(-6, -3)),
-            "shear": float(10 ** rng.uniform(-4, 2)),
-        }
         batch_drapes = [random_drape(rng) for _ in batch]
         origins = [np.array([PITCH * k, 0.0, 0.0], dtype=np.float32) for k in range(len(batch))]
 
         colliders = [chiffon.Collider.ground(0.0)]
         colliders += [collider(d, o) for d, o in zip(batch_drapes, origins)]
-        world = chiffon.World(chiffon.SolverParams(colliders=colliders, **material), backend=backend)
+        world = chiffon.World(chiffon.SolverParams(colliders=colliders), backend=backend)
         if b == 0:
             sys.stderr.write(f"backend: {world.backend}\n")
 
@@ -144,13 +140,16 @@ def main():
                 .spacing(d["cloth_size"] / (args.resolution - 1))
                 .flat(d["height"])
                 .pinning("none")
-                .translate(o.tolist())
                 .build()
             )
-            handles.append(world.add(cloth))
-            rest[i] = cloth.positions() - o
+            # Each cloth's own material (compliance in m/N: 0 is rigid), placed over its slot.
+            stretch[i] = 10 ** rng.uniform(-6, -3)
+            shear[i] = 10 ** rng.uniform(-4, 2)
+            handles.append(
+                world.add(cloth, translate=o.tolist(), stretch=float(stretch[i]), shear=float(shear[i]))
+            )
+            rest[i] = cloth.positions()
             triangles = cloth.triangles()
-            stretch[i], shear[i] = material["stretch"], material["shear"]
             drapes.append(d)
 
         try:

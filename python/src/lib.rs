@@ -811,12 +811,45 @@ impl World {
         })
     }
 
-    /// Adds a cloth; returns its handle.
-    fn add(&self, py: Python<'_>, cloth: &Cloth) -> PyResult<ClothHandle> {
-        let options = chiffon::ClothOptions::default();
-        self.with(py, |s| s.add(&cloth.0, options))
-            .py()
-            .map(ClothHandle)
+    /// Adds a cloth; returns its handle. It is placed where it was built, then scaled by
+    /// `scale`, turned by `rotation` (x, y, z, w) and moved by `translate` (m); `stretch`,
+    /// `shear` (m/N), `curvature` (1/(N·m)) and `bend` (m/N) give it its own material, each
+    /// unset one the world's (`SolverParams`).
+    #[pyo3(signature = (cloth, translate = None, rotation = None, scale = None, stretch = None, shear = None, curvature = None, bend = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn add(
+        &self,
+        py: Python<'_>,
+        cloth: &Cloth,
+        translate: Option<[f32; 3]>,
+        rotation: Option<[f32; 4]>,
+        scale: Option<f32>,
+        stretch: Option<f32>,
+        shear: Option<f32>,
+        curvature: Option<f32>,
+        bend: Option<f32>,
+    ) -> PyResult<ClothHandle> {
+        let transform = chiffon::glam::Affine3A::from_scale_rotation_translation(
+            Vec3::splat(scale.unwrap_or(1.0)),
+            rotation.map_or(Quat::IDENTITY, Quat::from_array),
+            Vec3::from_array(translate.unwrap_or([0.0; 3])),
+        );
+        let material = [stretch, shear, curvature, bend];
+        self.with(py, |w| {
+            let mut options = chiffon::ClothOptions::default().transform(transform);
+            if material.iter().any(Option::is_some) {
+                let mut c = w.params().compliance;
+                let [stretch, shear, curvature, bend] = material;
+                c.stretch = stretch.unwrap_or(c.stretch);
+                c.shear = shear.unwrap_or(c.shear);
+                c.curvature = curvature.unwrap_or(c.curvature);
+                c.bend = bend.unwrap_or(c.bend);
+                options.compliance = Some(c);
+            }
+            w.add(&cloth.0, options)
+        })
+        .py()
+        .map(ClothHandle)
     }
 
     /// Removes a cloth.

@@ -258,3 +258,20 @@ def test_handles_compare_equal_to_the_same_cloth():
     assert world.handles() == [a, b] and a != b
     assert {a, b} == set(world.handles())
     assert world.particle_count == 32
+
+
+def test_a_cloth_added_to_a_world_takes_its_own_place_and_material():
+    # Two grids hanging from their corners in one world: the one given a soft stretch
+    # compliance sags further than the world's rigid material lets the other; `translate`
+    # places the second beside the first.
+    world = chiffon.World(chiffon.SolverParams(tethers=False, coarse_levels=False), "cpu")
+    cloth = chiffon.ClothBuilder.grid(12, 12).build()
+    rigid = world.add(cloth)
+    soft = world.add(cloth, translate=[3.0, 0.0, 0.0], stretch=0.05)
+    for _ in range(60):
+        world.step(1.0 / 60.0)
+    a, b = world.positions(rigid), world.positions(soft)
+    assert abs(b[:, 0].mean() - a[:, 0].mean() - 3.0) < 0.05
+    assert b[:, 1].min() < a[:, 1].min() - 0.02, (a[:, 1].min(), b[:, 1].min())
+    with pytest.raises(chiffon.InvalidParameterError):
+        world.add(cloth, stretch=float("nan"))
