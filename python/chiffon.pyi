@@ -370,6 +370,9 @@ class DivergedError(ChiffonError):
     """The first bad particle, in the cloth's own numbering."""
     frame: int
     """The frame it went bad in (1 = the first after construction or reset)."""
+    cause: str
+    """Why: "non_finite" (a coordinate became NaN or infinite) or "too_far" (past the
+    divergence limit, `SolverParams(max_distance=...)`)."""
 
 class StaleHandleError(ChiffonError):
     """A cloth handle names no cloth in this world."""

@@ -102,12 +102,17 @@ fn error(e: chiffon::ChiffonError) -> PyErr {
             cloth,
             particle,
             frame,
-            ..
+            cause,
         } = e
         {
             let _ = value.setattr("cloth", cloth);
             let _ = value.setattr("particle", particle);
             let _ = value.setattr("frame", frame);
+            let cause = match cause {
+                chiffon::DivergenceCause::NonFinite => "non_finite",
+                chiffon::DivergenceCause::TooFar { .. } => "too_far",
+            };
+            let _ = value.setattr("cause", cause);
         }
     });
     err

@@ -154,7 +154,7 @@ def test_a_divergence_names_the_particle_and_the_frame():
     with pytest.raises(chiffon.DivergedError) as e:
         solver.step(1.0 / 60.0)
     assert e.value.kind == "diverged"
-    assert e.value.frame == 2 and e.value.cloth is None
+    assert e.value.frame == 2 and e.value.cloth is None and e.value.cause == "too_far"
     # The first particle past the limit: the one moved, or one its constraints dragged along.
     far = np.linalg.norm(solver.positions(), axis=1) > 10.0
     assert far[e.value.particle] and not far[: e.value.particle].any(), e.value.particle
