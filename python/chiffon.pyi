@@ -309,6 +309,9 @@ class World:
         """Advances every cloth `dt` seconds, with the interpreter's lock released."""
     def positions(self, handle: ClothHandle) -> NDArray[np.float32]:
         """A cloth's positions, an `(N, 3)` float32 array (m)."""
+    def all_positions(self) -> list[tuple[ClothHandle, NDArray[np.float32]]]:
+        """Every cloth's positions from one readback: `(handle, (N, 3) float32 array)` pairs in
+        `handles()` order."""
     def set_particle(self, handle: ClothHandle, index: int, position: _Vec3, inverse_mass: float) -> None:
         """Moves particle `index` of a cloth to `position` (m) with `inverse_mass` (1/kg)."""
     def set_inverse_mass(self, handle: ClothHandle, index: int, inverse_mass: float) -> None:

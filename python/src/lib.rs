@@ -888,6 +888,20 @@ impl World {
         Ok(array(py, raw.iter().map(|p| p.truncate().to_array())))
     }
 
+    /// Every cloth's positions from one readback: a list of `(handle, (N, 3) float32 array)`
+    /// in `handles()` order (one readback instead of one a cloth, which on a GPU is the
+    /// difference that counts).
+    fn all_positions<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<Vec<(ClothHandle, Bound<'py, PyArray2<f32>>)>> {
+        let all = self.with(py, |w| w.all_positions()).py()?;
+        Ok(all
+            .into_iter()
+            .map(|(h, p)| (ClothHandle(h), array(py, p.iter().map(|x| x.to_array()))))
+            .collect())
+    }
+
     /// Moves particle `index` of a cloth to `position` (m) with `inverse_mass` (1/kg).
     fn set_particle(
         &self,

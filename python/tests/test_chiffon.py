@@ -171,6 +171,9 @@ def test_a_world_steps_many_cloths_and_refuses_a_stale_handle(backend, tmp_path)
     for _ in range(10):
         world.step(1.0 / 60.0)
     assert world.positions(a).shape == (64, 3)
+    every = world.all_positions()
+    assert [h for h, _ in every] == [a, b]
+    assert np.array_equal(every[0][1], world.positions(a)) and every[1][1].shape == (36, 3)
     assert world.positions(b)[:, 0].min() > 1.0
     path = tmp_path / "b.obj"
     world.write_obj(b, str(path))
@@ -228,7 +231,8 @@ def test_another_thread_waits_for_a_step_without_a_deadlock():
     thread = threading.Thread(target=frames)
     thread.start()
     for _ in range(20):
-        assert solver.energy()["total"] == solver.energy()["total"]
+        # Between two steps of the other thread: any frame's energy, always a finite one.
+        assert np.isfinite(solver.energy()["total"])
     thread.join(timeout=60)
     assert not thread.is_alive(), "deadlock: the stepping thread never finished"
     assert not errors, errors
