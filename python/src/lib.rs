@@ -209,18 +209,32 @@ fn array<'py>(
         .into_pyarray(py)
 }
 
+/// The process's one GPU device, opened on first use and shared by every solver and world (as a
+/// Rust program shares one `GpuContext`): opening a device per solver cost an adapter probe and
+/// a device each time. A failed open is not remembered, so a later call tries again.
+fn shared_gpu() -> chiffon::Result<chiffon::GpuContext> {
+    static GPU: Mutex<Option<chiffon::GpuContext>> = Mutex::new(None);
+    let mut gpu = GPU.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(ctx) = gpu.as_ref() {
+        return Ok(ctx.clone());
+    }
+    let ctx = chiffon::GpuContext::new()?;
+    *gpu = Some(ctx.clone());
+    Ok(ctx)
+}
+
 /// The backend by name: `"gpu"`, `"cpu"`, or `None` for the GPU when wgpu finds one, else the
-/// CPU reference. The context lives as long as the solver that uses it.
+/// CPU reference.
 fn context(backend: Option<&str>) -> PyResult<Option<chiffon::GpuContext>> {
     match backend {
-        None | Some("auto") => match chiffon::GpuContext::new() {
+        None | Some("auto") => match shared_gpu() {
             Ok(ctx) => Ok(Some(ctx)),
             // An adapter named in WGPU_ADAPTER_NAME that is not there is a mistake to report,
             // not a reason to fall back to the CPU.
             Err(e @ chiffon::ChiffonError::AdapterNotFound { .. }) => Err(error(e)),
             Err(_) => Ok(None),
         },
-        Some("gpu") => chiffon::GpuContext::new().py().map(Some),
+        Some("gpu") => shared_gpu().py().map(Some),
         Some("cpu") => Ok(None),
         Some(other) => Err(PyValueError::new_err(format!(
             "backend must be 'gpu', 'cpu', 'auto' or None (automatic), not {other:?}"
@@ -990,7 +1004,7 @@ impl World {
 /// (then `Solver` and `World` run on the CPU reference).
 #[pyfunction]
 fn gpu_info() -> Option<String> {
-    chiffon::GpuContext::new().ok().map(|ctx| ctx.describe())
+    shared_gpu().ok().map(|ctx| ctx.describe())
 }
 
 /// Writes `cloth` with `positions` (an `(N, 3)` array) to an OBJ file.
