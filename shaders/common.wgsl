@@ -27,8 +27,8 @@ struct StepParams {
     self_friction: f32,        // self-collision: Coulomb friction between particles
     hash_cells: u32,           // self-collision: cells of the spatial hash
     strain_limit: f32,         // longest a structural edge may be after contact, × rest; 0 = none
-    pad0: u32,
-    pad1: u32,
+    limit_sweeps: u32,         // sweeps of the strain limit over the colors a substep
+    limit_holds: u32,          // 1: the limit holds what static friction holds (box frames)
     pad2: u32,
 }
 
@@ -305,11 +305,11 @@ fn solve_pair(params: StepParams, con: Constraint, pi: vec4<f32>, pj: vec4<f32>,
 }
 
 // The strain limit (SolverParams::strain_limit) on one constraint (CPU:
-// cpu::solve_color::limit_pair): a structural edge (kind 0, not a stencil) longer than `limit`
-// × its rest length is shortened to it, its ends moving along it by their inverse masses. An
-// end that contact holds (`held`, as a coarse level's limit reads it) stays: the limit must
-// not drag a stuck particle over the surface. `moved` is false when nothing changed (then the
-// caller writes nothing). Shared by limit_color and the fused kernel.
+// cpu::common::limit_pair): a structural edge (kind 0, not a stencil) longer than `limit` ×
+// its rest length is shortened to it, its ends moving along it by their inverse masses. An end
+// that contact holds stays (`held`, as a coarse level's limit reads it) in frames whose
+// StepParams say so (`limit_held`); in others it moves too. `moved` is false when nothing
+// changed (then the caller writes nothing). Shared by limit_color and the fused kernel.
 struct Limited {
     pi: vec4<f32>,
     pj: vec4<f32>,
@@ -320,6 +320,15 @@ struct Limited {
 // record (CPU: cpu::solve_color::is_structural). Callers test it before they load the ends.
 fn is_structural(con: Constraint) -> bool {
     return (con.packed & (STENCIL | 3u)) == 0u;
+}
+
+// What the strain limit reads as held of two particles' previous positions' w (CPU:
+// cpu::common::limit_held): their contact flags in frames where the limit holds what static
+// friction holds (StepParams::limit_holds, frames with a box), else nothing. A box's edge
+// pushes run after the limit and need a corner's stuck particles to stay; elsewhere a stuck
+// particle held fixed keeps the edges between two supports stretched past the limit for good.
+fn limit_held(params: StepParams, wi: f32, wj: f32) -> vec2<f32> {
+    return select(vec2<f32>(0.0), vec2<f32>(wi, wj), params.limit_holds != 0u);
 }
 
 fn limit_pair(limit: f32, con: Constraint, pi: vec4<f32>, pj: vec4<f32>, held: vec2<f32>) -> Limited {

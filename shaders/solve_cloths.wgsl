@@ -252,31 +252,33 @@ fn integrate_and_solve(params: StepParams, cloth: ClothRecord, local: u32) {
     }
 }
 
-// The strain limit after contact (limit_color's sweep, `limit_pair` in common.wgsl) over the
-// cloth's colors, when the frame has one: a barrier first (collide moved every thread's own
-// particles) and after each color (the next color, or the next substep's integrate, reads
-// particles this one moved).
+// The strain limit after contact (limit_color's sweeps, `limit_pair` in common.wgsl) over the
+// cloth's colors, `limit_sweeps` times, when the frame has one: a barrier first (collide moved
+// every thread's own particles) and after each color (the next color, or the next substep's
+// integrate, reads particles this one moved).
 fn limit_strain(params: StepParams, cloth: ClothRecord, local: u32) {
     if (params.strain_limit <= 0.0) {
         return;
     }
     let offset = cloth.particle_offset;
     sync();
-    for (var c = 0u; c < cloth.color_count; c++) {
-        let range = fused_color(cloth.color_offset + c);
-        for (var t = local; t < range.count; t += WORKGROUP_SIZE) {
-            let con = constraints[range.start + t];
-            if (!is_structural(con)) {
-                continue;
+    for (var sweep = 0u; sweep < params.limit_sweeps; sweep++) {
+        for (var c = 0u; c < cloth.color_count; c++) {
+            let range = fused_color(cloth.color_offset + c);
+            for (var t = local; t < range.count; t += WORKGROUP_SIZE) {
+                let con = constraints[range.start + t];
+                if (!is_structural(con)) {
+                    continue;
+                }
+                let held = limit_held(params, previous[con.i].w, previous[con.j].w);
+                let limited = limit_pair(params.strain_limit, con, load_x(offset, con.i), load_x(offset, con.j), held);
+                if (limited.moved) {
+                    store_x(offset, con.i, limited.pi);
+                    store_x(offset, con.j, limited.pj);
+                }
             }
-            let held = vec2<f32>(previous[con.i].w, previous[con.j].w);
-            let limited = limit_pair(params.strain_limit, con, load_x(offset, con.i), load_x(offset, con.j), held);
-            if (limited.moved) {
-                store_x(offset, con.i, limited.pi);
-                store_x(offset, con.j, limited.pj);
-            }
+            sync();
         }
-        sync();
     }
 }
 

@@ -73,7 +73,8 @@ fn solve_color(
 // The strain limit after contact (SolverParams::strain_limit): one thread per record of one
 // of the cloths' colors; a structural edge longer than the limit is shortened to it
 // (`limit_pair`, common.wgsl), any other record is left alone. Same bindings as solve_color
-// (the multipliers and materials unused): within a color no two edges share a particle.
+// (the multipliers and materials unused): within a color no two edges share a particle. The
+// host sweeps the colors `limit_sweeps` times.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn limit_color(
     @builtin(workgroup_id) group: vec3<u32>,
@@ -88,7 +89,7 @@ fn limit_color(
     if (!is_structural(c)) {
         return;
     }
-    let held = vec2<f32>(previous[c.i].w, previous[c.j].w);
+    let held = limit_held(params, previous[c.i].w, previous[c.j].w);
     let limited = limit_pair(params.strain_limit, c, positions[c.i], positions[c.j], held);
     if (limited.moved) {
         positions[c.i] = limited.pi;

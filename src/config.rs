@@ -87,11 +87,13 @@ pub struct StepParams {
     /// The longest a structural edge may be after contact, as a multiple of its rest length
     /// (`SolverParams::active_strain_limit`); 0 when there is no limit.
     pub strain_limit: f32,
+    /// Sweeps of the strain limit over the colors each substep
+    /// (`SolverParams::limit_sweeps`).
+    pub limit_sweeps: u32,
+    /// 1 when the strain limit holds the particles static friction holds
+    /// (`SolverParams::limit_holds`), else 0.
+    pub limit_holds: u32,
     /// Padding to a multiple of 16 bytes.
-    pub pad0: u32,
-    /// Padding.
-    pub pad1: u32,
-    /// Padding.
     pub pad2: u32,
 }
 
@@ -517,8 +519,8 @@ pub const GPU_STRUCTS: &[GpuStructLayout] = &[
         self_friction,
         hash_cells,
         strain_limit,
-        pad0,
-        pad1,
+        limit_sweeps,
+        limit_holds,
         pad2
     }),
     layout!(ColliderRecord {

@@ -229,6 +229,8 @@ pub struct FrameSchedule {
     /// constraints, which come before their colors of bending stencils; 0 when the stage does
     /// not run ([`SolverParams::active_strain_limit`]).
     pub limit_colors: u32,
+    /// How many times the limit stage sweeps them ([`SolverParams::limit_sweeps`]).
+    pub limit_sweeps: u32,
     /// True when the collide stage also keeps the boxes' edges and corners out of the
     /// triangles (a box among the colliders, and triangles on the global path).
     pub box_edges: bool,
@@ -266,6 +268,7 @@ impl FrameSchedule {
             self_collision: true,
             collide: true,
             limit_colors: 1,
+            limit_sweeps: crate::params::LIMIT_SWEEPS,
             box_edges: true,
             air: true,
             global: true,
@@ -312,8 +315,9 @@ impl FrameSchedule {
                 exec.stage(Stage::Collide, &mut std::iter::once(Pass::Collide(s)));
             }
             if self.limit_colors > 0 {
-                let mut limits =
-                    (0..self.limit_colors).map(|color| Pass::LimitColor { color, substep: s });
+                let mut limits = (0..self.limit_sweeps)
+                    .flat_map(|_| 0..self.limit_colors)
+                    .map(|color| Pass::LimitColor { color, substep: s });
                 exec.stage(Stage::Limit, &mut limits);
             }
             if self.collide && self.box_edges {
@@ -516,8 +520,8 @@ fn step_params(params: &SolverParams, c: StepCoefficients, h: f64) -> StepParams
         self_friction: 0.0,
         hash_cells: 0,
         strain_limit: params.active_strain_limit().unwrap_or(0.0),
-        pad0: 0,
-        pad1: 0,
+        limit_sweeps: params.limit_sweeps(),
+        limit_holds: params.limit_holds() as u32,
         pad2: 0,
     }
 }
@@ -588,6 +592,7 @@ mod tests {
             self_collision: false,
             collide: true,
             limit_colors: 0,
+            limit_sweeps: 0,
             box_edges: false,
             air: false,
             global: true,
@@ -613,13 +618,14 @@ mod tests {
         };
         assert_eq!(boxed.dispatches(), s.dispatches() + 2 * 2);
         assert_eq!(boxed.stages(), s.stages() + 2);
-        // The strain limit: a sweep over the 8 colors of distance constraints (of 12), a stage
-        // of its own, each substep.
+        // The strain limit: three sweeps over the 8 colors of distance constraints (of 12), a
+        // stage of its own, each substep.
         let limited = FrameSchedule {
             limit_colors: 8,
+            limit_sweeps: 3,
             ..s
         };
-        assert_eq!(limited.dispatches(), s.dispatches() + 2 * 8);
+        assert_eq!(limited.dispatches(), s.dispatches() + 2 * 3 * 8);
         assert_eq!(limited.stages(), s.stages() + 2);
         // Air: three kernels once a frame, in a stage of their own, on either path.
         let windy = FrameSchedule { air: true, ..s };

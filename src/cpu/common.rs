@@ -181,9 +181,21 @@ pub(crate) fn is_structural(c: &Constraint) -> bool {
     c.packed & (Constraint::STENCIL | 3) == 0
 }
 
+/// Twin of `limit_held` (common.wgsl): what the strain limit reads as held of two particles'
+/// previous positions' w: their contact flags in frames where it holds what static friction
+/// holds ([`StepParams::limit_holds`]), else nothing.
+#[inline]
+pub(crate) fn limit_held(params: &StepParams, wi: f32, wj: f32) -> (f32, f32) {
+    if params.limit_holds != 0 {
+        (wi, wj)
+    } else {
+        (0.0, 0.0)
+    }
+}
+
 /// Twin of `limit_pair` (common.wgsl): one structural edge (kind 0, not a stencil) longer than
 /// `limit` × its rest length shortened to it, its ends moving along it by their inverse
-/// masses; an end that contact holds (`held`, the previous positions' w) stays. Shared by
+/// masses; an end that contact holds (`held`, [`limit_held`]) stays. Shared by
 /// [`limit_color`] and the fused kernel's twin.
 #[inline]
 pub(crate) fn limit_pair(

@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use super::colliders::{collide_all, collider_wakes};
 use super::common::{
-    constraint_alpha, is_bad, is_structural, limit_pair, solve_pair, solve_stencil,
+    constraint_alpha, is_bad, is_structural, limit_held, limit_pair, solve_pair, solve_stencil,
     stencil_weights, substep_pull, tether_pull,
 };
 use super::health::report_bad;
@@ -407,7 +407,8 @@ fn tethers_and_collide(
 }
 
 /// Twin of `limit_strain` (solve_cloths.wgsl): the strain limit after contact over the
-/// cloth's colors, when the frame has one ([`limit_pair`], as `limit_color` runs it).
+/// cloth's colors, `limit_sweeps` times, when the frame has one ([`limit_pair`], as
+/// `limit_color` runs it).
 fn limit_strain(
     params: &StepParams,
     constraints: &[Constraint],
@@ -418,13 +419,15 @@ fn limit_strain(
         return;
     }
     let offset = c.record.particle_offset;
-    for range in own_colors {
-        for con in constraints[range.range()].iter().filter(|c| is_structural(c)) {
-            let (i, j) = ((con.i - offset) as usize, (con.j - offset) as usize);
-            let held = (c.previous[i].w, c.previous[j].w);
-            let (mut pi, mut pj) = (c.positions[i], c.positions[j]);
-            limit_pair(params.strain_limit, con, &mut pi, &mut pj, held);
-            (c.positions[i], c.positions[j]) = (pi, pj);
+    for _ in 0..params.limit_sweeps {
+        for range in own_colors {
+            for con in constraints[range.range()].iter().filter(|c| is_structural(c)) {
+                let (i, j) = ((con.i - offset) as usize, (con.j - offset) as usize);
+                let (mut pi, mut pj) = (c.positions[i], c.positions[j]);
+                let held = limit_held(params, c.previous[i].w, c.previous[j].w);
+                limit_pair(params.strain_limit, con, &mut pi, &mut pj, held);
+                (c.positions[i], c.positions[j]) = (pi, pj);
+            }
         }
     }
 }

@@ -528,6 +528,7 @@ impl World {
             tethers: tethers_on && global_tethers,
             self_collision: self.params.self_collision.is_some() && l.global_particles > 0,
             collide: self.params.has_colliders(),
+            limit_sweeps: self.params.limit_sweeps(),
             limit_colors: if self.params.active_strain_limit().is_some() && l.global_particles > 0 {
                 l.global.distance_colors() as u32
             } else {
