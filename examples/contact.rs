@@ -66,13 +66,7 @@ fn main() -> chiffon::Result<()> {
         .pinning(Pinning::None)
         .build()?;
 
-    let gpu = match GpuContext::new() {
-        Ok(ctx) => Some(ctx),
-        Err(e) => {
-            println!("no GPU ({e}); running on the CPU reference");
-            None
-        }
-    };
+    let gpu = GpuContext::new_or_none();
     let backend = gpu.as_ref().map_or(Backend::Cpu, Backend::Gpu);
 
     // Self-collision keeps particles this far apart unless they were closer at rest: by

@@ -20,13 +20,7 @@ fn main() -> chiffon::Result<()> {
         .pinning(Pinning::Corners)
         .build()?;
 
-    let gpu = match GpuContext::new() {
-        Ok(ctx) => Some(ctx),
-        Err(e) => {
-            println!("no GPU ({e}); running on the CPU reference");
-            None
-        }
-    };
+    let gpu = GpuContext::new_or_none();
     let backend = gpu.as_ref().map_or(Backend::Cpu, Backend::Gpu);
 
     // The defaults: gravity, 360 substeps a second, rigid stretch and shear, tethers on.

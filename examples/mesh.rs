@@ -42,13 +42,7 @@ fn main() -> chiffon::Result<()> {
         stats.welded_vertices
     );
 
-    let gpu = match GpuContext::new() {
-        Ok(ctx) => Some(ctx),
-        Err(e) => {
-            println!("no GPU ({e}); running on the CPU reference");
-            None
-        }
-    };
+    let gpu = GpuContext::new_or_none();
     let backend = gpu.as_ref().map_or(Backend::Cpu, Backend::Gpu);
 
     let params = SolverParams {

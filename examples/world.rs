@@ -31,13 +31,7 @@ fn main() -> chiffon::Result<()> {
         .density(0.15) // kg/m²
         .build()?;
 
-    let gpu = match GpuContext::new() {
-        Ok(ctx) => Some(ctx),
-        Err(e) => {
-            println!("no GPU ({e}); running on the CPU reference");
-            None
-        }
-    };
+    let gpu = GpuContext::new_or_none();
     let backend = gpu.as_ref().map_or(Backend::Cpu, Backend::Gpu);
 
     // The parameters (gravity, wind, substeps, colliders) are the world's, shared by its cloths.

@@ -82,12 +82,8 @@ fn triangle_air(area: vec3<f32>, u: vec3<f32>) -> vec3<f32> {
 
 // Each particle: the wind where it is.
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn air_winds(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let i = thread_index(group, groups, local);
+fn air_winds(thread: Thread) {
+    let i = thread_index(thread);
     if (i >= air.particle_count) {
         return;
     }
@@ -96,12 +92,8 @@ fn air_winds(
 
 // Each triangle: the air's force on it, from its corners' mean wind and mean velocity.
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn air_forces(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let t = thread_index(group, groups, local);
+fn air_forces(thread: Thread) {
+    let t = thread_index(thread);
     if (t >= table[0]) {
         return;
     }
@@ -122,12 +114,8 @@ fn air_forces(
 // velocity over the frame, at most its speed relative to the wind; its previous position moves
 // back by that change times the substep.
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn apply_air(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let i = thread_index(group, groups, local);
+fn apply_air(thread: Thread) {
+    let i = thread_index(thread);
     if (i >= air.particle_count) {
         return;
     }

@@ -16,8 +16,7 @@
 // The triangle table (Rust: contact::edges): [T, N | offsets: N + 1 | incident: 3T |
 // triangles: 3T]; particle p's triangles are incident[offsets[p]..offsets[p + 1]].
 
-@group(0) @binding(0) var<uniform> params: StepParams;
-@group(0) @binding(1) var<storage, read_write> positions: array<vec4<f32>>;  // w: inverse mass
+// `params` and `positions` (bindings 0 and 1): particles.wgsl.
 @group(0) @binding(2) var<storage, read_write> previous: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read> collider_table: array<vec4<u32>>;  // records, broad phase
 @group(0) @binding(4) var<storage, read> distance_grid: array<f32>;
@@ -252,12 +251,8 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn edge_contacts(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let t = thread_index(group, groups, local);
+fn edge_contacts(thread: Thread) {
+    let t = thread_index(thread);
     if (t >= triangle_table[0]) {
         return;
     }
@@ -271,19 +266,12 @@ fn edge_contacts(
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn apply_edge_contacts(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let i = thread_index(group, groups, local);
-    if (i >= params.particle_count) {
+fn apply_edge_contacts(thread: Thread) {
+    let i = free_particle(thread);
+    if (i == NO_PARTICLE) {
         return;
     }
     let p = positions[i];
-    if (p.w == 0.0) {
-        return;
-    }
     var moved = vec3<f32>(0.0);
     var largest = 0.0;
     let incident = incident_start();

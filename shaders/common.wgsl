@@ -149,10 +149,18 @@ fn unordered(u: u32) -> f32 {
     return bitcast<f32>(~u);
 }
 
+// Where a compute thread stands in a dispatch split over y: the one parameter of the kernels
+// that index their threads across it, so each declares the builtins once, the same way.
+struct Thread {
+    @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+}
+
 // Linear thread index. Large dispatches are split over y, because one dimension holds at most
 // 65535 workgroups (2048² particles need 65536 groups of 64).
-fn thread_index(group: vec3<u32>, groups: vec3<u32>, local: u32) -> u32 {
-    return (group.y * groups.x + group.x) * WORKGROUP_SIZE + local;
+fn thread_index(thread: Thread) -> u32 {
+    return (thread.group.y * thread.groups.x + thread.group.x) * WORKGROUP_SIZE + thread.local;
 }
 
 // One cloth of a world on the fused path (Rust: config::ClothRecord), one workgroup each.

@@ -2,17 +2,12 @@
 // of a particle whose position is non-finite or farther than max_distance from the origin, by
 // an atomic minimum on a u32 (no float atomics). The test is `is_bad` (common.wgsl).
 
-@group(0) @binding(0) var<uniform> params: StepParams;
-@group(0) @binding(1) var<storage, read_write> positions: array<vec4<f32>>;  // w: inverse mass
+// `params` and `positions` (bindings 0 and 1): particles.wgsl.
 @group(0) @binding(4) var<storage, read_write> health: Health;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn check_health(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let i = thread_index(group, groups, local);
+fn check_health(thread: Thread) {
+    let i = thread_index(thread);
     if (i >= params.particle_count) {
         return;
     }

@@ -13,12 +13,8 @@
 @group(0) @binding(5) var<storage, read_write> normals: array<vec4<f32>>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn compute_normals(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let i = thread_index(group, groups, local);
+fn compute_normals(thread: Thread) {
+    let i = thread_index(thread);
     if (i >= mesh.particle_count) {
         return;
     }

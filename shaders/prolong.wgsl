@@ -3,19 +3,11 @@
 // neighbours. The parents belong to the level just solved and are never written here, so the
 // threads do not race.
 
-@group(0) @binding(0) var<uniform> range: ColorRange;                      // this level's entries
-@group(0) @binding(1) var<storage, read> nodes: array<u32>;                 // slot → particle
-@group(0) @binding(2) var<storage, read> prolongations: array<Prolongation>;
-@group(0) @binding(3) var<storage, read_write> positions: array<vec4<f32>>;  // w: inverse mass
-@group(0) @binding(4) var<storage, read_write> snapshot: array<vec4<f32>>;
+// The bindings: levels.wgsl.
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn prolong(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let k = thread_index(group, groups, local);
+fn prolong(thread: Thread) {
+    let k = thread_index(thread);
     if (k >= range.count) {
         return;
     }

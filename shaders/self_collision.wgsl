@@ -23,8 +23,7 @@
 // the result back. A particle with more candidates than a list holds searches the hash itself
 // (its overflow rebuilds the hash every substep, so the hash is always fresh for it).
 
-@group(0) @binding(0) var<uniform> params: StepParams;
-@group(0) @binding(1) var<storage, read_write> positions: array<vec4<f32>>;  // w: inverse mass
+// `params` and `positions` (bindings 0 and 1): particles.wgsl.
 @group(0) @binding(2) var<storage, read> previous: array<vec4<f32>>;        // x at step start
 @group(0) @binding(3) var<storage, read> rest: array<vec4<f32>>;            // xyz: rest position, w: its cloth
 // [counts: hash_cells | starts: hash_cells + 1 | block sums: hash_cells / WORKGROUP_SIZE |
@@ -102,22 +101,18 @@ fn builds() -> bool {
 // within the workgroup first, then one atomic per workgroup and bound. A frame's first substep
 // builds anyway, and skips it.
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn self_check(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
+fn self_check(thread: Thread) {
     if (params.t_from == 0.0) {
         return;
     }
-    if (local == 0u) {
+    if (thread.local == 0u) {
         for (var a = 0u; a < 3u; a++) {
             atomicStore(&low[a], 0xffffffffu);
             atomicStore(&high[a], 0u);
         }
     }
     workgroupBarrier();
-    let i = thread_index(group, groups, local);
+    let i = thread_index(thread);
     if (i < params.particle_count) {
         let step = positions[i].xyz - moved[params.particle_count + i].xyz;
         for (var a = 0u; a < 3u; a++) {
@@ -126,7 +121,7 @@ fn self_check(
         }
     }
     workgroupBarrier();
-    if (local == 0u) {
+    if (thread.local == 0u) {
         let s = state();
         for (var a = 0u; a < 3u; a++) {
             atomicMin(&table[s + a], atomicLoad(&low[a]));
@@ -139,12 +134,8 @@ fn self_check(
 // host may have moved, pinned or added particles since), after an overflow, or when the box of
 // moves is wider than an eighth of the distance on any axis.
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn self_plan(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    if (thread_index(group, groups, local) != 0u) {
+fn self_plan(thread: Thread) {
+    if (thread_index(thread) != 0u) {
         return;
     }
     let s = state();
@@ -164,24 +155,16 @@ fn self_plan(
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn hash_clear(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let c = thread_index(group, groups, local);
+fn hash_clear(thread: Thread) {
+    let c = thread_index(thread);
     if (c < params.hash_cells && builds()) {
         atomicStore(&table[c], 0u);
     }
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn hash_count(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let i = thread_index(group, groups, local);
+fn hash_count(thread: Thread) {
+    let i = thread_index(thread);
     if (i >= params.particle_count || !builds()) {
         return;
     }
@@ -190,7 +173,25 @@ fn hash_count(
     atomicAdd(&table[b], 1u);
 }
 
-// Each workgroup scans WORKGROUP_SIZE counts into exclusive starts and writes its total.
+// Hillis–Steele inclusive scan in workgroup memory: thread `local` brings `v`, and `scan[local]`
+// ends as the sum of threads 0..=local's. Every thread of the workgroup calls it (barriers).
+fn scan_workgroup(local: u32, v: u32) {
+    scan[local] = v;
+    workgroupBarrier();
+    for (var step = 1u; step < WORKGROUP_SIZE; step *= 2u) {
+        var add = 0u;
+        if (local >= step) {
+            add = scan[local - step];
+        }
+        workgroupBarrier();
+        scan[local] += add;
+        workgroupBarrier();
+    }
+}
+
+// Each workgroup scans WORKGROUP_SIZE counts into exclusive starts and writes its total. Its
+// builtins apart, not a `Thread`: the uniformity analysis takes a struct of them as non-uniform
+// as a whole, and the block index below must be uniform for the barriers.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn hash_scan_blocks(
     @builtin(workgroup_id) group: vec3<u32>,
@@ -214,18 +215,7 @@ fn hash_scan_blocks(
     if (c < params.hash_cells) {
         v = atomicLoad(&table[c]);
     }
-    scan[local] = v;
-    workgroupBarrier();
-    // Hillis–Steele inclusive scan in workgroup memory.
-    for (var step = 1u; step < WORKGROUP_SIZE; step *= 2u) {
-        var add = 0u;
-        if (local >= step) {
-            add = scan[local - step];
-        }
-        workgroupBarrier();
-        scan[local] += add;
-        workgroupBarrier();
-    }
+    scan_workgroup(local, v);
     if (c < params.hash_cells) {
         atomicStore(&table[starts() + c], scan[local] - v);
     }
@@ -251,17 +241,7 @@ fn hash_scan_sums(@builtin(local_invocation_index) local: u32) {
         if (k < blocks) {
             v = atomicLoad(&table[sums() + k]);
         }
-        scan[local] = v;
-        workgroupBarrier();
-        for (var step = 1u; step < WORKGROUP_SIZE; step *= 2u) {
-            var add = 0u;
-            if (local >= step) {
-                add = scan[local - step];
-            }
-            workgroupBarrier();
-            scan[local] += add;
-            workgroupBarrier();
-        }
+        scan_workgroup(local, v);
         if (k < blocks) {
             atomicStore(&table[sums() + k], carried + scan[local] - v);
         }
@@ -273,12 +253,8 @@ fn hash_scan_sums(@builtin(local_invocation_index) local: u32) {
 // Adds each block's offset to its starts; clears the counts (the scatter's cursors) and closes
 // the table with the particle count.
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn hash_scan_add(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let c = thread_index(group, groups, local);
+fn hash_scan_add(thread: Thread) {
+    let c = thread_index(thread);
     if (c >= params.hash_cells || !builds()) {
         return;
     }
@@ -291,12 +267,8 @@ fn hash_scan_add(
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn hash_scatter(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let i = thread_index(group, groups, local);
+fn hash_scatter(thread: Thread) {
+    let i = thread_index(thread);
     if (i >= params.particle_count || !builds()) {
         return;
     }
@@ -308,12 +280,8 @@ fn hash_scatter(
 // Sorts each bucket by particle index (insertion sort: buckets hold a handful), so the order
 // the atomics scattered them in does not matter, and copies their positions alongside.
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn hash_sort(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let c = thread_index(group, groups, local);
+fn hash_sort(thread: Thread) {
+    let c = thread_index(thread);
     if (c >= params.hash_cells || !builds()) {
         return;
     }
@@ -433,12 +401,8 @@ fn near_pair(i: u32, j: u32, pi: vec4<f32>, pj: vec4<f32>, ri: vec4<f32>, radius
 // not its neighbours at rest (nearer than the distance in the same cloth), in bucket order; and
 // where it was, for self_check. A pinned particle gathers no pushes and lists none.
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn self_candidates(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let i = thread_index(group, groups, local);
+fn self_candidates(thread: Thread) {
+    let i = thread_index(thread);
     let n = params.particle_count;
     if (i >= n || !builds()) {
         return;
@@ -472,12 +436,8 @@ fn self_candidates(
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn self_collide(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let i = thread_index(group, groups, local);
+fn self_collide(thread: Thread) {
+    let i = thread_index(thread);
     let n = params.particle_count;
     if (i >= n) {
         return;
@@ -529,12 +489,8 @@ fn self_collide(
 // The pushed positions become the positions; thread 0 empties the box of moves for the next
 // substep's self_check.
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn self_apply(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let i = thread_index(group, groups, local);
+fn self_apply(thread: Thread) {
+    let i = thread_index(thread);
     if (i == 0u) {
         let s = state();
         for (var a = 0u; a < 3u; a++) {

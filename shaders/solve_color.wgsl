@@ -18,12 +18,8 @@
 @group(0) @binding(6) var<storage, read> materials: array<f32>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn solve_color(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let k = thread_index(group, groups, local);
+fn solve_color(thread: Thread) {
+    let k = thread_index(thread);
     if (k >= color.count) {
         return;
     }
@@ -76,12 +72,8 @@ fn solve_color(
 // (the multipliers and materials unused): within a color no two edges share a particle. The
 // host sweeps the colors `limit_sweeps` times.
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn limit_color(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let k = thread_index(group, groups, local);
+fn limit_color(thread: Thread) {
+    let k = thread_index(thread);
     if (k >= color.count) {
         return;
     }

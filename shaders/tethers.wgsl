@@ -3,24 +3,16 @@
 // moved to the nearest point within both. Only the particle moves; its anchors are pinned, so
 // no thread writes what another reads and no coloring is needed.
 
-@group(0) @binding(0) var<uniform> params: StepParams;
-@group(0) @binding(1) var<storage, read_write> positions: array<vec4<f32>>;  // w: inverse mass
+// `params` and `positions` (bindings 0 and 1): particles.wgsl.
 @group(0) @binding(3) var<storage, read> tethers: array<TetherSlot>;
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn solve_tethers(
-    @builtin(workgroup_id) group: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let i = thread_index(group, groups, local);
-    if (i >= params.particle_count) {
+fn solve_tethers(thread: Thread) {
+    let i = free_particle(thread);
+    if (i == NO_PARTICLE) {
         return;
     }
     let p = positions[i];
-    if (p.w == 0.0) {
-        return;
-    }
     // Slots fill nearest first: no first anchor, no tethers; no second, the first twice.
     let first = tethers[i * TETHER_SLOTS];
     if (first.anchor == NO_ANCHOR) {

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use chiffon::config::GPU_STRUCTS;
-use chiffon::gpu::shaders::{ALL, COLLIDERS, COMMON};
+use chiffon::gpu::shaders::{ALL, COLLIDERS, COMMON, PARTICLES};
 
 fn validate(name: &str, source: &str) {
     let module = naga::front::wgsl::parse_str(source)
@@ -43,6 +43,8 @@ fn every_wgsl_file_is_registered() {
     let mut registered: BTreeSet<String> = ALL.iter().map(|f| f.file.to_string()).collect();
     registered.insert("common.wgsl".into());
     registered.insert("colliders.wgsl".into());
+    registered.insert("particles.wgsl".into());
+    registered.insert("levels.wgsl".into());
     let missing: Vec<_> = on_disk.difference(&registered).collect();
     assert!(
         missing.is_empty(),
@@ -130,8 +132,12 @@ fn shared_structs_match_their_rust_twins() {
         "Limited",
     ];
     for (_, ty) in shared.types.iter() {
-        if let (Some(name), naga::TypeInner::Struct { .. }) = (&ty.name, &ty.inner) {
-            if kernel_only.contains(&name.as_str()) {
+        if let (Some(name), naga::TypeInner::Struct { members, .. }) = (&ty.name, &ty.inner) {
+            // An entry point's builtins (`Thread`) come from the device, never from a buffer.
+            let builtins = members
+                .iter()
+                .all(|m| matches!(m.binding, Some(naga::Binding::BuiltIn(_))));
+            if kernel_only.contains(&name.as_str()) || builtins {
                 continue;
             }
             assert!(
@@ -306,6 +312,10 @@ const FUSED_ACCESSORS: &[&str] = &[
     "sync",
 ];
 
+/// Self-collision's functions that only work in workgroup memory between barriers: the CPU twin
+/// sums in a loop instead, so they have no twin.
+const SELF_COLLISION_ACCESSORS: &[&str] = &["scan_workgroup"];
+
 /// `shaders/NAME.wgsl` ↔ `src/cpu/NAME.rs`: every function of every kernel file (but the fused
 /// kernel's accessors above) has a Rust function of its name in its twin's file, so the two
 /// read side by side. `render.wgsl` draws, and has no CPU twin.
@@ -322,10 +332,10 @@ fn every_kernel_function_has_a_twin_of_its_name() {
         let twin = std::fs::read_to_string(&twin_path)
             .unwrap_or_else(|e| panic!("{}: no twin at {twin_path}: {e}", file.file));
         let twins = functions(&twin);
-        let accessors = if name == "solve_cloths" {
-            FUSED_ACCESSORS
-        } else {
-            &[]
+        let accessors = match name {
+            "solve_cloths" => FUSED_ACCESSORS,
+            "self_collision" => SELF_COLLISION_ACCESSORS,
+            _ => &[],
         };
         for f in functions(file.text) {
             if !accessors.contains(&f.as_str()) && !twins.contains(&f) {
@@ -338,12 +348,21 @@ fn every_kernel_function_has_a_twin_of_its_name() {
     }
     assert!(missing.is_empty(), "{}", missing.join("\n"));
     // And the accessors are still there: an entry for a function that is gone is stale.
-    let fused = functions(chiffon::gpu::shaders::SOLVE_CLOTHS.text);
-    for a in FUSED_ACCESSORS {
-        assert!(
-            fused.contains(*a),
-            "FUSED_ACCESSORS names {a}, which solve_cloths.wgsl does not define"
-        );
+    for (list, file) in [
+        (FUSED_ACCESSORS, chiffon::gpu::shaders::SOLVE_CLOTHS),
+        (
+            SELF_COLLISION_ACCESSORS,
+            chiffon::gpu::shaders::SELF_COLLISION,
+        ),
+    ] {
+        let defined = functions(file.text);
+        for a in list {
+            assert!(
+                defined.contains(*a),
+                "an accessor list names {a}, which {} does not define",
+                file.file
+            );
+        }
     }
 }
 
@@ -359,17 +378,28 @@ fn the_twin_check_sees_a_function_without_a_twin() {
 
 /// The preludes' functions that only reach into a kernel's storage or its thread grid: the
 /// CPU indexes its slices and loops instead, so they have no twin.
-const PRELUDE_ACCESSORS: &[&str] = &["thread_index", "collider", "collider_row", "cell_word"];
+const PRELUDE_ACCESSORS: &[&str] = &[
+    "thread_index",
+    "free_particle",
+    "collider",
+    "collider_row",
+    "cell_word",
+];
 
-/// `shaders/common.wgsl` and `shaders/colliders.wgsl`, prepended to the kernels, are twinned
-/// like the kernels: every one of their functions but the accessors above has a Rust function
-/// of its name in the same-named file, `src/cpu/common.rs` and `src/cpu/colliders.rs`.
+/// `shaders/common.wgsl`, `shaders/particles.wgsl` and `shaders/colliders.wgsl`, prepended to
+/// the kernels, are twinned like the kernels: every one of their functions but the accessors
+/// above has a Rust function of its name in the same-named file under `src/cpu/`
+/// (`particles.wgsl` has only accessors, and so no twin file; `levels.wgsl` only bindings).
 #[test]
 fn every_prelude_function_has_a_twin_of_its_name() {
     let root = env!("CARGO_MANIFEST_DIR");
     let mut missing = Vec::new();
-    for (file, text) in [("common", COMMON), ("colliders", COLLIDERS)] {
-        let rust = std::fs::read_to_string(format!("{root}/src/cpu/{file}.rs")).unwrap();
+    for (file, text) in [
+        ("common", COMMON),
+        ("particles", PARTICLES),
+        ("colliders", COLLIDERS),
+    ] {
+        let rust = std::fs::read_to_string(format!("{root}/src/cpu/{file}.rs")).unwrap_or_default();
         let twins = functions(&rust);
         for f in functions(text) {
             if !PRELUDE_ACCESSORS.contains(&f.as_str()) && !twins.contains(&f) {
@@ -381,7 +411,7 @@ fn every_prelude_function_has_a_twin_of_its_name() {
     }
     assert!(missing.is_empty(), "{}", missing.join("\n"));
     // And the accessors are still there: an entry for a function that is gone is stale.
-    let preludes = functions(&format!("{COMMON}\n{COLLIDERS}"));
+    let preludes = functions(&format!("{COMMON}\n{PARTICLES}\n{COLLIDERS}"));
     for a in PRELUDE_ACCESSORS {
         assert!(
             preludes.contains(*a),

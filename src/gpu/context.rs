@@ -51,6 +51,20 @@ impl GpuContext {
         Self::with_instance(Self::create_headless_instance(), None)
     }
 
+    /// As [`GpuContext::new`], for a program that runs wherever it can: `None` where no device
+    /// opens, after printing to stdout why and that it runs on the CPU reference. With
+    /// `gpu.as_ref().map_or(Backend::Cpu, Backend::Gpu)` it picks the [`crate::Backend`], as
+    /// the examples do.
+    pub fn new_or_none() -> Option<Self> {
+        match Self::new() {
+            Ok(ctx) => Some(ctx),
+            Err(e) => {
+                println!("no GPU ({e}); running on the CPU reference");
+                None
+            }
+        }
+    }
+
     /// Picks an adapter that can present to `surface` (when given): the first whose name
     /// contains `WGPU_ADAPTER_NAME` (case-insensitive) if that is set, else wgpu's choice under
     /// `WGPU_POWER_PREF` (default high performance). Opens a device with the adapter's limits.
@@ -541,7 +555,16 @@ fn no_adapter(wgpu_says: String) -> ChiffonError {
 
 #[cfg(test)]
 mod tests {
-    use super::pod_from_bytes;
+    use super::{GpuContext, pod_from_bytes};
+
+    /// The fallback opens a device exactly where [`GpuContext::new`] does.
+    #[test]
+    fn the_fallback_opens_what_new_opens() {
+        assert_eq!(
+            GpuContext::new_or_none().is_some(),
+            GpuContext::new().is_ok()
+        );
+    }
 
     /// Regression: readback cast a `Vec<u8>` to `&[Vec4]` with `bytemuck::cast_slice`, which
     /// needs 16-byte alignment that the allocator does not promise for bytes.

@@ -9,10 +9,24 @@ pub const COMMON: &str = include_str!("../../shaders/common.wgsl");
 /// tables it reads).
 pub const COLLIDERS: &str = include_str!("../../shaders/colliders.wgsl");
 
+/// The bindings the kernels with a thread per particle declare first, and the particle such a
+/// thread moves (`shaders/particles.wgsl`), prepended after [`COMMON`].
+pub const PARTICLES: &str = include_str!("../../shaders/particles.wgsl");
+
+/// The bindings of the hierarchy's kernels, [`SNAPSHOT`] and [`PROLONG`] (`shaders/levels.wgsl`),
+/// prepended after [`COMMON`].
+pub const LEVELS: &str = include_str!("../../shaders/levels.wgsl");
+
 /// What most solver kernels are compiled with, before their own text.
 const SOLVER: &[&str] = &[COMMON];
-/// What the colliding kernels are compiled with.
+/// What the kernels with a thread per particle are compiled with.
+const SOLVER_PARTICLES: &[&str] = &[COMMON, PARTICLES];
+/// What the colliding kernels with a thread per particle are compiled with.
+const SOLVER_PARTICLES_AND_COLLIDERS: &[&str] = &[COMMON, PARTICLES, COLLIDERS];
+/// What the fused kernel is compiled with.
 const SOLVER_AND_COLLIDERS: &[&str] = &[COMMON, COLLIDERS];
+/// What the hierarchy's kernels are compiled with.
+const SOLVER_LEVELS: &[&str] = &[COMMON, LEVELS];
 
 /// One WGSL file and the entry points it defines.
 #[derive(Clone, Copy, Debug)]
@@ -21,7 +35,8 @@ pub struct ShaderFile {
     pub file: &'static str,
     /// Its compute or render entry point(s), comma-separated.
     pub entry_points: &'static str,
-    /// The shared files prepended to it, in order ([`COMMON`], [`COLLIDERS`]).
+    /// The shared files prepended to it, in order ([`COMMON`], [`PARTICLES`] or [`LEVELS`],
+    /// [`COLLIDERS`]).
     pub prelude: &'static [&'static str],
     /// The file's text.
     pub text: &'static str,
@@ -41,7 +56,7 @@ impl ShaderFile {
 pub const INTEGRATE: ShaderFile = ShaderFile {
     file: "integrate.wgsl",
     entry_points: "integrate",
-    prelude: SOLVER,
+    prelude: SOLVER_PARTICLES,
     text: include_str!("../../shaders/integrate.wgsl"),
 };
 
@@ -59,7 +74,7 @@ pub const SOLVE_COLOR: ShaderFile = ShaderFile {
 pub const SNAPSHOT: ShaderFile = ShaderFile {
     file: "snapshot.wgsl",
     entry_points: "snapshot_nodes",
-    prelude: SOLVER,
+    prelude: SOLVER_LEVELS,
     text: include_str!("../../shaders/snapshot.wgsl"),
 };
 
@@ -68,7 +83,7 @@ pub const SNAPSHOT: ShaderFile = ShaderFile {
 pub const PROLONG: ShaderFile = ShaderFile {
     file: "prolong.wgsl",
     entry_points: "prolong",
-    prelude: SOLVER,
+    prelude: SOLVER_LEVELS,
     text: include_str!("../../shaders/prolong.wgsl"),
 };
 
@@ -76,7 +91,7 @@ pub const PROLONG: ShaderFile = ShaderFile {
 pub const TETHERS: ShaderFile = ShaderFile {
     file: "tethers.wgsl",
     entry_points: "solve_tethers",
-    prelude: SOLVER,
+    prelude: SOLVER_PARTICLES,
     text: include_str!("../../shaders/tethers.wgsl"),
 };
 
@@ -85,7 +100,7 @@ pub const TETHERS: ShaderFile = ShaderFile {
 pub const SELF_COLLISION: ShaderFile = ShaderFile {
     file: "self_collision.wgsl",
     entry_points: "self_check,self_plan,hash_clear,hash_count,hash_scan_blocks,hash_scan_sums,hash_scan_add,hash_scatter,hash_sort,self_candidates,self_collide,self_apply",
-    prelude: SOLVER,
+    prelude: SOLVER_PARTICLES,
     text: include_str!("../../shaders/self_collision.wgsl"),
 };
 
@@ -93,7 +108,7 @@ pub const SELF_COLLISION: ShaderFile = ShaderFile {
 pub const HEALTH: ShaderFile = ShaderFile {
     file: "health.wgsl",
     entry_points: "check_health",
-    prelude: SOLVER,
+    prelude: SOLVER_PARTICLES,
     text: include_str!("../../shaders/health.wgsl"),
 };
 
@@ -102,7 +117,7 @@ pub const HEALTH: ShaderFile = ShaderFile {
 pub const COLLIDE: ShaderFile = ShaderFile {
     file: "collide.wgsl",
     entry_points: "collide",
-    prelude: SOLVER_AND_COLLIDERS,
+    prelude: SOLVER_PARTICLES_AND_COLLIDERS,
     text: include_str!("../../shaders/collide.wgsl"),
 };
 
@@ -111,7 +126,7 @@ pub const COLLIDE: ShaderFile = ShaderFile {
 pub const COLLIDE_EDGES: ShaderFile = ShaderFile {
     file: "collide_edges.wgsl",
     entry_points: "edge_contacts,apply_edge_contacts",
-    prelude: SOLVER_AND_COLLIDERS,
+    prelude: SOLVER_PARTICLES_AND_COLLIDERS,
     text: include_str!("../../shaders/collide_edges.wgsl"),
 };
 
@@ -149,8 +164,8 @@ pub const RENDER: ShaderFile = ShaderFile {
     text: include_str!("../../shaders/render.wgsl"),
 };
 
-/// Every WGSL file chiffon ships with entry points ([`COMMON`] and [`COLLIDERS`] are
-/// validated on their own and as preludes).
+/// Every WGSL file chiffon ships with entry points ([`COMMON`] is validated on its own and as a
+/// prelude; [`PARTICLES`], [`LEVELS`] and [`COLLIDERS`] as preludes).
 pub const ALL: &[ShaderFile] = &[
     INTEGRATE,
     SNAPSHOT,

@@ -255,10 +255,7 @@ impl World {
             .get(handle.index as usize)
             .filter(|e| e.generation == handle.generation)
             .and_then(|e| e.live.as_ref())
-            .ok_or(ChiffonError::StaleHandle {
-                index: handle.index,
-                generation: handle.generation,
-            })
+            .ok_or(stale(handle))
     }
 
     pub(super) fn live_mut(&mut self, handle: ClothHandle) -> Result<&mut Live> {
@@ -266,10 +263,7 @@ impl World {
             .get_mut(handle.index as usize)
             .filter(|e| e.generation == handle.generation)
             .and_then(|e| e.live.as_mut())
-            .ok_or(ChiffonError::StaleHandle {
-                index: handle.index,
-                generation: handle.generation,
-            })
+            .ok_or(stale(handle))
     }
 
     /// The live cloth of a slot the layout placed.
@@ -302,10 +296,15 @@ impl World {
         self.layout
             .find(handle.index)
             .map(|(_, p)| p)
-            .ok_or(ChiffonError::StaleHandle {
-                index: handle.index,
-                generation: handle.generation,
-            })
+            .ok_or(stale(handle))
+    }
+}
+
+/// The error for a handle that names no live cloth (removed, or never this world's).
+fn stale(handle: ClothHandle) -> ChiffonError {
+    ChiffonError::StaleHandle {
+        index: handle.index,
+        generation: handle.generation,
     }
 }
 

@@ -84,12 +84,7 @@ pub struct Fields {
     pub speedup_vs_separate: Option<f64>,
 }
 
-fn fields(r: &BenchRecord) -> Option<&Fields> {
-    match &r.fields {
-        SceneFields::Capes(f) => Some(f),
-        _ => None,
-    }
-}
+scene_fields!(Capes);
 
 impl SceneBench for CapesConfig {
     fn describe(&self) -> String {

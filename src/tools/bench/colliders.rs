@@ -101,12 +101,7 @@ pub struct Fields {
     pub ratio_vs_sphere: Option<f64>,
 }
 
-fn fields(r: &BenchRecord) -> Option<&Fields> {
-    match &r.fields {
-        SceneFields::Colliders(f) => Some(f),
-        _ => None,
-    }
-}
+scene_fields!(Colliders);
 
 /// The mesh body's distance grid, its triangle count and the time it took to build (ms).
 type BuiltGrid = std::result::Result<(Arc<DistanceGrid>, usize, f64), String>;

@@ -47,12 +47,7 @@ pub struct Fields {
     pub gpu_on_off_ratio: Option<f64>,
 }
 
-fn fields(r: &BenchRecord) -> Option<&Fields> {
-    match &r.fields {
-        SceneFields::Heap(f) => Some(f),
-        _ => None,
-    }
-}
+scene_fields!(Heap);
 
 /// The GPU time of `stage` in `r` (ms), or `-`.
 pub(super) fn stage_cell(r: &BenchRecord, stage: Stage) -> String {

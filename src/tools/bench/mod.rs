@@ -30,6 +30,19 @@
 //! only a solve's record and multiplier (24 B, +32 B with SHAKE) and the previous position in
 //! integrate (32 B) from storage, and loads and stores each position once a frame (32 B).
 
+/// `fn fields(r: &BenchRecord) -> Option<&Fields>`: a record's own fields when it is of the scene
+/// whose [`SceneFields`] variant is `$variant`, the one accessor every scene module needs.
+macro_rules! scene_fields {
+    ($variant:ident) => {
+        fn fields(r: &BenchRecord) -> Option<&Fields> {
+            match &r.fields {
+                SceneFields::$variant(f) => Some(f),
+                _ => None,
+            }
+        }
+    };
+}
+
 pub mod capes;
 pub mod case;
 pub mod colliders;

@@ -56,12 +56,7 @@ pub struct Fields {
     pub speedup_vs_cpu: Option<f64>,
 }
 
-fn fields(r: &BenchRecord) -> Option<&Fields> {
-    match &r.fields {
-        SceneFields::Standard(f) => Some(f),
-        _ => None,
-    }
-}
+scene_fields!(Standard);
 
 impl SceneBench for StandardConfig {
     fn describe(&self) -> String {
