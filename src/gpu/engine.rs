@@ -246,13 +246,17 @@ impl GpuEngine {
     }
 }
 
-/// Threads per fused workgroup when [`WorldConfig::fused_workgroup_size`] is `None`: 16 on a
-/// CPU adapter (lavapipe runs a workgroup on one core, and each barrier costs it a pass over
-/// every thread: 16 measured fastest, `docs/many-cloths.md`), else
-/// [`DEFAULT_FUSED_WORKGROUP_SIZE`].
+/// Threads per fused workgroup when [`WorldConfig::fused_workgroup_size`] is `None`: 64 on a
+/// CPU adapter, else [`DEFAULT_FUSED_WORKGROUP_SIZE`]. Lavapipe runs a workgroup on one core,
+/// and each barrier costs it a pass over every thread, so 16 measured fastest; but llvmpipe
+/// ends every loop of an invocation once the invocation's loops have run 65 535 iterations in
+/// all (`LP_MAX_TGSI_LOOP_ITERATIONS`, a guard against endless loops), and a fused frame of a
+/// 47² cloth at 11 substeps and three sweeps of the strain limit ran past it at 16 threads: the
+/// frame stopped early, silently, a few particles off their twin's. 64 threads give each
+/// invocation a quarter of the iterations (`docs/many-cloths.md`).
 pub(crate) fn default_fused_workgroup_size(info: &wgpu::AdapterInfo) -> u32 {
     if info.device_type == wgpu::DeviceType::Cpu {
-        16
+        64
     } else {
         DEFAULT_FUSED_WORKGROUP_SIZE
     }
