@@ -173,7 +173,7 @@ struct ClothRecord {
     shared_memory: u32,     // 1: its particles live in workgroup memory for the frame
     tethers: u32,           // 1: the tether stage runs for it
     tether_row: u32,        // the fused table's row of its first particle's tether slots
-    pad: u32,
+    limit_colors: u32,      // its first colors, those the strain limit sweeps
     level_count: u32,       // its coarse levels (0: none), FusedLevels from level_offset on
     level_offset: u32,
     node_offset: u32,       // its first snapshot node among the fused cloths'

@@ -253,7 +253,7 @@ fn integrate_and_solve(params: StepParams, cloth: ClothRecord, local: u32) {
 }
 
 // The strain limit after contact (limit_color's sweeps, `limit_pair` in common.wgsl) over the
-// cloth's colors, `limit_sweeps` times, when the frame has one: a barrier first (collide moved
+// cloth's first `limit_colors` colors (its structural edges'), `limit_sweeps` times, when the frame has one: a barrier first (collide moved
 // every thread's own particles) and after each color (the next color, or the next substep's
 // integrate, reads particles this one moved).
 fn limit_strain(params: StepParams, cloth: ClothRecord, local: u32) {
@@ -263,7 +263,7 @@ fn limit_strain(params: StepParams, cloth: ClothRecord, local: u32) {
     let offset = cloth.particle_offset;
     sync();
     for (var sweep = 0u; sweep < params.limit_sweeps; sweep++) {
-        for (var c = 0u; c < cloth.color_count; c++) {
+        for (var c = 0u; c < cloth.limit_colors; c++) {
             let range = fused_color(cloth.color_offset + c);
             for (var t = local; t < range.count; t += WORKGROUP_SIZE) {
                 let con = constraints[range.start + t];

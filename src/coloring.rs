@@ -152,6 +152,21 @@ impl ColoredConstraints {
         self.constraints[self.colors[c].start as usize].is_stencil()
     }
 
+    /// How many of the first `colors` colors the strain limit after contact sweeps: up to
+    /// the last that holds a structural edge ([`Constraint::is_structural`]; 0 when none
+    /// does), so it skips the stencil colors after them.
+    pub fn limit_colors_below(&self, colors: usize) -> usize {
+        (0..colors.min(self.colors.len()))
+            .rev()
+            .find(|&c| {
+                let r = &self.colors[c];
+                self.constraints[r.start as usize..r.end as usize]
+                    .iter()
+                    .any(Constraint::is_structural)
+            })
+            .map_or(0, |c| c + 1)
+    }
+
     /// The constraints, sorted by color.
     pub fn constraints(&self) -> &[Constraint] {
         &self.constraints

@@ -221,8 +221,9 @@ pub struct ClothRecord {
     pub tethers: u32,
     /// The fused table's row of its first particle's tether slots (one row per particle).
     pub tether_row: u32,
-    /// Padding to 16 bytes.
-    pub pad: u32,
+    /// Its first colors, those the strain limit after contact sweeps (up to the last that
+    /// holds a structural edge, `Hierarchy::limit_colors`).
+    pub limit_colors: u32,
     /// Its coarse levels (0: none), coarsest first: [`FusedLevel`]s from `level_offset` on.
     pub level_count: u32,
     /// Its first [`FusedLevel`] among the world's fused levels.
@@ -567,7 +568,7 @@ pub const GPU_STRUCTS: &[GpuStructLayout] = &[
         shared_memory,
         tethers,
         tether_row,
-        pad,
+        limit_colors,
         level_count,
         level_offset,
         node_offset,

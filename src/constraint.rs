@@ -100,6 +100,12 @@ impl Constraint {
         self.packed & ((1 << Self::DATUM_SHIFT) - 1)
     }
 
+    /// True for a structural edge: a distance constraint of kind 0 (not a stencil's record),
+    /// what the strain limit after contact shortens (`is_structural` in `shaders/common.wgsl`).
+    pub fn is_structural(&self) -> bool {
+        self.packed & (Self::STENCIL | 3) == 0
+    }
+
     /// True for a coarse level's limit (hierarchical PBD, `src/hierarchy/`).
     pub fn is_limit(&self) -> bool {
         self.kind_number() == LIMIT_KIND

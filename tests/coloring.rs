@@ -62,6 +62,50 @@ fn grids_are_validly_colored_with_at_most_8_distance_and_12_stencil_colors() {
     }
 }
 
+/// The strain limit after contact sweeps a cloth's first colors up to the last that holds a
+/// structural edge: every structural edge is in them, and the stencil colors after them are
+/// skipped (the fused kernel used to sweep all of a cloth's colors, its 12 stencil colors
+/// among them, with a barrier after each).
+#[test]
+fn the_strain_limit_sweeps_every_structural_edge_and_skips_the_stencil_colors() {
+    for s in kinds_combinations() {
+        let cloth = ClothBuilder::grid(33, 17)
+            .pinning(Pinning::None)
+            .constraint(ConstraintKind::Structural, s[0])
+            .constraint(ConstraintKind::Shear, s[1])
+            .constraint(ConstraintKind::Bend, s[2])
+            .build()
+            .unwrap();
+        let colored = cloth.colored();
+        let limit = colored.limit_colors_below(cloth.colors().len());
+        let (distance, _) = distance_and_stencil_colors(&cloth);
+        let structural_at = |c: usize| {
+            let r = &cloth.colors()[c];
+            cloth.constraints()[r.start as usize..r.end as usize]
+                .iter()
+                .any(Constraint::is_structural)
+        };
+        assert!(
+            limit <= distance,
+            "{s:?}: {limit} limit colors of {distance}"
+        );
+        assert!(
+            (limit..cloth.colors().len()).all(|c| !structural_at(c)),
+            "{s:?}: a structural edge after the limit's {limit} colors"
+        );
+        assert_eq!(limit > 0, s[0], "{s:?}: {limit} limit colors");
+        if s[0] {
+            assert!(
+                structural_at(limit - 1),
+                "{s:?}: the last limit color is not needed"
+            );
+        }
+        // Counting only the first colors counts no further.
+        assert_eq!(colored.limit_colors_below(limit), limit);
+        assert_eq!(colored.limit_colors_below(0), 0);
+    }
+}
+
 #[test]
 fn full_grid_reaches_the_eight_and_twelve_color_optima() {
     // An interior particle touches 8 distances (4 structural, 4 shear) and is in 12 bending

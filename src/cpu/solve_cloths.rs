@@ -272,7 +272,8 @@ fn solve_cloth(
         let params = if s == 0 { first } else { rest };
         integrate_and_solve(frame, params, shared, c);
         tethers_and_collide(frame, params, s, shared, c);
-        limit_strain(params, shared.constraints, own_colors, c);
+        let limit_colors = &own_colors[..record.limit_colors as usize];
+        limit_strain(params, shared.constraints, limit_colors, c);
     }
     c.positions
         .iter()
@@ -407,7 +408,7 @@ fn tethers_and_collide(
 }
 
 /// Twin of `limit_strain` (solve_cloths.wgsl): the strain limit after contact over the
-/// cloth's colors, `limit_sweeps` times, when the frame has one ([`limit_pair`], as
+/// cloth's first colors (`limit_colors`, those of its structural edges), `limit_sweeps` times, when the frame has one ([`limit_pair`], as
 /// `limit_color` runs it).
 fn limit_strain(
     params: &StepParams,

@@ -358,12 +358,10 @@ impl Hierarchy {
         self.cloth_colors
     }
 
-    /// Colors of the cloth's own distance constraints: the first of its colors, before those
-    /// of its bending stencils (the strain limit sweeps these).
-    pub fn distance_colors(&self) -> usize {
-        (0..self.cloth_colors)
-            .take_while(|&c| !self.constraints.is_stencil_color(c))
-            .count()
+    /// Colors the strain limit after contact sweeps: the first of the cloth's own colors, up
+    /// to the last that holds a structural edge ([`ColoredConstraints::limit_colors_below`]).
+    pub fn limit_colors(&self) -> usize {
+        self.constraints.limit_colors_below(self.cloth_colors)
     }
 
     /// The coarse levels, coarsest first (the solve order).

@@ -180,6 +180,7 @@ impl Layout {
                 particle_count: m.cloth.particle_count() as u32,
                 color_offset,
                 color_count: h.cloth_colors() as u32,
+                limit_colors: h.limit_colors() as u32,
                 shared_memory: *workgroup_memory as u32,
                 level_count: h.levels().len() as u32,
                 level_offset: level_offset as u32,

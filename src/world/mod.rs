@@ -530,7 +530,7 @@ impl World {
             collide: self.params.has_colliders(),
             limit_sweeps: self.params.limit_sweeps(),
             limit_colors: if self.params.active_strain_limit().is_some() && l.global_particles > 0 {
-                l.global.distance_colors() as u32
+                l.global.limit_colors() as u32
             } else {
                 0
             },
