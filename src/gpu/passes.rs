@@ -62,6 +62,11 @@ impl Pipelines {
             size: STEP_SIZE,
             dynamic: true,
         };
+        // A color's or a coarse level's range, one dynamic-offset slot each.
+        let range_binding = Binding::Uniform {
+            size: size_of::<ColorRange>() as u64,
+            dynamic: true,
+        };
         let particle_layout = bind_group_layout(
             device,
             "per-particle kernels",
@@ -77,10 +82,7 @@ impl Pipelines {
             device,
             "solve_color",
             &[
-                Binding::Uniform {
-                    size: size_of::<ColorRange>() as u64,
-                    dynamic: true,
-                },
+                range_binding,
                 Binding::StorageRead,
                 Binding::StorageReadWrite,
                 Binding::StorageRead,
@@ -93,10 +95,7 @@ impl Pipelines {
             device,
             "coarse levels",
             &[
-                Binding::Uniform {
-                    size: size_of::<ColorRange>() as u64,
-                    dynamic: true,
-                },
+                range_binding,
                 Binding::StorageRead,
                 Binding::StorageRead,
                 Binding::StorageReadWrite,
