@@ -104,17 +104,14 @@ impl Pipelines {
         );
         // collide: step params, positions, previous positions, the collider table (records,
         // then the broad phase), distance grids.
-        let collide_layout = bind_group_layout(
-            device,
-            "collide",
-            &[
-                step_binding,
-                Binding::StorageReadWrite,
-                Binding::StorageReadWrite,
-                Binding::StorageRead,
-                Binding::StorageRead,
-            ],
-        );
+        let collide_bindings = [
+            step_binding,
+            Binding::StorageReadWrite,
+            Binding::StorageReadWrite,
+            Binding::StorageRead,
+            Binding::StorageRead,
+        ];
+        let collide_layout = bind_group_layout(device, "collide", &collide_bindings);
         // The self-collision kernels: step params, positions, previous positions, rest
         // positions, the hash table, the buckets, the pushed positions, the sorted positions.
         let self_layout = bind_group_layout(
@@ -131,20 +128,15 @@ impl Pipelines {
                 Binding::StorageReadWrite,
             ],
         );
-        // The box-edge contacts: step params, positions, previous positions, the collider
-        // table, distance grids, the triangle table, the pushes.
+        // The box-edge contacts: collide's bindings, then the triangle table and the pushes.
         let edges_layout = bind_group_layout(
             device,
             "box-edge contacts",
             &[
-                step_binding,
-                Binding::StorageReadWrite,
-                Binding::StorageReadWrite,
-                Binding::StorageRead,
-                Binding::StorageRead,
-                Binding::StorageRead,
-                Binding::StorageReadWrite,
-            ],
+                &collide_bindings[..],
+                &[Binding::StorageRead, Binding::StorageReadWrite],
+            ]
+            .concat(),
         );
         // The air: its block, positions, previous positions, the triangle table, the winds at
         // the particles, the forces on the triangles (the box-edge pushes' buffer).
