@@ -37,6 +37,15 @@ fn shade(base: vec3<f32>, normal: vec3<f32>, world: vec3<f32>) -> vec3<f32> {
     return base * (ambient + 0.75 * diffuse) + vec3<f32>(specular);
 }
 
+// A checker of `cells` squares per unit of uv: `even` on one square, `odd` on the next.
+fn checker(uv: vec2<f32>, cells: f32, even: vec3<f32>, odd: vec3<f32>) -> vec3<f32> {
+    let cell = floor(uv * cells);
+    if (fract((cell.x + cell.y) * 0.5) > 0.25) {
+        return odd;
+    }
+    return even;
+}
+
 @vertex
 fn cloth_vs(
     @location(0) particle: u32,   // which particle this corner is
@@ -54,12 +63,7 @@ fn cloth_vs(
 @fragment
 fn cloth_fs(in: VsOut) -> @location(0) vec4<f32> {
     // A 10×10 checker so motion reads, with a fine weave so it looks like fabric.
-    let cell = floor(in.uv * 10.0);
-    let odd = fract((cell.x + cell.y) * 0.5) > 0.25;
-    var base = vec3<f32>(0.93, 0.86, 0.74);
-    if (odd) {
-        base = vec3<f32>(0.72, 0.16, 0.22);
-    }
+    let base = checker(in.uv, 10.0, vec3<f32>(0.93, 0.86, 0.74), vec3<f32>(0.72, 0.16, 0.22));
     let weave = 0.9 + 0.1 * sin(in.uv.x * 1200.0) * sin(in.uv.y * 1200.0);
     return vec4<f32>(shade(base * weave, in.normal, in.world), 1.0);
 }
@@ -83,12 +87,7 @@ fn ground_vs(@builtin(vertex_index) index: u32) -> VsOut {
 
 @fragment
 fn ground_fs(in: VsOut) -> @location(0) vec4<f32> {
-    let cell = floor(in.uv * 2.0);
-    let odd = fract((cell.x + cell.y) * 0.5) > 0.25;
-    var base = vec3<f32>(0.55, 0.58, 0.62);
-    if (odd) {
-        base = vec3<f32>(0.45, 0.48, 0.52);
-    }
+    let base = checker(in.uv, 2.0, vec3<f32>(0.55, 0.58, 0.62), vec3<f32>(0.45, 0.48, 0.52));
     // Fade into the background far away.
     let fade = clamp(length(in.uv) / 6.0, 0.0, 1.0);
     let color = mix(shade(base, in.normal, in.world), vec3<f32>(0.16, 0.18, 0.22), fade * fade);

@@ -290,3 +290,17 @@ pub(crate) fn check_finite3(name: &'static str, v: glam::Vec3) -> Result<()> {
         })
     }
 }
+
+/// Checks that every component of a vector is finite (the error names `name`), then that its
+/// length is at most `max` (the error names `length_name`). The length is taken in f64: the
+/// f32 length of a huge vector overflows to infinity, and the error would say "not finite" of
+/// a number the user typed.
+pub(crate) fn check_magnitude(
+    name: &'static str,
+    length_name: &'static str,
+    v: glam::Vec3,
+    max: f32,
+) -> Result<()> {
+    check_finite3(name, v)?;
+    check_range(length_name, v.as_dvec3().length(), 0.0, max as f64)
+}

@@ -3,7 +3,7 @@
 use glam::Vec3;
 
 use crate::contact::Collider;
-use crate::error::{ChiffonError, Result, check_finite3, check_range};
+use crate::error::{ChiffonError, Result, check_magnitude, check_range};
 use crate::integrator::Integrator;
 
 /// XPBD compliance of each constraint kind: the inverse of a spring stiffness, in m/N. 0 is
@@ -325,15 +325,7 @@ impl SolverParams {
 
     /// Checks every field against the bounds below; the error names the first bad one.
     pub fn validate(&self) -> Result<()> {
-        check_finite3("gravity", self.gravity)?;
-        // In f64: the f32 length of a huge vector overflows to infinity, and the error would
-        // say "not finite" of a number the user typed.
-        check_range(
-            "gravity",
-            self.gravity.as_dvec3().length(),
-            0.0,
-            MAX_ACCELERATION as f64,
-        )?;
+        check_magnitude("gravity", "gravity", self.gravity, MAX_ACCELERATION)?;
         if let Some(air) = &self.air {
             air.validate()?;
         }
@@ -554,13 +546,7 @@ impl Air {
 
     /// Checks every field; the error names the first bad one.
     pub fn validate(&self) -> Result<()> {
-        check_finite3("wind (m/s)", self.wind)?;
-        check_range(
-            "wind speed (m/s)",
-            self.wind.as_dvec3().length(),
-            0.0,
-            MAX_WIND_SPEED as f64,
-        )?;
+        check_magnitude("wind (m/s)", "wind speed (m/s)", self.wind, MAX_WIND_SPEED)?;
         check_range("air density (kg/m³)", self.density, 0.0, MAX_AIR_DENSITY)?;
         check_range("drag coefficient", self.drag, 0.0, MAX_AIR_COEFFICIENT)?;
         check_range("lift coefficient", self.lift, 0.0, MAX_AIR_COEFFICIENT)?;

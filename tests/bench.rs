@@ -47,8 +47,7 @@ fn bench_run(test: &str, args: &[&str]) -> (&'static str, String, Vec<serde_json
     } else {
         "cpu"
     };
-    let dir = std::env::temp_dir().join(format!("chiffon-{test}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::temp_dir(test);
     let (json, plot) = (dir.join("out.json"), dir.join("out.svg"));
     let out = command()
         .arg("bench")
@@ -461,8 +460,7 @@ const LONG: &[&str] = &["--backend", "cpu", "--sizes", "1024", "--frames", "1000
 
 #[test]
 fn bench_plot_and_json_paths_are_refused_before_the_run() {
-    let dir = std::env::temp_dir().join(format!("chiffon-bench-paths-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::temp_dir("bench-paths");
     let file = |name: &str| dir.join(name).display().to_string();
     let missing = dir.join("no-such-folder");
     let cases: Vec<(String, String, &str)> = vec![
@@ -565,8 +563,7 @@ fn flags_of_another_scene_are_refused_not_ignored() {
 
 #[test]
 fn quick_presets_sizes_but_explicit_flags_win() {
-    let dir = std::env::temp_dir().join(format!("chiffon-bench-quick-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::temp_dir("bench-quick");
     let json = dir.join("out.json");
     let out = command()
         .args([

@@ -44,9 +44,7 @@ fn sim<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
 }
 
 fn temp_path(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("chiffon-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    common::temp_dir("cli").join(name)
 }
 
 /// A path under the test's temporary folder with nothing there (a file or folder left by an

@@ -112,8 +112,7 @@ fn cloth_pixels(img: &Picture) -> Vec<(u32, u32)> {
 #[test]
 fn screenshot_shows_the_cloth_falling() {
     let test = "screenshot_shows_the_cloth_falling";
-    let dir = std::env::temp_dir().join(format!("chiffon-demo-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::temp_dir("demo");
     let Some(first) = screenshot(test, &dir, 1) else {
         return;
     };

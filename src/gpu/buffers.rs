@@ -351,12 +351,14 @@ pub(crate) fn bind_groups(
     h: Option<&SelfCollisionBuffers>,
     e: Option<&TriangleBuffers>,
 ) -> BindGroups {
+    // The substep's StepParams, a dynamic-offset slot.
+    let step = (&p.step_uniform, Some(STEP_SIZE));
     let particle = bind_group(
         device,
         "per-particle kernels",
         &pipelines.particle_layout,
         &[
-            (&p.step_uniform, Some(STEP_SIZE)),
+            step,
             (&p.positions, None),
             (&p.previous, None),
             (&p.tethers, None),
@@ -373,7 +375,7 @@ pub(crate) fn bind_groups(
             (&p.positions, None),
             (&p.previous, None),
             (&t.multipliers, None),
-            (&p.step_uniform, Some(STEP_SIZE)),
+            step,
             (&t.materials, None),
         ],
     );
@@ -389,32 +391,26 @@ pub(crate) fn bind_groups(
             (&t.snapshot, None),
         ],
     );
+    let collide_buffers = [
+        step,
+        (&p.positions, None),
+        (&p.previous, None),
+        (&c.table, None),
+        (&c.grid, None),
+    ];
     let collide = bind_group(
         device,
         "collide",
         &pipelines.collide_layout,
-        &[
-            (&p.step_uniform, Some(STEP_SIZE)),
-            (&p.positions, None),
-            (&p.previous, None),
-            (&c.table, None),
-            (&c.grid, None),
-        ],
+        &collide_buffers,
     );
+    // The box-edge kernels bind collide's buffers, then the triangle table and the pushes.
     let edges = e.map(|e| {
         bind_group(
             device,
             "box-edge contacts",
             &pipelines.edges_layout,
-            &[
-                (&p.step_uniform, Some(STEP_SIZE)),
-                (&p.positions, None),
-                (&p.previous, None),
-                (&c.table, None),
-                (&c.grid, None),
-                (&e.table, None),
-                (&e.pushes, None),
-            ],
+            &[&collide_buffers[..], &[(&e.table, None), (&e.pushes, None)]].concat(),
         )
     });
     let air = e.map(|e| {
@@ -438,7 +434,7 @@ pub(crate) fn bind_groups(
             "self-collision",
             &pipelines.self_layout,
             &[
-                (&p.step_uniform, Some(STEP_SIZE)),
+                step,
                 (&p.positions, None),
                 (&p.previous, None),
                 (&h.rest, None),

@@ -360,13 +360,7 @@ impl PendingRead {
             wait(&self.device)?;
         }
         mapped.await.map_err(ChiffonError::Readback)?;
-        let values = pod_from_bytes(
-            &staging
-                .get_mapped_range(..)
-                .map_err(|e| ChiffonError::Readback(e.to_string()))?,
-        );
-        staging.unmap();
-        Ok(values)
+        take_mapped(staging)
     }
 }
 
@@ -434,6 +428,11 @@ pub(crate) fn read_mapped<T: bytemuck::Pod>(
     #[cfg(not(target_arch = "wasm32"))]
     let outcome = rx.recv().map_err(|e| ChiffonError::Readback(e.to_string()));
     outcome?.map_err(|e| ChiffonError::Readback(e.to_string()))?;
+    take_mapped(buffer)
+}
+
+/// The contents of a `MAP_READ` buffer whose map has completed, as `T`s; unmaps it.
+fn take_mapped<T: bytemuck::Pod>(buffer: &wgpu::Buffer) -> Result<Vec<T>> {
     let values = pod_from_bytes(
         &buffer
             .get_mapped_range(..)

@@ -62,6 +62,11 @@ impl Pipelines {
             size: STEP_SIZE,
             dynamic: true,
         };
+        // A color's or a coarse level's range, one dynamic-offset slot each.
+        let range_binding = Binding::Uniform {
+            size: size_of::<ColorRange>() as u64,
+            dynamic: true,
+        };
         let particle_layout = bind_group_layout(
             device,
             "per-particle kernels",
@@ -77,10 +82,7 @@ impl Pipelines {
             device,
             "solve_color",
             &[
-                Binding::Uniform {
-                    size: size_of::<ColorRange>() as u64,
-                    dynamic: true,
-                },
+                range_binding,
                 Binding::StorageRead,
                 Binding::StorageReadWrite,
                 Binding::StorageRead,
@@ -93,10 +95,7 @@ impl Pipelines {
             device,
             "coarse levels",
             &[
-                Binding::Uniform {
-                    size: size_of::<ColorRange>() as u64,
-                    dynamic: true,
-                },
+                range_binding,
                 Binding::StorageRead,
                 Binding::StorageRead,
                 Binding::StorageReadWrite,
@@ -105,17 +104,14 @@ impl Pipelines {
         );
         // collide: step params, positions, previous positions, the collider table (records,
         // then the broad phase), distance grids.
-        let collide_layout = bind_group_layout(
-            device,
-            "collide",
-            &[
-                step_binding,
-                Binding::StorageReadWrite,
-                Binding::StorageReadWrite,
-                Binding::StorageRead,
-                Binding::StorageRead,
-            ],
-        );
+        let collide_bindings = [
+            step_binding,
+            Binding::StorageReadWrite,
+            Binding::StorageReadWrite,
+            Binding::StorageRead,
+            Binding::StorageRead,
+        ];
+        let collide_layout = bind_group_layout(device, "collide", &collide_bindings);
         // The self-collision kernels: step params, positions, previous positions, rest
         // positions, the hash table, the buckets, the pushed positions, the sorted positions.
         let self_layout = bind_group_layout(
@@ -132,20 +128,15 @@ impl Pipelines {
                 Binding::StorageReadWrite,
             ],
         );
-        // The box-edge contacts: step params, positions, previous positions, the collider
-        // table, distance grids, the triangle table, the pushes.
+        // The box-edge contacts: collide's bindings, then the triangle table and the pushes.
         let edges_layout = bind_group_layout(
             device,
             "box-edge contacts",
             &[
-                step_binding,
-                Binding::StorageReadWrite,
-                Binding::StorageReadWrite,
-                Binding::StorageRead,
-                Binding::StorageRead,
-                Binding::StorageRead,
-                Binding::StorageReadWrite,
-            ],
+                &collide_bindings[..],
+                &[Binding::StorageRead, Binding::StorageReadWrite],
+            ]
+            .concat(),
         );
         // The air: its block, positions, previous positions, the triangle table, the winds at
         // the particles, the forces on the triangles (the box-edge pushes' buffer).

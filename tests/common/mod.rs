@@ -85,6 +85,14 @@ pub fn make_fifo(path: &std::path::Path) {
     assert!(made.is_ok_and(|s| s.success()), "mkfifo {}", path.display());
 }
 
+/// A folder of the test's own under the system's temporary one, `chiffon-NAME-PID`, made if
+/// missing.
+pub fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("chiffon-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// The path of a shipped asset (`assets/NAME`).
 pub fn asset(name: &str) -> String {
     format!("{}/assets/{name}", env!("CARGO_MANIFEST_DIR"))
