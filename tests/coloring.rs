@@ -16,6 +16,18 @@ fn kinds_combinations() -> Vec<[bool; 3]> {
     v
 }
 
+/// A `w`×`h` grid, nothing pinned, with the constraint kinds `kinds` (structural, shear, bend)
+/// on or off.
+fn grid_of_kinds(w: u32, h: u32, kinds: [bool; 3]) -> Cloth {
+    ClothBuilder::grid(w, h)
+        .pinning(Pinning::None)
+        .constraint(ConstraintKind::Structural, kinds[0])
+        .constraint(ConstraintKind::Shear, kinds[1])
+        .constraint(ConstraintKind::Bend, kinds[2])
+        .build()
+        .unwrap()
+}
+
 /// How many of a cloth's colors hold distances, and how many bending stencils.
 fn distance_and_stencil_colors(cloth: &Cloth) -> (usize, usize) {
     let stencil = cloth
@@ -40,13 +52,7 @@ fn grids_are_validly_colored_with_at_most_8_distance_and_12_stencil_colors() {
     ];
     for (w, h) in sizes {
         for s in kinds_combinations() {
-            let cloth = ClothBuilder::grid(w, h)
-                .pinning(Pinning::None)
-                .constraint(ConstraintKind::Structural, s[0])
-                .constraint(ConstraintKind::Shear, s[1])
-                .constraint(ConstraintKind::Bend, s[2])
-                .build()
-                .unwrap();
+            let cloth = grid_of_kinds(w, h, s);
             ColoredConstraints::from_sorted(
                 cloth.constraints().to_vec(),
                 cloth.colors().to_vec(),
@@ -69,13 +75,7 @@ fn grids_are_validly_colored_with_at_most_8_distance_and_12_stencil_colors() {
 #[test]
 fn the_strain_limit_sweeps_every_structural_edge_and_skips_the_stencil_colors() {
     for s in kinds_combinations() {
-        let cloth = ClothBuilder::grid(33, 17)
-            .pinning(Pinning::None)
-            .constraint(ConstraintKind::Structural, s[0])
-            .constraint(ConstraintKind::Shear, s[1])
-            .constraint(ConstraintKind::Bend, s[2])
-            .build()
-            .unwrap();
+        let cloth = grid_of_kinds(33, 17, s);
         let colored = cloth.colored();
         let limit = colored.limit_colors_below(cloth.colors().len());
         let (distance, _) = distance_and_stencil_colors(&cloth);
