@@ -173,11 +173,15 @@ struct ClothRecord {
     shared_memory: u32,     // 1: its particles live in workgroup memory for the frame
     tethers: u32,           // 1: the tether stage runs for it
     tether_row: u32,        // the fused table's row of its first particle's tether slots
-    limit_colors: u32,      // its first colors, those the strain limit sweeps
+    limit_colors: u32,      // its first colors, those the strain limit sweeps in frames that hold
     level_count: u32,       // its coarse levels (0: none), FusedLevels from level_offset on
     level_offset: u32,
     node_offset: u32,       // its first snapshot node among the fused cloths'
     node_count: u32,
+    strain_first: u32,      // the strain limit's own colors (from color_offset), swept in other frames
+    strain_colors: u32,
+    pad0: u32,
+    pad1: u32,
 }
 
 // One coarse level of a fused cloth (Rust: config::FusedLevel), a row of the fused table from
@@ -201,7 +205,7 @@ struct ClothRest {
 }
 
 // Rows of four words a ClothRecord takes in the fused kernel's table (Rust: config::CLOTH_RECORD_ROWS).
-const CLOTH_RECORD_ROWS: u32 = 4u;
+const CLOTH_RECORD_ROWS: u32 = 5u;
 // Rows a Prolongation takes there (Rust: config::PROLONG_ROWS).
 const PROLONG_ROWS: u32 = 3u;
 

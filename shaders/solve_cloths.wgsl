@@ -43,7 +43,8 @@ fn cloth_record(k: u32) -> ClothRecord {
     let b = fused_table[CLOTH_RECORD_ROWS * k + 1u];
     let c = fused_table[CLOTH_RECORD_ROWS * k + 2u];
     let d = fused_table[CLOTH_RECORD_ROWS * k + 3u];
-    return ClothRecord(bitcast<vec4<f32>>(a), b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w, d.x, d.y, d.z, d.w);
+    let e = fused_table[CLOTH_RECORD_ROWS * k + 4u];
+    return ClothRecord(bitcast<vec4<f32>>(a), b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w, d.x, d.y, d.z, d.w, e.x, e.y, e.z, e.w);
 }
 
 fn fused_level(cloth: ClothRecord, l: u32) -> FusedLevel {
@@ -252,8 +253,9 @@ fn integrate_and_solve(params: StepParams, cloth: ClothRecord, local: u32) {
     }
 }
 
-// The strain limit after contact (limit_color's sweeps, `limit_pair` in common.wgsl) over the
-// cloth's first `limit_colors` colors (its structural edges'), `limit_sweeps` times, when the frame has one: a barrier first (collide moved
+// The strain limit after contact (limit_color's sweeps, `limit_pair` in common.wgsl) over its
+// own colors (a copy of the cloth's structural edges), or in frames that hold what static
+// friction holds over the cloth's first `limit_colors` colors, `limit_sweeps` times, when the frame has one: a barrier first (collide moved
 // every thread's own particles) and after each color (the next color, or the next substep's
 // integrate, reads particles this one moved).
 fn limit_strain(params: StepParams, cloth: ClothRecord, local: u32) {
@@ -262,8 +264,14 @@ fn limit_strain(params: StepParams, cloth: ClothRecord, local: u32) {
     }
     let offset = cloth.particle_offset;
     sync();
+    var first = cloth.strain_first;
+    var count = cloth.strain_colors;
+    if (params.limit_holds != 0u) {
+        first = 0u;
+        count = cloth.limit_colors;
+    }
     for (var sweep = 0u; sweep < params.limit_sweeps; sweep++) {
-        for (var c = 0u; c < cloth.limit_colors; c++) {
+        for (var c = first; c < first + count; c++) {
             let range = fused_color(cloth.color_offset + c);
             for (var t = local; t < range.count; t += WORKGROUP_SIZE) {
                 let con = constraints[range.start + t];

@@ -221,8 +221,9 @@ pub struct ClothRecord {
     pub tethers: u32,
     /// The fused table's row of its first particle's tether slots (one row per particle).
     pub tether_row: u32,
-    /// Its first colors, those the strain limit after contact sweeps (up to the last that
-    /// holds a structural edge, `Hierarchy::limit_colors`).
+    /// Its first colors, those the strain limit after contact sweeps in frames that hold what
+    /// static friction holds (up to the last that holds a structural edge,
+    /// `Hierarchy::limit_colors`).
     pub limit_colors: u32,
     /// Its coarse levels (0: none), coarsest first: [`FusedLevel`]s from `level_offset` on.
     pub level_count: u32,
@@ -232,6 +233,15 @@ pub struct ClothRecord {
     pub node_offset: u32,
     /// Its snapshot nodes (every particle of its coarse levels).
     pub node_count: u32,
+    /// The strain limit's own colors (`Hierarchy::strain_colors`), which it sweeps in frames
+    /// that do not hold what static friction holds: the first, counted from `color_offset`.
+    pub strain_first: u32,
+    /// How many.
+    pub strain_colors: u32,
+    /// Padding to 16 bytes.
+    pub pad0: u32,
+    /// Padding to 16 bytes.
+    pub pad1: u32,
 }
 
 /// One coarse level of a fused cloth (`FusedLevel` in `shaders/solve_cloths.wgsl`), coarsest
@@ -572,7 +582,11 @@ pub const GPU_STRUCTS: &[GpuStructLayout] = &[
         level_count,
         level_offset,
         node_offset,
-        node_count
+        node_count,
+        strain_first,
+        strain_colors,
+        pad0,
+        pad1
     }),
     layout!(FusedLevel {
         color_start,

@@ -225,9 +225,12 @@ pub struct FrameSchedule {
     /// True when the collide stage runs ([`SolverParams::has_colliders`]): with nothing to
     /// collide with it would only read every particle, once a substep.
     pub collide: bool,
-    /// The colors the limit stage sweeps after contact: the cloths' colors of distance
-    /// constraints, which come before their colors of bending stencils; 0 when the stage does
-    /// not run ([`SolverParams::active_strain_limit`]).
+    /// The first of the colors the limit stage sweeps after contact: the strain limit's own
+    /// colors (`Hierarchy::strain_colors`), or in frames where it holds what static friction
+    /// holds the cloths' own first colors, from 0 (`Hierarchy::limit_colors`).
+    pub limit_first: u32,
+    /// How many colors the limit stage sweeps from `limit_first`; 0 when the stage does not
+    /// run ([`SolverParams::active_strain_limit`]).
     pub limit_colors: u32,
     /// How many times the limit stage sweeps them ([`SolverParams::limit_sweeps`]).
     pub limit_sweeps: u32,
@@ -267,6 +270,7 @@ impl FrameSchedule {
             tethers: true,
             self_collision: true,
             collide: true,
+            limit_first: 0,
             limit_colors: 1,
             limit_sweeps: crate::params::LIMIT_SWEEPS,
             box_edges: true,
@@ -315,8 +319,9 @@ impl FrameSchedule {
                 exec.stage(Stage::Collide, &mut std::iter::once(Pass::Collide(s)));
             }
             if self.limit_colors > 0 {
+                let colors = self.limit_first..self.limit_first + self.limit_colors;
                 let mut limits = (0..self.limit_sweeps)
-                    .flat_map(|_| 0..self.limit_colors)
+                    .flat_map(|_| colors.clone())
                     .map(|color| Pass::LimitColor { color, substep: s });
                 exec.stage(Stage::Limit, &mut limits);
             }
@@ -591,6 +596,7 @@ mod tests {
             tethers: false,
             self_collision: false,
             collide: true,
+            limit_first: 0,
             limit_colors: 0,
             limit_sweeps: 0,
             box_edges: false,
@@ -618,14 +624,15 @@ mod tests {
         };
         assert_eq!(boxed.dispatches(), s.dispatches() + 2 * 2);
         assert_eq!(boxed.stages(), s.stages() + 2);
-        // The strain limit: three sweeps over the 8 colors of distance constraints (of 12), a
-        // stage of its own, each substep.
+        // The strain limit: four sweeps over its own 4 colors (after the 12), a stage of its
+        // own, each substep.
         let limited = FrameSchedule {
-            limit_colors: 8,
-            limit_sweeps: 3,
+            limit_first: 12,
+            limit_colors: 4,
+            limit_sweeps: 4,
             ..s
         };
-        assert_eq!(limited.dispatches(), s.dispatches() + 2 * 3 * 8);
+        assert_eq!(limited.dispatches(), s.dispatches() + 2 * 4 * 4);
         assert_eq!(limited.stages(), s.stages() + 2);
         // Air: three kernels once a frame, in a stage of their own, on either path.
         let windy = FrameSchedule { air: true, ..s };

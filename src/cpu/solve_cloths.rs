@@ -267,13 +267,11 @@ fn solve_cloth(
     c: &mut ClothSlices<'_>,
 ) -> Option<u32> {
     let record = c.record;
-    let own_colors = &shared.colors[record.color_offset as usize..][..record.color_count as usize];
     for s in 0..frame.substeps {
         let params = if s == 0 { first } else { rest };
         integrate_and_solve(frame, params, shared, c);
         tethers_and_collide(frame, params, s, shared, c);
-        let limit_colors = &own_colors[..record.limit_colors as usize];
-        limit_strain(params, shared.constraints, limit_colors, c);
+        limit_strain(params, shared, c);
     }
     c.positions
         .iter()
@@ -407,22 +405,25 @@ fn tethers_and_collide(
     }
 }
 
-/// Twin of `limit_strain` (solve_cloths.wgsl): the strain limit after contact over the
-/// cloth's first colors (`limit_colors`, those of its structural edges), `limit_sweeps` times, when the frame has one ([`limit_pair`], as
-/// `limit_color` runs it).
-fn limit_strain(
-    params: &StepParams,
-    constraints: &[Constraint],
-    own_colors: &[ColorRange],
-    c: &mut ClothSlices<'_>,
-) {
+/// Twin of `limit_strain` (solve_cloths.wgsl): the strain limit after contact over its own
+/// colors (a copy of the cloth's structural edges), or in frames that hold what static
+/// friction holds over the cloth's first `limit_colors` colors, `limit_sweeps` times, when
+/// the frame has one ([`limit_pair`], as `limit_color` runs it).
+fn limit_strain(params: &StepParams, shared: &Shared<'_>, c: &mut ClothSlices<'_>) {
     if params.strain_limit <= 0.0 {
         return;
     }
-    let offset = c.record.particle_offset;
+    let record = c.record;
+    let (first, count) = if params.limit_holds != 0 {
+        (0, record.limit_colors)
+    } else {
+        (record.strain_first, record.strain_colors)
+    };
+    let colors = &shared.colors[(record.color_offset + first) as usize..][..count as usize];
+    let offset = record.particle_offset;
     for _ in 0..params.limit_sweeps {
-        for range in own_colors {
-            for con in constraints[range.range()].iter().filter(|c| is_structural(c)) {
+        for range in colors {
+            for con in shared.constraints[range.range()].iter().filter(|c| is_structural(c)) {
                 let (i, j) = ((con.i - offset) as usize, (con.j - offset) as usize);
                 let (mut pi, mut pj) = (c.positions[i], c.positions[j]);
                 let held = limit_held(params, c.previous[i].w, c.previous[j].w);

@@ -75,9 +75,10 @@ pub(crate) fn grid_stencil_order(stencils: Vec<Constraint>, w: u32) -> Vec<Const
 }
 
 /// The constraint records a `w` × `h` grid with every kind on puts in a solver's constraint
-/// buffer, its coarse levels' limits included, counted without building it (what
-/// `chiffon info` sizes the largest grid by): a distance per row and column neighbour and per
-/// diagonal, two records per bending stencil (one per interior edge of its triangles).
+/// buffer, its coarse levels' limits and the strain limit's copy of its structural edges
+/// included, counted without building it (what `chiffon info` sizes the largest grid by): a
+/// distance per row and column neighbour and per diagonal, two records per bending stencil
+/// (one per interior edge of its triangles), and the row and column neighbours again.
 pub(crate) fn grid_constraint_records(w: u32, h: u32) -> u64 {
     let (w, h) = (w.max(1) as u64, h.max(1) as u64);
     let cells = (w - 1) * (h - 1);
@@ -89,7 +90,8 @@ pub(crate) fn grid_constraint_records(w: u32, h: u32) -> u64 {
         rows: h as u32,
         spacing: 1.0,
     }) as u64;
-    distances + 2 * edges.saturating_sub(border) + limits
+    let structural = (w - 1) * h + w * (h - 1);
+    distances + 2 * edges.saturating_sub(border) + limits + structural
 }
 
 /// Two triangles per grid cell, counter-clockwise seen from +z (hanging) / −y (flat).
@@ -117,7 +119,7 @@ mod tests {
     fn the_largest_grid_estimate_counts_what_a_grid_builds() {
         for (w, h) in [(2, 2), (2, 5), (5, 7), (16, 16), (64, 48), (257, 129)] {
             let cloth = ClothBuilder::grid(w, h).build().unwrap();
-            let built = cloth.constraint_count() + crate::hierarchy::limit_count(&cloth);
+            let built = crate::hierarchy::solver_records(&cloth);
             assert_eq!(grid_constraint_records(w, h), built as u64, "{w} x {h}");
         }
     }

@@ -83,6 +83,9 @@ pub struct Level {
 pub struct Hierarchy {
     constraints: ColoredConstraints,
     cloth_colors: usize,
+    /// The strain limit's own colors, after the levels': a copy of the cloth's structural
+    /// edges colored apart from the rest ([`Hierarchy::strain_colors`]).
+    strain: Range<u32>,
     levels: Vec<Level>,
     nodes: Vec<u32>,
     prolong: Vec<Prolongation>,
@@ -99,15 +102,10 @@ pub(crate) struct Part<'a> {
 }
 
 impl Hierarchy {
-    /// No coarse levels: the solvers' constraints are the cloth's.
-    pub fn none(cloth: &Cloth) -> Self {
-        Self {
-            constraints: cloth.colored().clone(),
-            cloth_colors: cloth.colors().len(),
-            levels: Vec::new(),
-            nodes: Vec::new(),
-            prolong: Vec::new(),
-        }
+    /// No coarse levels: the solvers' constraints are the cloth's (and the strain limit's
+    /// copy of its structural edges).
+    pub fn none(cloth: &Cloth) -> Result<Self> {
+        Self::from_levels(cloth, Vec::new())
     }
 
     /// Builds the coarse levels of a cloth, at most `max_levels` (capped at [`MAX_LEVELS`]);
@@ -128,11 +126,8 @@ impl Hierarchy {
     /// A hierarchy from its levels, finest first.
     fn from_levels(cloth: &Cloth, built: Vec<Built>) -> Result<Self> {
         let n = cloth.particle_count();
-        if built.is_empty() {
-            return Ok(Self::none(cloth));
-        }
         // Snapshot slots: every particle of any coarse level, once (level 1 holds them all).
-        let snapshot_nodes = built[0].0.clone();
+        let snapshot_nodes = built.first().map(|b| b.0.clone()).unwrap_or_default();
         let mut slot = vec![u32::MAX; n];
         for (s, &p) in snapshot_nodes.iter().enumerate() {
             slot[p as usize] = s as u32;
@@ -144,16 +139,7 @@ impl Hierarchy {
         let mut levels = Vec::with_capacity(built.len());
         let mut prolong = Vec::new();
         for (particles, limits, follows) in built.iter().rev() {
-            let (colored, _) = ColoredConstraints::new(limits, n)?;
-            let base = constraints.len() as u32;
-            let first_color = colors.len() as u32;
-            constraints.extend_from_slice(colored.constraints());
-            colors.extend(
-                colored
-                    .colors()
-                    .iter()
-                    .map(|r| r.start + base..r.end + base),
-            );
+            let level_colors = append_colored(&mut constraints, &mut colors, limits, n)?;
             let first_entry = prolong.len() as u32;
             for (particle, parents) in follows {
                 let mut entry = Prolongation {
@@ -171,15 +157,17 @@ impl Hierarchy {
                 prolong.push(entry);
             }
             levels.push(Level {
-                colors: first_color..colors.len() as u32,
+                colors: level_colors,
                 prolong: first_entry..prolong.len() as u32,
                 particles: particles.len(),
             });
         }
+        let strain = append_colored(&mut constraints, &mut colors, &strain_records(cloth), n)?;
         Self::checked(
             constraints,
             colors,
             cloth.colors().len(),
+            strain,
             levels,
             snapshot_nodes,
             prolong,
@@ -288,10 +276,18 @@ impl Hierarchy {
                 particles,
             });
         }
+        // The strain limit's colors last, color c of every part's one merged color.
+        let strain_start = colors.len() as u32;
+        let strain_colors = |p: &Part<'_>| p.hierarchy.strain.len() as u32;
+        merge_colors(parts, &mut constraints, &mut colors, most(&strain_colors) as usize, &|p| {
+            Some(p.hierarchy.strain.clone())
+        });
+        let strain = strain_start..colors.len() as u32;
         Self::checked(
             constraints,
             colors,
             cloth_colors,
+            strain,
             levels,
             nodes,
             prolong,
@@ -302,10 +298,12 @@ impl Hierarchy {
     /// A hierarchy from its parts, after checking the coloring and what `prolong`'s parallel
     /// loop rests on: within a level the particles written are distinct and none is a parent
     /// read (checked once here rather than every call).
+    #[allow(clippy::too_many_arguments)]
     fn checked(
         constraints: Vec<Constraint>,
         colors: Vec<Range<u32>>,
         cloth_colors: usize,
+        strain: Range<u32>,
         levels: Vec<Level>,
         nodes: Vec<u32>,
         prolong: Vec<Prolongation>,
@@ -331,6 +329,7 @@ impl Hierarchy {
         Ok(Self {
             constraints: ColoredConstraints::from_sorted(constraints, colors, particle_count)?,
             cloth_colors,
+            strain,
             levels,
             nodes,
             prolong,
@@ -358,10 +357,30 @@ impl Hierarchy {
         self.cloth_colors
     }
 
-    /// Colors the strain limit after contact sweeps: the first of the cloth's own colors, up
-    /// to the last that holds a structural edge ([`ColoredConstraints::limit_colors_below`]).
+    /// The cloth's own colors the strain limit after contact sweeps in frames where it holds
+    /// what static friction holds (`SolverParams::limit_holds`: frames with a box): the first,
+    /// up to the last that holds a structural edge
+    /// ([`ColoredConstraints::limit_colors_below`]).
     pub fn limit_colors(&self) -> usize {
         self.constraints.limit_colors_below(self.cloth_colors)
+    }
+
+    /// The colors the strain limit after contact sweeps: [`Self::limit_colors`] from 0 in a
+    /// frame where it `holds` what static friction holds, else [`Self::strain_colors`].
+    pub fn limit_sweep(&self, holds: bool) -> Range<u32> {
+        if holds {
+            0..self.limit_colors() as u32
+        } else {
+            self.strain_colors()
+        }
+    }
+
+    /// The strain limit's own colors, which it sweeps in every other frame with contact: a
+    /// copy of the cloth's structural edges colored apart from the other constraints, so a
+    /// sweep takes half of a grid's distance colors (4 of 8) and the limit's dispatches fall
+    /// by half. Indices into [`Self::constraints`]' colors, after the levels'.
+    pub fn strain_colors(&self) -> Range<u32> {
+        self.strain.clone()
     }
 
     /// The coarse levels, coarsest first (the solve order).
@@ -414,6 +433,43 @@ pub struct LevelColors {
 /// it drops from the level below follows it (the particle, and its parents with weights).
 type Built = (Vec<u32>, Vec<Constraint>, Vec<(u32, Vec<(u32, f32)>)>);
 
+/// Colors `records` apart and appends them and their colors to `constraints` and `colors`;
+/// returns the new colors' indices.
+fn append_colored(
+    constraints: &mut Vec<Constraint>,
+    colors: &mut Vec<Range<u32>>,
+    records: &[Constraint],
+    particle_count: usize,
+) -> Result<Range<u32>> {
+    let (colored, _) = ColoredConstraints::new(records, particle_count)?;
+    let (base, first_color) = (constraints.len() as u32, colors.len() as u32);
+    constraints.extend_from_slice(colored.constraints());
+    colors.extend(
+        colored
+            .colors()
+            .iter()
+            .map(|r| r.start + base..r.end + base),
+    );
+    Ok(first_color..colors.len() as u32)
+}
+
+/// The strain limit's records of `cloth`: its structural edges, as the cloth has them.
+fn strain_records(cloth: &Cloth) -> Vec<Constraint> {
+    cloth
+        .constraints()
+        .iter()
+        .filter(|c| c.is_structural())
+        .copied()
+        .collect()
+}
+
+/// Every record [`Hierarchy::new`] puts in a solver's constraint buffer for `cloth`: its
+/// constraints, its coarse levels' limits and the strain limit's copy of its structural edges
+/// (for sizing buffers; a grid's levels are counted without building them).
+pub fn solver_records(cloth: &Cloth) -> usize {
+    cloth.constraint_count() + limit_count(cloth) + cloth.structural_constraints().count()
+}
+
 /// The limits [`Hierarchy::new`] gives `cloth` (for sizing buffers; a grid's are counted
 /// without building its levels).
 pub fn limit_count(cloth: &Cloth) -> usize {
@@ -431,6 +487,13 @@ mod tests {
     use super::*;
     use crate::cpu::common::limit_weights;
     use crate::{ClothBuilder, Pinning};
+
+    /// The levels' limits: the records after the cloth's own, before the strain limit's.
+    fn level_limits<'a>(h: &'a Hierarchy, cloth: &Cloth) -> &'a [Constraint] {
+        let c = h.constraints();
+        let strain_start = c.colors()[h.strain_colors().start as usize].start as usize;
+        &c.constraints()[cloth.constraint_count()..strain_start]
+    }
 
     #[test]
     fn a_grid_coarsens_by_four_then_two_keeping_its_edges_and_interpolates_bilinearly() {
@@ -462,7 +525,7 @@ mod tests {
         // Limits: rigid and one-sided, along columns and rows at the distance over the grid:
         // four columns (0.4 m) and the last, narrower column (0.3 m) on the first level, eight
         // (0.8 m) on the next; no diagonals. Each level's grid of limits takes four colors.
-        let limits = &h.constraints().constraints()[cloth.constraint_count()..];
+        let limits = level_limits(&h, &cloth);
         assert!(limits.iter().all(|c| c.is_limit()));
         let mut rests: Vec<f32> = limits
             .iter()
@@ -510,6 +573,39 @@ mod tests {
         }
     }
 
+    /// The strain limit's own colors hold each structural edge of the cloth once and nothing
+    /// else, in 4 colors on a grid (half its 8 distance colors, what the limit swept before),
+    /// last; in frames that hold, the limit sweeps the cloth's distance colors instead.
+    #[test]
+    fn the_strain_limit_has_its_own_four_colors_of_the_structural_edges() {
+        let cloth = ClothBuilder::grid(64, 48).build().unwrap();
+        for h in [
+            Hierarchy::new(&cloth, MAX_LEVELS).unwrap(),
+            Hierarchy::none(&cloth).unwrap(),
+        ] {
+            let strain = h.strain_colors();
+            assert_eq!(strain.len(), 4);
+            assert_eq!(strain.end as usize, h.constraints().colors().len());
+            let c = h.constraints();
+            let records = &c.constraints()[c.colors()[strain.start as usize].start as usize..];
+            assert!(records.iter().all(Constraint::is_structural));
+            let pairs = |cs: &mut dyn Iterator<Item = &Constraint>| {
+                let mut p: Vec<(u32, u32, u32)> =
+                    cs.map(|c| (c.i, c.j, c.rest.to_bits())).collect();
+                p.sort_unstable();
+                p
+            };
+            assert_eq!(
+                pairs(&mut records.iter()),
+                pairs(&mut cloth.structural_constraints())
+            );
+            assert_eq!(h.limit_sweep(false), strain);
+            assert_eq!(h.limit_sweep(true), 0..8);
+        }
+        let h = Hierarchy::new(&cloth, MAX_LEVELS).unwrap();
+        assert_eq!(solver_records(&cloth), h.constraints().constraints().len());
+    }
+
     #[test]
     fn a_rope_coarsens_every_fourth_then_every_other_link_and_interpolates_linearly() {
         // 201 points 1 cm apart, the first pinned.
@@ -525,7 +621,7 @@ mod tests {
         assert_eq!(sizes, vec![13, 26, 51]);
         assert!(h.nodes().contains(&0), "the pin is on every level");
         // Limits join neighbours along the chain at the length of the links between them.
-        let limits = &h.constraints().constraints()[rope.constraint_count()..];
+        let limits = level_limits(&h, &rope);
         let mut rests: Vec<f32> = limits.iter().map(|c| (c.rest * 1e4).round() / 1e4).collect();
         rests.sort_by(f32::total_cmp);
         rests.dedup();
@@ -564,7 +660,7 @@ mod tests {
         let h = Hierarchy::new(&cloth, MAX_LEVELS).unwrap();
         assert!(!h.levels().is_empty());
         // No limit joins the two pieces, and both have particles on every level.
-        let limits = &h.constraints().constraints()[cloth.constraint_count()..];
+        let limits = level_limits(&h, &cloth);
         assert!(limits.iter().all(|c| (c.i < n) == (c.j < n)));
         for level in h.levels() {
             assert!(level.particles >= 2);

@@ -181,6 +181,8 @@ impl Layout {
                 color_offset,
                 color_count: h.cloth_colors() as u32,
                 limit_colors: h.limit_colors() as u32,
+                strain_first: h.strain_colors().start,
+                strain_colors: h.strain_colors().len() as u32,
                 shared_memory: *workgroup_memory as u32,
                 level_count: h.levels().len() as u32,
                 level_offset: level_offset as u32,

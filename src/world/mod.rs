@@ -516,6 +516,11 @@ impl World {
             .iter()
             .filter(|p| p.path == ClothPath::Global)
             .any(|p| !self.placed_live(p.slot).tethers_empty());
+        let limits = if self.params.active_strain_limit().is_some() && l.global_particles > 0 {
+            l.global.limit_sweep(self.params.limit_holds())
+        } else {
+            0..0
+        };
         FrameSchedule {
             substeps,
             iterations: self.params.iterations,
@@ -529,11 +534,8 @@ impl World {
             self_collision: self.params.self_collision.is_some() && l.global_particles > 0,
             collide: self.params.has_colliders(),
             limit_sweeps: self.params.limit_sweeps(),
-            limit_colors: if self.params.active_strain_limit().is_some() && l.global_particles > 0 {
-                l.global.limit_colors() as u32
-            } else {
-                0
-            },
+            limit_first: limits.start,
+            limit_colors: limits.end - limits.start,
             box_edges: self.params.has_boxes() && l.triangle_table.first().is_some_and(|&t| t > 0),
             air: self.params.active_air().is_some()
                 && l.triangle_table.first().is_some_and(|&t| t > 0),

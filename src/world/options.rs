@@ -122,10 +122,11 @@ impl Default for WorldCapacity {
 }
 
 impl WorldCapacity {
-    /// Room for `count` cloths like `cloth`, coarse levels included.
+    /// Room for `count` cloths like `cloth`, coarse levels and the strain limit's records
+    /// included.
     pub fn for_cloths(count: u32, cloth: &Cloth) -> Self {
         let count = count.max(1);
-        let constraints = cloth.constraint_count() + crate::hierarchy::limit_count(cloth);
+        let constraints = crate::hierarchy::solver_records(cloth);
         Self {
             cloths: count,
             particles: count.saturating_mul(cloth.particle_count() as u32),
