@@ -105,6 +105,10 @@ struct Health {
     frame: atomic<u32>,
 }
 
+// In the health flag's first_bad: no bad particle, but a fused frame stopped before its last
+// substep (Rust: config::Health::STOPPED_EARLY).
+const STOPPED_EARLY: u32 = 4294967294u;
+
 // The surface `compute_normals` walks (Rust: config::MeshInfo).
 // The air kernels' block, written once a frame (Rust: config::AirParams).
 struct AirParams {

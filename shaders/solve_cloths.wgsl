@@ -391,6 +391,19 @@ fn solve_cloths(
             limit_strain(rest, cloth, local);
         }
     }
+    // llvmpipe ends every loop of an invocation once its loops have run 65 535 iterations in
+    // all, silently, so a long frame could stop part-way. A loop of substeps + 1 iterations
+    // (at least two, and not unrollable) runs whole only if the frame did: one cut short says
+    // so in the health flag rather than handing back a half-stepped cloth (the CPU twin's
+    // loops never stop early).
+    var probe = 0u;
+    for (var k = 0u; k <= frame.substeps; k++) {
+        probe++;
+    }
+    if (probe != frame.substeps + 1u) {
+        atomicMin(&health.first_bad, STOPPED_EARLY);
+        atomicMin(&health.frame, first.frame);
+    }
     sync();
     // Health (the frame's divergence check for this cloth) and, from workgroup memory, home.
     // With sleeping on, each thread also measures its particles: the largest step of a free

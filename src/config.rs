@@ -463,6 +463,10 @@ pub struct Health {
 impl Health {
     /// No bad particle (either field).
     pub const OK: u32 = u32::MAX;
+    /// In `first_bad`: no bad particle, but a fused workgroup's frame stopped before its last
+    /// substep (llvmpipe ends an invocation's loops once they have run 65 535 iterations in
+    /// all). Above every particle index, so a bad particle still wins the minimum.
+    pub const STOPPED_EARLY: u32 = u32::MAX - 1;
     /// All well.
     pub const CLEAR: Health = Health {
         first_bad: Self::OK,

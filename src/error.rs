@@ -107,6 +107,20 @@ pub enum ChiffonError {
         cause: DivergenceCause,
     },
 
+    /// The fused kernel's frame stopped before its last substep, on an adapter that ends a
+    /// shader's loops early (llvmpipe: 65 535 loop iterations an invocation), so the cloths
+    /// it carried were not stepped whole (reported, never handed back half-stepped).
+    #[error(
+        "frame {frame}: the fused kernel stopped before the frame's last substep (this adapter \
+         ends a shader invocation's loops early: llvmpipe after 65 535 iterations); put the \
+         cloths on the global path (PathChoice::Global, --path global), use more threads a \
+         fused workgroup, or fewer substeps a frame"
+    )]
+    StoppedEarly {
+        /// The frame it happened in (1 = the first after construction or reset).
+        frame: u64,
+    },
+
     /// A [`crate::world::ClothHandle`] whose cloth was removed (or that another world made).
     #[error(
         "cloth handle {index} (generation {generation}) names no cloth in this world; was it removed?"

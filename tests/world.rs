@@ -289,6 +289,61 @@ fn a_cloth_beyond_workgroup_memory_is_fused_from_storage_and_matches() {
     assert!(d.max_m <= LONG_RUN_TOLERANCE * cloth.size(), "{d:?}");
 }
 
+/// llvmpipe ends an invocation's loops once they have run 65 535 iterations in all, silently,
+/// and a fused workgroup runs a whole frame in one invocation a thread: a long frame used to
+/// come back half-stepped (a few millimetres off its twin, found by a conformance test). Now
+/// the kernel checks that its frame ran to the end and the step is an error naming it. A 48²
+/// cloth at 16 threads a workgroup and 64 substeps runs about 200 000 iterations a thread.
+#[test]
+fn a_fused_frame_the_adapter_cuts_short_is_an_error_not_a_half_step() {
+    let Some(ctx) = common::gpu("a_fused_frame_the_adapter_cuts_short_is_an_error") else {
+        return;
+    };
+    let cloth = ClothBuilder::grid(48, 48)
+        .pinning(Pinning::Corners)
+        .build()
+        .unwrap();
+    let params = SolverParams {
+        substeps: chiffon::params::Substeps::Fixed(64),
+        ..params()
+    };
+    let config = WorldConfig {
+        paths: PathChoice::Fused,
+        fused_workgroup_size: Some(16),
+        ..WorldConfig::default()
+    };
+    let mut gpu = World::new(Backend::Gpu(&ctx), params.clone(), config).unwrap();
+    let mut cpu = World::new(Backend::Cpu, params, config).unwrap();
+    let g = gpu.add(&cloth, ClothOptions::new()).unwrap();
+    let c = cpu.add(&cloth, ClothOptions::new()).unwrap();
+    assert!(matches!(gpu.path(g).unwrap(), ClothPath::Fused { .. }));
+    let llvmpipe = ctx.info().name.contains("llvmpipe");
+    for frame in 1..=3 {
+        cpu.step(1.0 / 60.0).unwrap();
+        match gpu.step(1.0 / 60.0).and_then(|()| gpu.wait()) {
+            Err(ChiffonError::StoppedEarly { frame: f }) => {
+                assert!(
+                    llvmpipe,
+                    "only llvmpipe stops loops early: {}",
+                    ctx.info().name
+                );
+                assert!(f <= frame as u64, "frame {f}, reported by frame {frame}");
+                let message = gpu.step(1.0 / 60.0).unwrap_err().to_string();
+                assert!(message.contains("global path"), "{message}");
+                return;
+            }
+            Err(e) => panic!("frame {frame}: {e}"),
+            Ok(()) => {}
+        }
+    }
+    assert!(
+        !llvmpipe,
+        "llvmpipe ran three long fused frames whole: raise the substeps"
+    );
+    let d = deviation(&gpu.positions(g).unwrap(), &cpu.positions(c).unwrap());
+    assert!(d.max_m <= LONG_RUN_TOLERANCE * cloth.size(), "{d:?}");
+}
+
 #[test]
 fn a_cloths_own_material_is_what_it_stretches_by() {
     let cloth = ClothBuilder::grid(16, 16)

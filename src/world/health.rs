@@ -33,6 +33,11 @@ impl World {
         if health.first_bad == Health::OK || self.diverged.is_some() {
             return;
         }
+        if health.first_bad == Health::STOPPED_EARLY {
+            self.stopped_early
+                .get_or_insert(self.frames.frame_of(health.frame));
+            return;
+        }
         let Some(place) = self
             .layout
             .placed
@@ -64,6 +69,9 @@ impl World {
     }
 
     pub(super) fn check_diverged(&self) -> Result<()> {
+        if let Some(frame) = self.stopped_early {
+            return Err(ChiffonError::StoppedEarly { frame });
+        }
         match self.diverged {
             Some((cloth, particle, frame, cause)) => Err(ChiffonError::Diverged {
                 cloth: Some(cloth),

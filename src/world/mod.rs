@@ -91,6 +91,9 @@ pub struct World {
     /// The first divergence (cloth slot, particle, frame, cause), returned by every step until
     /// a reset.
     diverged: Option<(u32, usize, u64, DivergenceCause)>,
+    /// The first frame the fused kernel stopped before its last substep
+    /// ([`crate::config::Health::STOPPED_EARLY`]), returned by every step until a reset.
+    stopped_early: Option<u64>,
     /// The colliders' poses at the end of the last frame: where the next frame moves them
     /// from (empty after a reset, or when the number of colliders changed).
     collider_poses: Vec<Pose>,
@@ -125,6 +128,7 @@ impl World {
             layout,
             dirty: false,
             diverged: None,
+            stopped_early: None,
             collider_poses: Vec::new(),
             grids: Vec::new(),
             laid_out_global_only: false,
@@ -502,6 +506,7 @@ impl World {
         self.clock.reset();
         self.frames = FrameCount::default();
         self.diverged = None;
+        self.stopped_early = None;
         self.collider_poses.clear();
         self.dirty = true;
         self.sync()

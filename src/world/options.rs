@@ -187,7 +187,7 @@ pub struct WorldConfig {
     /// Threads per workgroup of the per-pass kernels. Default 128 (`DEFAULT_WORKGROUP_SIZE`).
     pub workgroup_size: u32,
     /// Threads per workgroup of the fused kernel (one workgroup per cloth). Default `None`:
-    /// 16 on a CPU adapter such as lavapipe, [`DEFAULT_FUSED_WORKGROUP_SIZE`] on a GPU.
+    /// 64 on a CPU adapter such as lavapipe, [`DEFAULT_FUSED_WORKGROUP_SIZE`] on a GPU.
     pub fused_workgroup_size: Option<u32>,
     /// When a fused cloth at rest sleeps ([`Sleep`]); `None`: never. Default
     /// `Some(Sleep::default())`.
