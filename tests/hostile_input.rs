@@ -365,3 +365,59 @@ fn a_fifo_output_is_refused_not_opened() {
         assert!(e.contains(name) && e.contains("not a regular file"), "{e}");
     }
 }
+
+/// A distance grid read back (feature `serde`) whose samples do not fill its dims, or whose box
+/// or samples are not finite, is refused as it is read. It was accepted: the CPU reference
+/// panicked indexing past its samples, and the GPU read out of bounds.
+#[cfg(feature = "serde")]
+#[test]
+fn a_deserialized_grid_that_does_not_fill_its_dims_is_refused() {
+    let grid = DistanceGrid::from_mesh(&triangle(1.0, "tri.obj"), 8).unwrap();
+    let good = serde_json::to_value(&grid).unwrap();
+    // A grid as built reads back, and is the same grid.
+    let back: DistanceGrid = serde_json::from_value(good.clone()).unwrap();
+    assert_eq!(back, grid);
+    let tetrahedron = TriangleMesh {
+        name: "tetrahedron".into(),
+        positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z],
+        triangles: vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]],
+        ..TriangleMesh::default()
+    };
+    let closed = DistanceGrid::from_mesh(&tetrahedron, 64).unwrap();
+    assert!(closed.is_signed());
+    let json = serde_json::to_string(&closed).unwrap();
+    assert_eq!(serde_json::from_str::<DistanceGrid>(&json).unwrap(), closed);
+    let edited = |field: &str, value: serde_json::Value| {
+        let mut v = good.clone();
+        v[field] = value;
+        match serde_json::from_value::<DistanceGrid>(v) {
+            Ok(_) => panic!("a grid with {field} edited was read"),
+            Err(e) => e.to_string(),
+        }
+    };
+    let [x, y, z] = grid.dims();
+    for (field, value, says) in [
+        ("dims", serde_json::json!([0, 0, 0]), "side of 0 samples"),
+        ("dims", serde_json::json!([x, y, z + 1]), "need"),
+        (
+            "dims",
+            serde_json::json!([1 << 20, 1 << 20, 1]),
+            "from 2 to",
+        ),
+        ("values", serde_json::json!([]), "holds 0 samples"),
+        ("cell", serde_json::json!(0.0), "cell size is 0"),
+        ("cell", serde_json::json!(-1.0), "cell size is -1"),
+        ("cell", serde_json::json!(1e30), "is not within"),
+        (
+            "origin",
+            serde_json::json!([1e30, 0.0, 0.0]),
+            "is not within",
+        ),
+    ] {
+        let e = edited(field, value.clone());
+        assert!(
+            e.contains("distance grid") && e.contains(says),
+            "{field} = {value}: {e}"
+        );
+    }
+}

@@ -34,8 +34,16 @@ const PADDING: u32 = 4;
 
 /// A signed (or, for an open mesh, unsigned) distance field on a regular grid, in the frame of
 /// the mesh it was built from.
+///
+/// Deserialized (feature `serde`), a grid is checked as it is read: its samples must fill its
+/// dimensions, and its box and samples must be finite numbers a built grid could have, so a
+/// hand-edited or truncated file is an error, not an out-of-bounds read in the kernels.
 #[derive(Clone, Debug)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "GridFields")
+)]
 pub struct DistanceGrid {
     origin: Vec3,
     cell: f32,
@@ -44,6 +52,40 @@ pub struct DistanceGrid {
     signed: bool,
     triangles: usize,
 }
+
+/// A [`DistanceGrid`] as read, before [`DistanceGrid::checked`] accepts it.
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+struct GridFields {
+    origin: Vec3,
+    cell: f32,
+    dims: [u32; 3],
+    values: Vec<f32>,
+    signed: bool,
+    triangles: usize,
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<GridFields> for DistanceGrid {
+    type Error = ChiffonError;
+
+    fn try_from(f: GridFields) -> Result<Self> {
+        Self {
+            origin: f.origin,
+            cell: f.cell,
+            dims: f.dims,
+            values: f.values,
+            signed: f.signed,
+            triangles: f.triangles,
+        }
+        .checked()
+    }
+}
+
+/// Most samples along a side of a grid [`DistanceGrid::from_mesh`] builds: the resolution and
+/// the padding on both sides.
+#[cfg(feature = "serde")]
+const MAX_DIM: u32 = MAX_RESOLUTION + 2 * PADDING + 1;
 
 /// Equal grids have equal samples. The same grid (a collider's `Arc` compared with itself, as
 /// `World::set_params` does when the demo hands it the same parameters every frame) is equal
@@ -137,6 +179,62 @@ impl DistanceGrid {
     /// The distance field of the mesh in an OBJ file (see [`DistanceGrid::from_mesh`]).
     pub fn from_obj(path: impl AsRef<std::path::Path>, resolution: u32) -> Result<Self> {
         Self::from_mesh(&crate::geometry::obj::load(path.as_ref())?, resolution)
+    }
+
+    /// The grid, if it is one [`DistanceGrid::from_mesh`] could have built: from 2 to
+    /// `MAX_DIM` samples along each side, as many samples as its sides make, each finite, and
+    /// a finite, positive cell over a box within reach of the coordinate bound. The kernels
+    /// index the samples from the dimensions, so a grid that broke this read out of bounds.
+    #[cfg(feature = "serde")]
+    fn checked(self) -> Result<Self> {
+        let bad = |reason: String| {
+            Err(ChiffonError::InvalidParameter {
+                name: "distance grid",
+                reason,
+            })
+        };
+        if let Some(d) = self.dims.iter().find(|d| !(2..=MAX_DIM).contains(*d)) {
+            return bad(format!(
+                "its dims {:?} have a side of {d} samples; each side must have from 2 to \
+                 {MAX_DIM}",
+                self.dims
+            ));
+        }
+        let want = self.dims.iter().map(|&d| d as usize).product::<usize>();
+        if self.values.len() != want {
+            return bad(format!(
+                "it holds {} samples, but its dims {:?} need {want}",
+                self.values.len(),
+                self.dims
+            ));
+        }
+        if !(self.cell.is_finite() && self.cell > 0.0) {
+            return bad(format!(
+                "its cell size is {}; it must be finite and greater than 0",
+                self.cell
+            ));
+        }
+        // A grid built from a mesh within MAX_COORDINATE reaches at most its padding (at the
+        // coarsest resolution, the mesh's extent again) past it: 4 × the bound holds every one.
+        let far = self.origin + Vec3::from_array(self.dims.map(|d| (d - 1) as f32)) * self.cell;
+        let reach = 4.0 * crate::config::MAX_COORDINATE;
+        if !(self.origin.is_finite() && far.is_finite())
+            || self.origin.abs().max_element() > reach
+            || far.abs().max_element() > reach
+        {
+            return bad(format!(
+                "its box from {} to {} is not within {reach:e} m of the origin",
+                crate::error::shown3(self.origin),
+                crate::error::shown3(far)
+            ));
+        }
+        if let Some(i) = self.values.iter().position(|v| !v.is_finite()) {
+            return bad(format!(
+                "its sample {i} is {}, not a finite distance",
+                self.values[i]
+            ));
+        }
+        Ok(self)
     }
 
     /// Samples along x, y and z.
