@@ -421,3 +421,33 @@ fn a_deserialized_grid_that_does_not_fill_its_dims_is_refused() {
         );
     }
 }
+
+/// `set_collider_pose` with an index past the colliders said "there are 1 colliders" (and
+/// "there are 0 colliders" with none); it names the indices there are.
+#[test]
+fn a_collider_index_out_of_range_names_the_indices_there_are() {
+    use chiffon::{Backend, Pose, Solver};
+    let sheet = ClothBuilder::grid(4, 4).build().unwrap();
+    for (colliders, says) in [
+        (vec![], "there are no colliders"),
+        (vec![Collider::ground(0.0)], "there is 1 collider, index 0"),
+        (
+            vec![Collider::ground(0.0), Collider::ground(-1.0)],
+            "there are 2 colliders, indices 0 to 1",
+        ),
+    ] {
+        let params = SolverParams {
+            colliders,
+            ..SolverParams::default()
+        };
+        let mut s = Solver::new(Backend::Cpu, &sheet, params).unwrap();
+        let e = s
+            .set_collider_pose(7, Pose::IDENTITY)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("collider index: 7 is out of range") && e.contains(says),
+            "{e}"
+        );
+    }
+}

@@ -23,7 +23,17 @@ impl World {
         let Some(c) = self.params.colliders.get(index) else {
             return Err(ChiffonError::InvalidParameter {
                 name: "collider index",
-                reason: format!("{index} is out of range (there are {n} colliders)"),
+                reason: match n {
+                    0 => format!(
+                        "{index} is out of range: there are no colliders (add them to \
+                         SolverParams::colliders)"
+                    ),
+                    1 => format!("{index} is out of range: there is 1 collider, index 0"),
+                    _ => format!(
+                        "{index} is out of range: there are {n} colliders, indices 0 to {}",
+                        n - 1
+                    ),
+                },
             });
         };
         let moved = c.clone().at(pose);
