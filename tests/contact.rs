@@ -907,3 +907,43 @@ fn a_bad_strain_limit_is_a_clear_error_naming_it() {
         params.validate().unwrap();
     }
 }
+
+/// A collider's thickness counts in the scene's extent: a free sheet inside a sphere, a mesh or
+/// over a floor padded by 1000 m (the largest thickness accepted) rests 1000 m out, where the
+/// collider puts it. The divergence limit left the thickness out (1000 m for a scene this
+/// small), so the first frame said "simulation diverged ... lower dt".
+#[test]
+fn a_collider_thicker_than_the_scene_is_not_called_diverged() {
+    let ctx = common::gpu("a_collider_thicker_than_the_scene_is_not_called_diverged");
+    let sheet = ClothBuilder::grid(6, 6)
+        .spacing(0.1)
+        .layout(Layout::Flat { height: 0.2 })
+        .pinning(Pinning::None)
+        .build()
+        .unwrap();
+    let ball = DistanceGrid::from_mesh(&icosphere(0.3), 8).unwrap();
+    let thick = chiffon::contact::MAX_THICKNESS;
+    for backend in backends(&ctx) {
+        for collider in [
+            Collider::sphere(Vec3::ZERO, 0.3),
+            Collider::ground(0.0),
+            Collider::mesh(Arc::new(ball.clone()), Pose::IDENTITY),
+        ] {
+            let params = SolverParams {
+                colliders: vec![collider.clone().thickness(thick)],
+                ..SolverParams::default()
+            };
+            let mut s = Solver::new(backend, &sheet, params).unwrap();
+            for frame in 0..5 {
+                s.step(1.0 / 60.0)
+                    .unwrap_or_else(|e| panic!("{backend:?} {collider:?} frame {frame}: {e}"));
+            }
+            s.health().unwrap();
+            let p = s.positions().unwrap();
+            assert!(
+                p.iter().all(|p| p.is_finite() && p.length() > 0.9 * thick),
+                "{backend:?} {collider:?}: the sheet is not pushed out to the thickness"
+            );
+        }
+    }
+}
