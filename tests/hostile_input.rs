@@ -451,3 +451,50 @@ fn a_collider_index_out_of_range_names_the_indices_there_are() {
         );
     }
 }
+
+/// A `--collider` capsule or box given a count of numbers it does not take was told the first
+/// count alone ("capsule: 7 finite numbers" to a capsule of 9, which takes 7 or 8); every
+/// malformed spec is a one-line error and a non-zero exit, never a panic.
+#[cfg(feature = "tools")]
+#[test]
+fn a_malformed_collider_spec_says_every_count_the_shape_takes() {
+    use common::cli::{chiffon, failed};
+    let out = std::env::temp_dir().join(format!("chiffon-hostile-{}-spec.obj", std::process::id()));
+    let out = out.to_str().unwrap();
+    for (spec, says) in [
+        ("capsule:0,0,0,1,0,0,0.1,0.2,0.3", "7 or 8 finite numbers"),
+        ("capsule:0,0,0,1,0,0", "7 or 8 finite numbers"),
+        ("box:0,0,0,1", "6 or 7 finite numbers"),
+        ("box:0,0,0,1,1,1,0,0", "(8 given)"),
+        ("sphere:1,2,3", "4 finite numbers"),
+        ("sphere:0,0,0,nan", "4 finite numbers"),
+        ("capsule:0,0,0,1,0,0,x", "7 finite numbers"),
+        ("plane:0,1,0", "plane:NX,NY,NZ,D"),
+        ("torus:1,2,3", "sphere:X,Y,Z,R"),
+        ("mesh:", "mesh:FILE.obj"),
+        ("sphere", "sphere:X,Y,Z,R"),
+        ("", "sphere:X,Y,Z,R"),
+    ] {
+        let e = failed(&chiffon(&[
+            "simulate",
+            "--frames",
+            "1",
+            "--grid",
+            "4x4",
+            "--backend",
+            "cpu",
+            "--out",
+            out,
+            "--collider",
+            spec,
+        ]));
+        assert!(
+            e.contains("--collider") && e.contains(says),
+            "{spec:?}: {e}"
+        );
+        assert!(
+            !e.contains("panicked") && e.trim().lines().count() <= 3,
+            "{spec:?}: {e}"
+        );
+    }
+}
