@@ -65,7 +65,7 @@ impl World {
                 .all(|(a, (b, _))| std::sync::Arc::ptr_eq(a, b));
         if !held {
             let mut samples = Vec::new();
-            self.grids = meshes
+            let grids = meshes
                 .into_iter()
                 .map(|g| {
                     let offset = samples.len() as u32;
@@ -73,7 +73,10 @@ impl World {
                     (g.clone(), offset)
                 })
                 .collect();
+            // Held once loaded: grids the device refused were taken as held, and the next
+            // step ran without them (no error, the cloth through the meshes).
             self.engine.load_grids(&samples)?;
+            self.grids = grids;
         }
         let moving = self.collider_poses.len() == self.params.colliders.len();
         Ok(self
