@@ -907,3 +907,93 @@ fn a_bad_strain_limit_is_a_clear_error_naming_it() {
         params.validate().unwrap();
     }
 }
+
+/// A collider's thickness counts in the scene's extent: a free sheet inside a sphere, a mesh or
+/// over a floor padded by 1000 m (the largest thickness accepted) rests 1000 m out, where the
+/// collider puts it. The divergence limit left the thickness out (1000 m for a scene this
+/// small), so the first frame said "simulation diverged ... lower dt".
+#[test]
+fn a_collider_thicker_than_the_scene_is_not_called_diverged() {
+    let ctx = common::gpu("a_collider_thicker_than_the_scene_is_not_called_diverged");
+    let sheet = ClothBuilder::grid(6, 6)
+        .spacing(0.1)
+        .layout(Layout::Flat { height: 0.2 })
+        .pinning(Pinning::None)
+        .build()
+        .unwrap();
+    let ball = DistanceGrid::from_mesh(&icosphere(0.3), 8).unwrap();
+    let thick = chiffon::contact::MAX_THICKNESS;
+    for backend in backends(&ctx) {
+        for collider in [
+            Collider::sphere(Vec3::ZERO, 0.3),
+            Collider::ground(0.0),
+            Collider::mesh(Arc::new(ball.clone()), Pose::IDENTITY),
+        ] {
+            let params = SolverParams {
+                colliders: vec![collider.clone().thickness(thick)],
+                ..SolverParams::default()
+            };
+            let mut s = Solver::new(backend, &sheet, params).unwrap();
+            for frame in 0..5 {
+                s.step(1.0 / 60.0)
+                    .unwrap_or_else(|e| panic!("{backend:?} {collider:?} frame {frame}: {e}"));
+            }
+            s.health().unwrap();
+            let p = s.positions().unwrap();
+            assert!(
+                p.iter().all(|p| p.is_finite() && p.length() > 0.9 * thick),
+                "{backend:?} {collider:?}: the sheet is not pushed out to the thickness"
+            );
+        }
+    }
+}
+
+/// A mesh grid the device refuses (past its binding limit, lowered here to 1 MiB) is an error
+/// on every step until the colliders change, and a smaller grid then loads. The refused grid
+/// was taken as held, so the next step ran without it and said nothing, and its size was
+/// taken as the buffer's, so the smaller grid overran the old buffer: a wgpu validation panic.
+#[test]
+fn a_grid_the_device_refuses_stays_an_error_and_a_smaller_one_then_loads() {
+    let Some(ctx) =
+        common::gpu("a_grid_the_device_refuses_stays_an_error_and_a_smaller_one_then_loads")
+    else {
+        return;
+    };
+    let lowered = ctx
+        .with_limits(wgpu::Limits {
+            max_storage_buffer_binding_size: 1 << 20,
+            ..ctx.limits()
+        })
+        .unwrap();
+    let ball = |resolution| {
+        let grid = DistanceGrid::from_mesh(&icosphere(0.3), resolution).unwrap();
+        Collider::mesh(Arc::new(grid), Pose::default())
+    };
+    let sheet = flat_sheet(8, 1.0, 0.5, Pinning::None);
+    let params = SolverParams {
+        colliders: vec![ball(96)],
+        ..SolverParams::default()
+    };
+    let mut s = Solver::new(Backend::Gpu(&lowered), &sheet, params).unwrap();
+    for attempt in 0..2 {
+        let e = s
+            .step(1.0 / 60.0)
+            .expect_err("a grid past the binding limit was stepped")
+            .to_string();
+        assert!(
+            e.contains("distance grids") && e.contains("1048576"),
+            "attempt {attempt}: {e}"
+        );
+    }
+    let mut params = s.params().clone();
+    params.colliders = vec![ball(16)];
+    s.set_params(params).unwrap();
+    for _ in 0..60 {
+        s.step(1.0 / 60.0).unwrap();
+    }
+    let p = s.positions().unwrap();
+    assert!(
+        p.iter().all(|p| p.is_finite() && p.length() > 0.3),
+        "the sheet is not outside the smaller ball"
+    );
+}

@@ -365,3 +365,136 @@ fn a_fifo_output_is_refused_not_opened() {
         assert!(e.contains(name) && e.contains("not a regular file"), "{e}");
     }
 }
+
+/// A distance grid read back (feature `serde`) whose samples do not fill its dims, or whose box
+/// or samples are not finite, is refused as it is read. It was accepted: the CPU reference
+/// panicked indexing past its samples, and the GPU read out of bounds.
+#[cfg(feature = "serde")]
+#[test]
+fn a_deserialized_grid_that_does_not_fill_its_dims_is_refused() {
+    let grid = DistanceGrid::from_mesh(&triangle(1.0, "tri.obj"), 8).unwrap();
+    let good = serde_json::to_value(&grid).unwrap();
+    // A grid as built reads back, and is the same grid.
+    let back: DistanceGrid = serde_json::from_value(good.clone()).unwrap();
+    assert_eq!(back, grid);
+    let tetrahedron = TriangleMesh {
+        name: "tetrahedron".into(),
+        positions: vec![Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z],
+        triangles: vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]],
+        ..TriangleMesh::default()
+    };
+    let closed = DistanceGrid::from_mesh(&tetrahedron, 64).unwrap();
+    assert!(closed.is_signed());
+    let json = serde_json::to_string(&closed).unwrap();
+    assert_eq!(serde_json::from_str::<DistanceGrid>(&json).unwrap(), closed);
+    let edited = |field: &str, value: serde_json::Value| {
+        let mut v = good.clone();
+        v[field] = value;
+        match serde_json::from_value::<DistanceGrid>(v) {
+            Ok(_) => panic!("a grid with {field} edited was read"),
+            Err(e) => e.to_string(),
+        }
+    };
+    let [x, y, z] = grid.dims();
+    for (field, value, says) in [
+        ("dims", serde_json::json!([0, 0, 0]), "side of 0 samples"),
+        ("dims", serde_json::json!([x, y, z + 1]), "need"),
+        (
+            "dims",
+            serde_json::json!([1 << 20, 1 << 20, 1]),
+            "from 2 to",
+        ),
+        ("values", serde_json::json!([]), "holds 0 samples"),
+        ("cell", serde_json::json!(0.0), "cell size is 0"),
+        ("cell", serde_json::json!(-1.0), "cell size is -1"),
+        ("cell", serde_json::json!(1e30), "is not within"),
+        (
+            "origin",
+            serde_json::json!([1e30, 0.0, 0.0]),
+            "is not within",
+        ),
+    ] {
+        let e = edited(field, value.clone());
+        assert!(
+            e.contains("distance grid") && e.contains(says),
+            "{field} = {value}: {e}"
+        );
+    }
+}
+
+/// `set_collider_pose` with an index past the colliders said "there are 1 colliders" (and
+/// "there are 0 colliders" with none); it names the indices there are.
+#[test]
+fn a_collider_index_out_of_range_names_the_indices_there_are() {
+    use chiffon::{Backend, Pose, Solver};
+    let sheet = ClothBuilder::grid(4, 4).build().unwrap();
+    for (colliders, says) in [
+        (vec![], "there are no colliders"),
+        (vec![Collider::ground(0.0)], "there is 1 collider, index 0"),
+        (
+            vec![Collider::ground(0.0), Collider::ground(-1.0)],
+            "there are 2 colliders, indices 0 to 1",
+        ),
+    ] {
+        let params = SolverParams {
+            colliders,
+            ..SolverParams::default()
+        };
+        let mut s = Solver::new(Backend::Cpu, &sheet, params).unwrap();
+        let e = s
+            .set_collider_pose(7, Pose::IDENTITY)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("collider index: 7 is out of range") && e.contains(says),
+            "{e}"
+        );
+    }
+}
+
+/// A `--collider` capsule or box given a count of numbers it does not take was told the first
+/// count alone ("capsule: 7 finite numbers" to a capsule of 9, which takes 7 or 8); every
+/// malformed spec is a one-line error and a non-zero exit, never a panic.
+#[cfg(feature = "tools")]
+#[test]
+fn a_malformed_collider_spec_says_every_count_the_shape_takes() {
+    use common::cli::{chiffon, failed};
+    let out = std::env::temp_dir().join(format!("chiffon-hostile-{}-spec.obj", std::process::id()));
+    let out = out.to_str().unwrap();
+    for (spec, says) in [
+        ("capsule:0,0,0,1,0,0,0.1,0.2,0.3", "7 or 8 finite numbers"),
+        ("capsule:0,0,0,1,0,0", "7 or 8 finite numbers"),
+        ("box:0,0,0,1", "6 or 7 finite numbers"),
+        ("box:0,0,0,1,1,1,0,0", "(8 given)"),
+        ("sphere:1,2,3", "4 finite numbers"),
+        ("sphere:0,0,0,nan", "4 finite numbers"),
+        ("capsule:0,0,0,1,0,0,x", "7 finite numbers"),
+        ("plane:0,1,0", "plane:NX,NY,NZ,D"),
+        ("torus:1,2,3", "sphere:X,Y,Z,R"),
+        ("mesh:", "mesh:FILE.obj"),
+        ("sphere", "sphere:X,Y,Z,R"),
+        ("", "sphere:X,Y,Z,R"),
+    ] {
+        let e = failed(&chiffon(&[
+            "simulate",
+            "--frames",
+            "1",
+            "--grid",
+            "4x4",
+            "--backend",
+            "cpu",
+            "--out",
+            out,
+            "--collider",
+            spec,
+        ]));
+        assert!(
+            e.contains("--collider") && e.contains(says),
+            "{spec:?}: {e}"
+        );
+        assert!(
+            !e.contains("panicked") && e.trim().lines().count() <= 3,
+            "{spec:?}: {e}"
+        );
+    }
+}

@@ -444,17 +444,22 @@ impl Collider {
         }
     }
 
-    /// A world-space box that holds the collider's surface (for the scene's extent), or for a
-    /// plane the point of it nearest the origin.
+    /// A world-space box that holds the collider's surface padded by its thickness, where the
+    /// cloth it pushes comes to rest (for the scene's extent), or for a plane the point of it
+    /// nearest the origin and that point moved the thickness along its normal. Without the
+    /// thickness, cloth resting on a collider thicker than the scene (a padded sphere, up to
+    /// [`MAX_THICKNESS`]) was past the divergence limit and called diverged.
     pub(crate) fn world_bounds(&self) -> (Vec3, Vec3) {
         match self.normalized_shape() {
             Shape::Plane { normal, offset } => {
                 let p = self.pose.transform_point(normal * offset);
-                (p, p)
+                let q = p + self.pose.rotation * normal * self.thickness;
+                (p.min(q), p.max(q))
             }
             shape => {
                 let (c, r) = shape.bounds().expect("only a plane is unbounded");
                 let c = self.pose.transform_point(c);
+                let r = r + self.thickness;
                 (c - Vec3::splat(r), c + Vec3::splat(r))
             }
         }

@@ -34,8 +34,16 @@ const PADDING: u32 = 4;
 
 /// A signed (or, for an open mesh, unsigned) distance field on a regular grid, in the frame of
 /// the mesh it was built from.
+///
+/// Deserialized (feature `serde`), a grid is checked as it is read: its samples must fill its
+/// dimensions, and its box and samples must be finite numbers a built grid could have, so a
+/// hand-edited or truncated file is an error, not an out-of-bounds read in the kernels.
 #[derive(Clone, Debug)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "GridFields")
+)]
 pub struct DistanceGrid {
     origin: Vec3,
     cell: f32,
@@ -44,6 +52,40 @@ pub struct DistanceGrid {
     signed: bool,
     triangles: usize,
 }
+
+/// A [`DistanceGrid`] as read, before [`DistanceGrid::checked`] accepts it.
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+struct GridFields {
+    origin: Vec3,
+    cell: f32,
+    dims: [u32; 3],
+    values: Vec<f32>,
+    signed: bool,
+    triangles: usize,
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<GridFields> for DistanceGrid {
+    type Error = ChiffonError;
+
+    fn try_from(f: GridFields) -> Result<Self> {
+        Self {
+            origin: f.origin,
+            cell: f.cell,
+            dims: f.dims,
+            values: f.values,
+            signed: f.signed,
+            triangles: f.triangles,
+        }
+        .checked()
+    }
+}
+
+/// Most samples along a side of a grid [`DistanceGrid::from_mesh`] builds: the resolution and
+/// the padding on both sides.
+#[cfg(feature = "serde")]
+const MAX_DIM: u32 = MAX_RESOLUTION + 2 * PADDING + 1;
 
 /// Equal grids have equal samples. The same grid (a collider's `Arc` compared with itself, as
 /// `World::set_params` does when the demo hands it the same parameters every frame) is equal
@@ -130,13 +172,69 @@ impl DistanceGrid {
             signed: geometry.closed,
             triangles: tris.len(),
         };
-        grid.values = grid.build(&geometry);
+        grid.values = grid.build(&geometry, true);
         Ok(grid)
     }
 
     /// The distance field of the mesh in an OBJ file (see [`DistanceGrid::from_mesh`]).
     pub fn from_obj(path: impl AsRef<std::path::Path>, resolution: u32) -> Result<Self> {
         Self::from_mesh(&crate::geometry::obj::load(path.as_ref())?, resolution)
+    }
+
+    /// The grid, if it is one [`DistanceGrid::from_mesh`] could have built: from 2 to
+    /// `MAX_DIM` samples along each side, as many samples as its sides make, each finite, and
+    /// a finite, positive cell over a box within reach of the coordinate bound. The kernels
+    /// index the samples from the dimensions, so a grid that broke this read out of bounds.
+    #[cfg(feature = "serde")]
+    fn checked(self) -> Result<Self> {
+        let bad = |reason: String| {
+            Err(ChiffonError::InvalidParameter {
+                name: "distance grid",
+                reason,
+            })
+        };
+        if let Some(d) = self.dims.iter().find(|d| !(2..=MAX_DIM).contains(*d)) {
+            return bad(format!(
+                "its dims {:?} have a side of {d} samples; each side must have from 2 to \
+                 {MAX_DIM}",
+                self.dims
+            ));
+        }
+        let want = self.dims.iter().map(|&d| d as usize).product::<usize>();
+        if self.values.len() != want {
+            return bad(format!(
+                "it holds {} samples, but its dims {:?} need {want}",
+                self.values.len(),
+                self.dims
+            ));
+        }
+        if !(self.cell.is_finite() && self.cell > 0.0) {
+            return bad(format!(
+                "its cell size is {}; it must be finite and greater than 0",
+                self.cell
+            ));
+        }
+        // A grid built from a mesh within MAX_COORDINATE reaches at most its padding (at the
+        // coarsest resolution, the mesh's extent again) past it: 4 × the bound holds every one.
+        let far = self.origin + Vec3::from_array(self.dims.map(|d| (d - 1) as f32)) * self.cell;
+        let reach = 4.0 * crate::config::MAX_COORDINATE;
+        if !(self.origin.is_finite() && far.is_finite())
+            || self.origin.abs().max_element() > reach
+            || far.abs().max_element() > reach
+        {
+            return bad(format!(
+                "its box from {} to {} is not within {reach:e} m of the origin",
+                crate::error::shown3(self.origin),
+                crate::error::shown3(far)
+            ));
+        }
+        if let Some(i) = self.values.iter().position(|v| !v.is_finite()) {
+            return bad(format!(
+                "its sample {i} is {}, not a finite distance",
+                self.values[i]
+            ));
+        }
+        Ok(self)
     }
 
     /// Samples along x, y and z.
@@ -198,7 +296,9 @@ impl DistanceGrid {
         (z as usize * self.dims[1] as usize + y as usize) * self.dims[0] as usize + x as usize
     }
 
-    fn build(&self, s: &Surface) -> Vec<f32> {
+    /// The samples. `cull` visits only the samples near each triangle's plane (the tests
+    /// compare it with visiting its whole box, which must give the same samples, bit for bit).
+    fn build(&self, s: &Surface, cull: bool) -> Vec<f32> {
         let [nx, ny, nz] = self.dims;
         let band = BAND_CELLS * self.cell;
         let at = |x: u32, y: u32, z: u32| {
@@ -227,6 +327,21 @@ impl DistanceGrid {
                 layers[z as usize].push(k as u32);
             }
         }
+        // Each triangle's plane, to visit only the cells of its box near it: a sample farther
+        // from the plane than the band is farther from the triangle too, so the triangle
+        // cannot be its nearest within the band, and leaving it out changes no value. A soup
+        // of large triangles (each box most of the grid) cost the whole box per triangle: a
+        // 1000-triangle soup 2.3 s at 96 samples, a million 40 minutes.
+        let planes: Vec<Option<Plane>> = s
+            .tris
+            .iter()
+            .map(|t| Plane::new(t.map(|i| s.p[i as usize])))
+            .collect();
+        // The slab kept about each plane: the band, a cell, and room for f32's rounding of
+        // the samples' coordinates and of the distances measured from them.
+        let far = self.origin + Vec3::from_array(self.dims.map(|d| d as f32)) * self.cell;
+        let magnitude = self.origin.abs().max(far.abs()).max_element() as f64;
+        let slab = band as f64 + self.cell as f64 + 1e-5 * magnitude;
         // 1. The band: exact distance and nearest feature, one layer per task.
         let layer_len = (nx * ny) as usize;
         let mut nearest = vec![(f32::INFINITY, 0.0f32); (nx * ny * nz) as usize];
@@ -237,7 +352,16 @@ impl DistanceGrid {
                 for &k in &layers[z] {
                     let b = &boxes[k as usize];
                     for y in b[1].0..=b[1].1 {
-                        for x in b[0].0..=b[0].1 {
+                        let (x0, x1) = match &planes[k as usize] {
+                            Some(plane) if cull => {
+                                match plane.row(self.origin, self.cell, y, z as u32, slab, b[0]) {
+                                    Some(r) => r,
+                                    None => continue,
+                                }
+                            }
+                            _ => b[0],
+                        };
+                        for x in x0..=x1 {
                             let q = at(x, y, z as u32);
                             let (d, side) = s.distance(k as usize, q);
                             let slot = &mut layer[(y * nx + x) as usize];
@@ -338,6 +462,56 @@ impl DistanceGrid {
             }
         }
         value
+    }
+}
+
+/// A triangle's plane in f64: its unit normal and a point of it.
+struct Plane {
+    normal: glam::DVec3,
+    point: glam::DVec3,
+}
+
+impl Plane {
+    /// `None` when the corners give no normal in f64 either.
+    fn new([a, b, c]: [Vec3; 3]) -> Option<Self> {
+        let (a, b, c) = (a.as_dvec3(), b.as_dvec3(), c.as_dvec3());
+        let normal = (b - a).cross(c - a).try_normalize()?;
+        Some(Self { normal, point: a })
+    }
+
+    /// The samples `x` of row (`y`, `z`) within `slab` of the plane, inside `within` (the
+    /// triangle's box), as a range of x with a sample of room at each end; `None` if none.
+    fn row(
+        &self,
+        origin: Vec3,
+        cell: f32,
+        y: u32,
+        z: u32,
+        slab: f64,
+        within: (u32, u32),
+    ) -> Option<(u32, u32)> {
+        let (o, h) = (origin.as_dvec3(), cell as f64);
+        let start = o + glam::DVec3::new(0.0, y as f64 * h, z as f64 * h);
+        // The signed distance at sample x is c + step · x.
+        let c = self.normal.dot(start - self.point);
+        let step = self.normal.x * h;
+        let (lo, hi) = if step.abs() < 1e-12 * h {
+            if c.abs() > slab {
+                return None;
+            }
+            (within.0, within.1)
+        } else {
+            let (p, q) = ((-slab - c) / step, (slab - c) / step);
+            let (p, q) = (p.min(q).floor() - 1.0, p.max(q).ceil() + 1.0);
+            if q < within.0 as f64 || p > within.1 as f64 {
+                return None;
+            }
+            (
+                (p.max(within.0 as f64)) as u32,
+                (q.min(within.1 as f64)) as u32,
+            )
+        };
+        Some((lo, hi))
     }
 }
 
@@ -551,5 +725,53 @@ mod tests {
         assert!(DistanceGrid::from_mesh(&flat, 16).is_err());
         let nan = TriangleMesh::new("nan", vec![Vec3::NAN, Vec3::X, Vec3::Y], vec![[0, 1, 2]]);
         assert!(DistanceGrid::from_mesh(&nan, 16).is_err());
+    }
+
+    /// A soup of large triangles (each one's box most of the grid) cost its whole box per
+    /// triangle: 2.3 s for 1000 at 96 samples, minutes for 100 000. The build now visits the
+    /// samples near each triangle's plane only; this holds it to visiting the whole box, bit
+    /// for bit, on a soup, a closed mesh turned and moved far out, and slivers.
+    #[test]
+    fn a_soup_of_large_triangles_builds_only_near_their_planes_with_the_same_samples() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let mut soup = TriangleMesh {
+            name: "soup".into(),
+            ..TriangleMesh::default()
+        };
+        for k in 0..200u32 {
+            for _ in 0..3 {
+                let p = Vec3::new(next(), next(), next()) * 2.0 - 1.0;
+                soup.positions.push(p);
+            }
+            soup.triangles.push([3 * k, 3 * k + 1, 3 * k + 2]);
+        }
+        let mut far = cube(1.85);
+        let turn = glam::Quat::from_rotation_arc(Vec3::Y, Vec3::new(1.0, 2.0, 3.0).normalize());
+        for p in &mut far.positions {
+            *p = turn * *p + Vec3::new(5e5, -2e5, 1.0);
+        }
+        let sliver = TriangleMesh {
+            name: "sliver".into(),
+            positions: vec![
+                Vec3::ZERO,
+                Vec3::new(1.0, 0.3, 0.2),
+                Vec3::new(1.0, 0.3 + 1e-6, 0.2),
+            ],
+            triangles: vec![[0, 1, 2]],
+            ..TriangleMesh::default()
+        };
+        for (mesh, resolution) in [(soup, 40), (far, 48), (cube(0.5), 7), (sliver, 48)] {
+            let grid = DistanceGrid::from_mesh(&mesh, resolution).unwrap();
+            let tris: Vec<[u32; 3]> = mesh.triangles.clone();
+            let whole = grid.build(&Surface::new(&mesh.positions, &tris), false);
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(grid.values()), bits(&whole), "{}", mesh.name);
+        }
     }
 }

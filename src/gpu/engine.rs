@@ -217,26 +217,36 @@ impl GpuEngine {
     /// phase to `cells`, each on its own: a grown table loses its contents (the caller writes
     /// it right after), the others keep theirs.
     fn ensure_contact(&mut self, colliders: u64, grid: u64, cells: u64) -> Result<()> {
-        let t = &mut self.sizes.topology;
+        // A size is recorded once its buffer is made: a buffer refused (past the device's
+        // limit) left the larger size recorded over the old buffer, and a smaller grid loaded
+        // next overran it (a wgpu validation panic).
+        // The bind groups are made again for a buffer made, even when the other is refused.
+        let t = self.sizes.topology;
         let mut grown = false;
+        let mut made = Ok(());
         // One table, records then broad phase: it grows when either part does.
         if cells > t.collider_cells || colliders > t.colliders {
-            t.collider_cells = t.collider_cells.max(cells);
-            t.colliders = t.colliders.max(colliders);
+            let (cells, colliders) = (t.collider_cells.max(cells), t.colliders.max(colliders));
             // Whole rows: the kernels read the broad phase's last words from its last row.
-            let bytes = (t.colliders + t.collider_cells).next_multiple_of(VEC4_BYTES);
-            self.contact.table = ContactBuffers::table(&self.ctx, bytes)?;
-            grown = true;
+            let bytes = (colliders + cells).next_multiple_of(VEC4_BYTES);
+            made = ContactBuffers::table(&self.ctx, bytes).map(|table| {
+                self.contact.table = table;
+                self.sizes.topology.collider_cells = cells;
+                self.sizes.topology.colliders = colliders;
+                grown = true;
+            });
         }
-        if grid > t.grid {
-            t.grid = grid;
-            self.contact.grid = ContactBuffers::grid(&self.ctx, grid)?;
-            grown = true;
+        if made.is_ok() && grid > t.grid {
+            made = ContactBuffers::grid(&self.ctx, grid).map(|buffer| {
+                self.contact.grid = buffer;
+                self.sizes.topology.grid = grid;
+                grown = true;
+            });
         }
         if grown {
             self.rebind();
         }
-        Ok(())
+        made
     }
 
     /// The current layout's particles of `buffer` (a particle buffer), waiting for the device.

@@ -23,7 +23,17 @@ impl World {
         let Some(c) = self.params.colliders.get(index) else {
             return Err(ChiffonError::InvalidParameter {
                 name: "collider index",
-                reason: format!("{index} is out of range (there are {n} colliders)"),
+                reason: match n {
+                    0 => format!(
+                        "{index} is out of range: there are no colliders (add them to \
+                         SolverParams::colliders)"
+                    ),
+                    1 => format!("{index} is out of range: there is 1 collider, index 0"),
+                    _ => format!(
+                        "{index} is out of range: there are {n} colliders, indices 0 to {}",
+                        n - 1
+                    ),
+                },
             });
         };
         let moved = c.clone().at(pose);
@@ -55,7 +65,7 @@ impl World {
                 .all(|(a, (b, _))| std::sync::Arc::ptr_eq(a, b));
         if !held {
             let mut samples = Vec::new();
-            self.grids = meshes
+            let grids = meshes
                 .into_iter()
                 .map(|g| {
                     let offset = samples.len() as u32;
@@ -63,7 +73,10 @@ impl World {
                     (g.clone(), offset)
                 })
                 .collect();
+            // Held once loaded: grids the device refused were taken as held, and the next
+            // step ran without them (no error, the cloth through the meshes).
             self.engine.load_grids(&samples)?;
+            self.grids = grids;
         }
         let moving = self.collider_poses.len() == self.params.colliders.len();
         Ok(self

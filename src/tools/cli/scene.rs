@@ -253,10 +253,20 @@ pub fn parse_collider(s: &str) -> Result<ColliderSpec, String> {
     let Some((shape, values)) = s.split_once(':') else {
         return Err(format!("wants {usage}, not {s:?}"));
     };
+    // A shape that takes two counts says both when given neither ("7 or 8 finite numbers",
+    // not "7" to a capsule given 9).
     let v = |n: &[usize], what: &str| -> Result<Vec<f32>, String> {
         let count = values.split(',').count();
-        let n = n.iter().copied().find(|&k| k == count).unwrap_or(n[0]);
-        parse::numbers(values, n, what)
+        match n.iter().copied().find(|&k| k == count) {
+            Some(k) => parse::numbers(values, k, what),
+            None => Err(format!(
+                "wants {what}: {} finite numbers separated by commas, not {values:?} ({count} given)",
+                n.iter()
+                    .map(|k| k.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            )),
+        }
     };
     let at = |v: &[f32]| Vec3::new(v[0], v[1], v[2]);
     let collider = match shape {
