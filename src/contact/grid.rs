@@ -733,13 +733,9 @@ mod tests {
     /// for bit, on a soup, a closed mesh turned and moved far out, and slivers.
     #[test]
     fn a_soup_of_large_triangles_builds_only_near_their_planes_with_the_same_samples() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 40) as f32 / (1u64 << 24) as f32
-        };
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let mut next = move || rng.random::<f32>();
         let mut soup = TriangleMesh {
             name: "soup".into(),
             ..TriangleMesh::default()
