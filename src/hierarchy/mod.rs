@@ -86,6 +86,8 @@ pub struct Hierarchy {
     /// The strain limit's own colors, after the levels': a copy of the cloth's structural
     /// edges colored apart from the rest ([`Hierarchy::strain_colors`]).
     strain: Range<u32>,
+    /// [`Hierarchy::limit_colors`], found once here rather than by a scan every frame.
+    limit_colors: usize,
     levels: Vec<Level>,
     nodes: Vec<u32>,
     prolong: Vec<Prolongation>,
@@ -326,8 +328,10 @@ impl Hierarchy {
                 }
             }
         }
+        let constraints = ColoredConstraints::from_sorted(constraints, colors, particle_count)?;
         Ok(Self {
-            constraints: ColoredConstraints::from_sorted(constraints, colors, particle_count)?,
+            limit_colors: constraints.limit_colors_below(cloth_colors),
+            constraints,
             cloth_colors,
             strain,
             levels,
@@ -362,7 +366,7 @@ impl Hierarchy {
     /// up to the last that holds a structural edge
     /// ([`ColoredConstraints::limit_colors_below`]).
     pub fn limit_colors(&self) -> usize {
-        self.constraints.limit_colors_below(self.cloth_colors)
+        self.limit_colors
     }
 
     /// The colors the strain limit after contact sweeps: [`Self::limit_colors`] from 0 in a
