@@ -34,19 +34,6 @@
 //! the solver alone.
 #![warn(missing_docs)]
 
-/// Declares a module that is public with the `internals` feature and crate-private without.
-macro_rules! internal_mod {
-    ($(#[$attr:meta])* $name:ident) => {
-        $(#[$attr])*
-        #[cfg(feature = "internals")]
-        pub mod $name;
-        $(#[$attr])*
-        #[cfg(not(feature = "internals"))]
-        #[allow(dead_code, unused_imports)]
-        pub(crate) mod $name;
-    };
-}
-
 #[macro_use]
 mod names;
 
@@ -71,18 +58,27 @@ pub mod solver;
 pub mod tethers;
 pub mod world;
 
-internal_mod!(
-    /// The CPU twins of the kernels.
-    cpu
-);
-internal_mod!(
-    /// The structs shared with WGSL, workgroup grids and buffer sizes.
-    config
-);
-internal_mod!(
-    /// The coarse levels of grid cloths.
-    hierarchy
-);
+// The modules below are public with the `internals` feature and crate-private without. They
+// are declared twice, not by a macro: `cargo fmt` does not follow a module a macro declares, so
+// these files went unformatted while `cargo fmt --check` passed.
+/// The structs shared with WGSL, workgroup grids and buffer sizes.
+#[cfg(feature = "internals")]
+pub mod config;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+pub(crate) mod config;
+/// The CPU twins of the kernels.
+#[cfg(feature = "internals")]
+pub mod cpu;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+pub(crate) mod cpu;
+/// The coarse levels of grid cloths.
+#[cfg(feature = "internals")]
+pub mod hierarchy;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+pub(crate) mod hierarchy;
 
 /// README.md's and `docs/*.md`'s Rust code blocks, compiled and run as doc tests.
 #[cfg(doctest)]

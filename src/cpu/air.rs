@@ -97,7 +97,8 @@ pub fn air_forces(
         .with_min_len(MIN_PER_TASK)
         .for_each(|(t, out)| {
             let corner = corners + 3 * t;
-            let [a, b, c] = [table[corner], table[corner + 1], table[corner + 2]].map(|v| v as usize);
+            let [a, b, c] =
+                [table[corner], table[corner + 1], table[corner + 2]].map(|v| v as usize);
             let (xa, xb, xc) = (positions[a].xyz(), positions[b].xyz(), positions[c].xyz());
             let moved =
                 (xa - previous[a].xyz()) + (xb - previous[b].xyz()) + (xc - previous[c].xyz());

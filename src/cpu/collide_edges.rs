@@ -7,8 +7,8 @@ use rayon::prelude::*;
 
 use super::MIN_PER_TASK;
 use super::colliders::{Pose, collider_pose, quat_rotate, to_local};
-use crate::config::{ColliderRecord, StepParams};
 use crate::config::EDGE_TABLE_HEADER_WORDS as HEADER_WORDS;
+use crate::config::{ColliderRecord, StepParams};
 
 const COLLIDER_CUBOID: u32 = 3;
 /// Twin of `FACING`: below this cosine between a triangle's normal and a box edge's outward
@@ -117,7 +117,12 @@ fn triangle_push(
         .sqrt();
     let near_an_edge = colliders.iter().zip(placements).any(|(c, here)| {
         c.kind == COLLIDER_CUBOID
-            && near_edges(c.material[0], Vec4::from_array(c.shape_a).xyz(), to_local(here.pose, centre), reach)
+            && near_edges(
+                c.material[0],
+                Vec4::from_array(c.shape_a).xyz(),
+                to_local(here.pose, centre),
+                reach,
+            )
     });
     if !near_an_edge {
         return [Vec4::ZERO; 2];
@@ -276,10 +281,7 @@ fn deepest_push(
     if s <= 0.0 {
         return none;
     }
-    [
-        out.extend(best),
-        Vec4::new(w0 / s, w1 / s, w2 / s, 0.0),
-    ]
+    [out.extend(best), Vec4::new(w0 / s, w1 / s, w2 / s, 0.0)]
 }
 
 /// Twin of `edge_contacts`: every triangle's push, two `Vec4`s a triangle, in parallel.

@@ -28,7 +28,12 @@ pub(super) fn quat_rotate(q: Vec4, v: Vec3) -> Vec3 {
 
 pub(super) fn to_local(pose: Pose, x: Vec3) -> Vec3 {
     quat_rotate(
-        Vec4::new(-pose.rotation.x, -pose.rotation.y, -pose.rotation.z, pose.rotation.w),
+        Vec4::new(
+            -pose.rotation.x,
+            -pose.rotation.y,
+            -pose.rotation.z,
+            pose.rotation.w,
+        ),
         x - pose.position,
     )
 }
@@ -110,7 +115,14 @@ fn grid_cell(origin: Vec3, cell: f32, dims: UVec3, q: Vec3) -> GridCell {
 /// Trilinear sample of a distance grid at `q`; outside it, the distance to the grid's box plus
 /// the value at its nearest point (twin of `grid_distance`).
 pub(crate) fn grid_distance(origin: Vec3, cell: f32, dims: UVec3, values: &[f32], q: Vec3) -> f32 {
-    let GridCell { g, inside, f, i, row, layer } = grid_cell(origin, cell, dims, q);
+    let GridCell {
+        g,
+        inside,
+        f,
+        i,
+        row,
+        layer,
+    } = grid_cell(origin, cell, dims, q);
     let outside = (g - inside).length() * cell;
     let v = |k: usize| values[k];
     let x00 = lerp1(v(i), v(i + 1), f.x);
@@ -123,16 +135,35 @@ pub(crate) fn grid_distance(origin: Vec3, cell: f32, dims: UVec3, values: &[f32]
 /// Twin of `grid_normal`: the unit gradient of [`grid_distance`]'s trilinear sample at `q`, from
 /// the same eight values, and outside the grid the way out of its box as well.
 pub(crate) fn grid_normal(origin: Vec3, cell: f32, dims: UVec3, values: &[f32], q: Vec3) -> Vec3 {
-    let GridCell { g, inside, f, i, row, layer } = grid_cell(origin, cell, dims, q);
+    let GridCell {
+        g,
+        inside,
+        f,
+        i,
+        row,
+        layer,
+    } = grid_cell(origin, cell, dims, q);
     let (c000, c100) = (values[i], values[i + 1]);
     let (c010, c110) = (values[i + row], values[i + row + 1]);
     let (c001, c101) = (values[i + layer], values[i + layer + 1]);
     let (c011, c111) = (values[i + layer + row], values[i + layer + row + 1]);
     // In cells; an axis on which q is outside the box (clamped) does not move the sample.
     let along = Vec3::new(
-        lerp1(lerp1(c100 - c000, c110 - c010, f.y), lerp1(c101 - c001, c111 - c011, f.y), f.z),
-        lerp1(lerp1(c010 - c000, c110 - c100, f.x), lerp1(c011 - c001, c111 - c101, f.x), f.z),
-        lerp1(lerp1(c001 - c000, c101 - c100, f.x), lerp1(c011 - c010, c111 - c110, f.x), f.y),
+        lerp1(
+            lerp1(c100 - c000, c110 - c010, f.y),
+            lerp1(c101 - c001, c111 - c011, f.y),
+            f.z,
+        ),
+        lerp1(
+            lerp1(c010 - c000, c110 - c100, f.x),
+            lerp1(c011 - c001, c111 - c101, f.x),
+            f.z,
+        ),
+        lerp1(
+            lerp1(c001 - c000, c101 - c100, f.x),
+            lerp1(c011 - c010, c111 - c110, f.x),
+            f.y,
+        ),
     );
     let mut grad = Vec3::select(g.cmpeq(inside), along, Vec3::ZERO);
     let out = g - inside;

@@ -5,12 +5,12 @@ use glam::Vec4;
 
 use super::self_collision::{self as hash, SelfCollisionBuffers};
 use super::{
-    air_forces, air_winds, apply_air, apply_edge_contacts, check_health, collide, edge_contacts, integrate, prolong, snapshot_nodes, solve_cloths, solve_color, limit_color,
-    solve_tethers,
+    air_forces, air_winds, apply_air, apply_edge_contacts, check_health, collide, edge_contacts,
+    integrate, limit_color, prolong, snapshot_nodes, solve_cloths, solve_color, solve_tethers,
 };
-use crate::constraint::Constraint;
-use crate::config::{ClothRest, ColorRange, FusedLevel, Health, TetherSlot};
 use crate::config::Prolongation;
+use crate::config::{ClothRest, ColorRange, FusedLevel, Health, TetherSlot};
+use crate::constraint::Constraint;
 use crate::error::Result;
 use crate::gpu::StageTimer;
 use crate::hierarchy::Hierarchy;
@@ -66,7 +66,6 @@ impl CpuEngine {
             ..Self::default()
         }
     }
-
 }
 
 impl Default for CpuEngine {

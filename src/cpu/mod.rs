@@ -8,9 +8,9 @@ pub(crate) mod engine;
 
 pub(crate) mod air;
 pub(crate) mod collide;
+mod collide_edges;
 pub(crate) mod colliders;
 pub(crate) mod common;
-mod collide_edges;
 mod health;
 mod integrate;
 mod normals;

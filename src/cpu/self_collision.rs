@@ -554,7 +554,10 @@ mod tests {
         let moved = stage.substep(0.0, &positions);
         assert!(stage.built());
         let pairs = assert_every_pair_pushes(&stage.p, &positions, &moved);
-        assert!(pairs > 5 * n, "only {pairs} pairs: the test scatters too thinly");
+        assert!(
+            pairs > 5 * n,
+            "only {pairs} pairs: the test scatters too thinly"
+        );
     }
 
     /// The lists built on a frame's first substep must still hold every pair within the
@@ -571,7 +574,11 @@ mod tests {
         for substep in 0..6 {
             let t_from = substep as f32 / 6.0;
             let moved = stage.substep(t_from, &positions);
-            assert_eq!(stage.built(), substep == 0 || substep == 4, "substep {substep}");
+            assert_eq!(
+                stage.built(),
+                substep == 0 || substep == 4,
+                "substep {substep}"
+            );
             let longest = (0..n).map(|i| stage.hash[list_start(&stage.p, i)]).max();
             assert!(longest < Some(LIST_STRIDE as u32), "a list overflowed");
             reused += usize::from(!stage.built());

@@ -4,12 +4,13 @@ use glam::{Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
 use super::MIN_PER_TASK;
-use crate::constraint::Constraint;
+use super::common::{
+    is_structural, limit_held, limit_pair, material_slot, solve_pair, solve_stencil, stencil_slot,
+    stencil_weights,
+};
 use crate::coloring::ColoredConstraints;
 use crate::config::{ColorRange, StepParams};
-use super::common::{
-    is_structural, limit_held, limit_pair, material_slot, solve_pair, solve_stencil, stencil_slot, stencil_weights,
-};
+use crate::constraint::Constraint;
 
 /// Positions and multipliers shared by the threads solving one color.
 struct Shared(*mut Vec4, *mut f32);
@@ -76,7 +77,14 @@ pub fn solve_color(
                 };
                 let alpha = alphas[stencil_slot(head)];
                 let mut x = p.each_ref().map(|q| **q);
-                solve_stencil(params, weights, &mut x, alpha, lambda, color.first_sweep == 1);
+                solve_stencil(
+                    params,
+                    weights,
+                    &mut x,
+                    alpha,
+                    lambda,
+                    color.first_sweep == 1,
+                );
                 for (q, v) in p.iter_mut().zip(x) {
                     **q = v;
                 }
@@ -108,7 +116,17 @@ pub fn solve_color(
                 alphas[material_slot(c)]
             };
             let held = (qi.w, qj.w);
-            solve_pair(params, c, pi, pj, r, held, alpha, lambda, color.first_sweep == 1);
+            solve_pair(
+                params,
+                c,
+                pi,
+                pj,
+                r,
+                held,
+                alpha,
+                lambda,
+                color.first_sweep == 1,
+            );
         });
 }
 
@@ -132,24 +150,21 @@ pub fn limit_color(
     check_particles("limit_color", constraints, positions, previous);
     let shared = Shared(positions.as_mut_ptr(), std::ptr::null_mut());
     let shared = &shared;
-    batch
-        .par_iter()
-        .with_min_len(MIN_PER_TASK)
-        .for_each(|c| {
-            if !is_structural(c) {
-                return;
-            }
-            // SAFETY: as in `solve_color`: i and j are in bounds and distinct, and no other
-            // record of this color names either.
-            let (pi, pj) = unsafe {
-                (
-                    &mut *shared.0.add(c.i as usize),
-                    &mut *shared.0.add(c.j as usize),
-                )
-            };
-            let held = limit_held(params, previous[c.i as usize].w, previous[c.j as usize].w);
-            limit_pair(params.strain_limit, c, pi, pj, held);
-        });
+    batch.par_iter().with_min_len(MIN_PER_TASK).for_each(|c| {
+        if !is_structural(c) {
+            return;
+        }
+        // SAFETY: as in `solve_color`: i and j are in bounds and distinct, and no other
+        // record of this color names either.
+        let (pi, pj) = unsafe {
+            (
+                &mut *shared.0.add(c.i as usize),
+                &mut *shared.0.add(c.j as usize),
+            )
+        };
+        let held = limit_held(params, previous[c.i as usize].w, previous[c.j as usize].w);
+        limit_pair(params.strain_limit, c, pi, pj, held);
+    });
 }
 
 /// Panics unless `positions` and `previous` cover every particle `constraints` names.
@@ -198,7 +213,10 @@ mod tests {
         };
         let moved = run(0);
         let length = moved[0].xyz().distance(moved[1].xyz());
-        assert!((length - 1.1).abs() < 1e-6, "the held edge is {length} long");
+        assert!(
+            (length - 1.1).abs() < 1e-6,
+            "the held edge is {length} long"
+        );
         // Each end moved by half: equal masses, neither pinned.
         assert!((moved[0].x - 0.2).abs() < 1e-6 && (moved[1].x - 1.3).abs() < 1e-6);
         // In a frame with a box the limit holds them.

@@ -27,9 +27,9 @@
 use std::ops::Range;
 
 use crate::cloth::Cloth;
+use crate::coloring::ColoredConstraints;
 use crate::config::{PARENTS, Prolongation};
 use crate::constraint::{Constraint, LIMIT_KIND, LIMIT_SHARE_SCALE};
-use crate::coloring::ColoredConstraints;
 use crate::error::Result;
 use crate::geometry::graph::SurfaceDistances;
 
@@ -37,9 +37,8 @@ mod graph;
 mod grid;
 
 pub use graph::*;
-use grid::*;
 pub(crate) use grid::grid_limit_count;
-
+use grid::*;
 
 /// A limit between `i` and `j` of rest length `rest` whose first end takes `share` of the
 /// correction.
@@ -214,16 +213,26 @@ impl Hierarchy {
         // distance colors merge with the others', then its stencil colors (its last ones).
         let stencil_colors = |p: &Part<'_>| {
             let h = p.hierarchy;
-            (0..h.cloth_colors).filter(|&c| h.constraints.is_stencil_color(c)).count() as u32
+            (0..h.cloth_colors)
+                .filter(|&c| h.constraints.is_stencil_color(c))
+                .count() as u32
         };
         let distance_colors = |p: &Part<'_>| p.hierarchy.cloth_colors as u32 - stencil_colors(p);
         let most = |count: &dyn Fn(&Part<'_>) -> u32| parts.iter().map(count).max().unwrap_or(0);
-        merge_colors(parts, &mut constraints, &mut colors, most(&distance_colors) as usize, &|p| {
-            Some(0..distance_colors(p))
-        });
-        merge_colors(parts, &mut constraints, &mut colors, most(&stencil_colors) as usize, &|p| {
-            Some(distance_colors(p)..p.hierarchy.cloth_colors as u32)
-        });
+        merge_colors(
+            parts,
+            &mut constraints,
+            &mut colors,
+            most(&distance_colors) as usize,
+            &|p| Some(0..distance_colors(p)),
+        );
+        merge_colors(
+            parts,
+            &mut constraints,
+            &mut colors,
+            most(&stencil_colors) as usize,
+            &|p| Some(distance_colors(p)..p.hierarchy.cloth_colors as u32),
+        );
         let cloth_colors = colors.len();
         let depth = parts
             .iter()
@@ -281,9 +290,13 @@ impl Hierarchy {
         // The strain limit's colors last, color c of every part's one merged color.
         let strain_start = colors.len() as u32;
         let strain_colors = |p: &Part<'_>| p.hierarchy.strain.len() as u32;
-        merge_colors(parts, &mut constraints, &mut colors, most(&strain_colors) as usize, &|p| {
-            Some(p.hierarchy.strain.clone())
-        });
+        merge_colors(
+            parts,
+            &mut constraints,
+            &mut colors,
+            most(&strain_colors) as usize,
+            &|p| Some(p.hierarchy.strain.clone()),
+        );
         let strain = strain_start..colors.len() as u32;
         Self::checked(
             constraints,
@@ -566,7 +579,12 @@ mod tests {
     #[test]
     fn small_cloths_have_no_levels() {
         let small = ClothBuilder::grid(7, 7).build().unwrap();
-        assert!(Hierarchy::new(&small, MAX_LEVELS).unwrap().levels().is_empty());
+        assert!(
+            Hierarchy::new(&small, MAX_LEVELS)
+                .unwrap()
+                .levels()
+                .is_empty()
+        );
         // A rope of two points, and one of eight links: one sweep spans them.
         for points in [2, 9] {
             let line = (0..points).map(|k| glam::Vec3::new(k as f32 * 0.01, 0.0, 0.0));
@@ -626,7 +644,10 @@ mod tests {
         assert!(h.nodes().contains(&0), "the pin is on every level");
         // Limits join neighbours along the chain at the length of the links between them.
         let limits = level_limits(&h, &rope);
-        let mut rests: Vec<f32> = limits.iter().map(|c| (c.rest * 1e4).round() / 1e4).collect();
+        let mut rests: Vec<f32> = limits
+            .iter()
+            .map(|c| (c.rest * 1e4).round() / 1e4)
+            .collect();
         rests.sort_by(f32::total_cmp);
         rests.dedup();
         // (The coarsest keeps both ends, so its last limit spans three of its spacings.)
