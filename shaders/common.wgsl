@@ -239,6 +239,33 @@ fn cross3(a: vec3<f32>, b: vec3<f32>) -> vec3<f32> {
     return vec3<f32>(a.y * b.z - b.y * a.z, a.z * b.x - b.z * a.x, a.x * b.y - b.x * a.y);
 }
 
+// A pinned particle's previous position's w while the host carries it over a frame
+// (`World::move_pin`; 0 for a pin that stands still): PIN_TO on the frame's first substep,
+// with the target in xyz; PIN_MOVING on the substeps after it, when x − x_prev is its step.
+// Rust: config::PIN_TO, config::PIN_MOVING.
+const PIN_TO: f32 = 2.0;
+const PIN_MOVING: f32 = 3.0;
+
+// Where a pinned particle at x goes this substep (which ends at frame fraction t_to), `q` its
+// previous position: a 1/S of the way to its target on the first substep (t_to = 1/S), then
+// the same step each substep, so it reaches the target at the frame's end; a pin that stands
+// still stays.
+fn pin_step(t_to: f32, x: vec3<f32>, q: vec4<f32>) -> vec3<f32> {
+    if (q.w == PIN_TO) {
+        return x + (q.xyz - x) * t_to;
+    }
+    if (q.w == PIN_MOVING) {
+        return x + (x - q.xyz);
+    }
+    return x;
+}
+
+// The flag a moving pin's previous position carries into the next substep: PIN_MOVING, and 0
+// after the frame's last (it stops at its target unless the host moves it again).
+fn pin_flag(t_to: f32, flag: f32) -> f32 {
+    return select(0.0, PIN_MOVING, (flag == PIN_TO || flag == PIN_MOVING) && t_to < 1.0);
+}
+
 // Time-corrected Verlet: a free particle's next position (CPU: integrator::verlet_next).
 fn verlet(params: StepParams, x: vec3<f32>, x_prev: vec3<f32>) -> vec3<f32> {
     return x + (x - x_prev) * (params.ratio * params.damping) + params.accel.xyz * params.accel_scale;

@@ -215,19 +215,23 @@ fn coarse_levels(params: StepParams, cloth: ClothRecord, local: u32) {
 
 // Integrate, then the solve (iterations × colors). Called with the substep's parameters by
 // value, so they stay values (a `var` copy costs a CPU driver a masked struct copy).
-fn integrate_and_solve(params: StepParams, cloth: ClothRecord, local: u32) {
+fn integrate_and_solve(params: StepParams, s: u32, cloth: ClothRecord, local: u32) {
     let offset = cloth.particle_offset;
     let end = offset + cloth.particle_count;
+    let t_to = f32(s + 1u) / f32(frame.substeps);
     // Integrate: each thread its own particles.
     for (var i = offset + local; i < end; i += WORKGROUP_SIZE) {
         let p = load_x(offset, i);
-        // Pinned particles (inverse mass 0) never move.
+        let q = previous[i];
         if (p.w != 0.0) {
-            let q = previous[i];
             let next = verlet(params, p.xyz, q.xyz);
             // w carries collide's contact flag into this substep's solve.
             previous[i] = vec4<f32>(p.xyz, q.w);
             store_x(offset, i, vec4<f32>(next, p.w));
+        } else if (q.w != 0.0) {
+            // A pinned particle the host carries over the frame (`World::move_pin`).
+            previous[i] = vec4<f32>(p.xyz, pin_flag(t_to, q.w));
+            store_x(offset, i, vec4<f32>(pin_step(t_to, p.xyz, q), p.w));
         }
     }
     sync();
@@ -382,11 +386,11 @@ fn solve_cloths(
     }
     for (var s = 0u; s < frame.substeps; s++) {
         if (s == 0u) {
-            integrate_and_solve(first, cloth, local);
+            integrate_and_solve(first, s, cloth, local);
             tethers_and_collide(first, s, cloth, local);
             limit_strain(first, cloth, local);
         } else {
-            integrate_and_solve(rest, cloth, local);
+            integrate_and_solve(rest, s, cloth, local);
             tethers_and_collide(rest, s, cloth, local);
             limit_strain(rest, cloth, local);
         }

@@ -419,6 +419,14 @@ pub struct ColliderRecord {
     pub to_rotation: [f32; 4],
 }
 
+/// A pinned particle's previous position's w on the first substep of a frame that carries it
+/// to the target in its xyz ([`crate::World::move_pin`]; `PIN_TO` in `shaders/common.wgsl`).
+/// A free particle's w there is its contact flag (0 or 1); a still pin's is 0.
+pub const PIN_TO: f32 = 2.0;
+/// A pinned particle's previous position's w on the substeps after that: it moves by
+/// `x − x_prev` again (`PIN_MOVING` in `shaders/common.wgsl`).
+pub const PIN_MOVING: f32 = 3.0;
+
 /// Tether slots per particle: each free particle is tied to up to this many of its nearest
 /// pinned particles, filled nearest first (an empty first slot means no tethers).
 pub const TETHER_SLOTS: usize = 2;
@@ -814,10 +822,7 @@ impl BufferSizes {
             fused_table: c.fused_rows.max(1) * VEC4_BYTES,
             colliders: c.colliders.max(1) * size_of::<ColliderRecord>() as u64,
             grid: c.grid_samples.max(4) * 4,
-            collider_cells: c
-                .collider_cells
-                .max(BROADPHASE_HEADER_WORDS as u64)
-                * 4,
+            collider_cells: c.collider_cells.max(BROADPHASE_HEADER_WORDS as u64) * 4,
         }
     }
 
@@ -846,7 +851,10 @@ impl BufferSizes {
 impl TopologySizes {
     /// True when every buffer of `self` holds at least what `need` asks.
     pub fn holds(&self, need: &TopologySizes) -> bool {
-        self.fields().iter().zip(need.fields()).all(|(h, n)| *h >= n)
+        self.fields()
+            .iter()
+            .zip(need.fields())
+            .all(|(h, n)| *h >= n)
     }
 
     /// Each buffer at the larger of the two sizes.

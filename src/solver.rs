@@ -138,6 +138,13 @@ impl Solver {
             .set_particle(self.handle, index, position, inverse_mass)
     }
 
+    /// Carries pinned particle `index` from where it is to `target` (m) over the next step, in
+    /// equal steps, one each substep (see [`crate::World::move_pin`]): how to move a pin
+    /// without jerking the cloth beside it. Fails when the particle is not pinned.
+    pub fn move_pin(&mut self, index: usize, target: Vec3) -> Result<()> {
+        self.world.move_pin(self.handle, index, target)
+    }
+
     /// Changes only the inverse mass of particle `index`. 0 pins it where it is and makes it a
     /// tether anchor; a positive value frees it. The tethers are rebuilt once before the next
     /// step, however many particles changed.

@@ -202,6 +202,8 @@ fn the_shaders_constants_are_the_librarys() {
     assert_wgsl_const("CLOTH_RECORD_ROWS", chiffon::config::CLOTH_RECORD_ROWS);
     assert_wgsl_const("PROLONG_ROWS", chiffon::config::PROLONG_ROWS);
     assert_wgsl_const("STOPPED_EARLY", chiffon::config::Health::STOPPED_EARLY);
+    assert_wgsl_const("PIN_TO", chiffon::config::PIN_TO);
+    assert_wgsl_const("PIN_MOVING", chiffon::config::PIN_MOVING);
     // The gusts' lattice mask, declared in the air kernels' own file.
     let gust = chiffon::gpu::shaders::AIR
         .text

@@ -834,3 +834,111 @@ fn auto_takes_the_global_path_on_an_adapter_that_runs_on_the_cpu() {
         assert_eq!(fused(auto), ctx.fuses_cloths(), "{}", ctx.describe());
     }
 }
+
+/// A cape hung by its top edge whose pins sway sideways as a walking figure's collar does (5 cm
+/// at 1.5 Hz: up to 8 mm a frame) for 60 frames and then stand. `World::set_particle` moved a
+/// pin the whole way at each frame's first substep, and the edges below it took the jerk (the
+/// demo's walking figure: its cape's worst edge was 1.25 there). `World::move_pin` carries the
+/// pins over the frame's substeps, as a collider is carried between its poses. So the pins end
+/// every frame at their targets, stop once no longer moved, the cape stretches less than with
+/// the jumps, and the GPU matches the CPU reference on both paths.
+#[test]
+fn a_pin_moved_each_frame_carries_the_cloth_without_a_jump() {
+    const TEST: &str = "a_pin_moved_each_frame_carries_the_cloth_without_a_jump";
+    let ctx = common::gpu(TEST);
+    // Edges of 1.25 cm, about the demo cape's: a pin's 8 mm jump stretches them by a fifth.
+    let cape = ClothBuilder::grid(16, 16)
+        .spacing(0.0125)
+        .layout(Layout::Hanging { top: 1.0 })
+        .pinning(Pinning::Edge)
+        .build()
+        .unwrap();
+    let pins: Vec<usize> = (0..cape.particle_count())
+        .filter(|&i| cape.is_pinned(i))
+        .collect();
+    assert_eq!(pins.len(), 16);
+    let sway = |frame: u32| {
+        let t = frame.min(60) as f32 / 60.0;
+        Vec3::new(0.05 * (std::f32::consts::TAU * 1.5 * t).sin(), 0.0, 0.0)
+    };
+    // The worst edge over 80 frames, and where the cape ends.
+    let run = |backend: Backend<'_>, paths: PathChoice, carried: bool| -> (f64, Vec<Vec3>) {
+        let mut world = World::new(backend, SolverParams::default(), config(paths)).unwrap();
+        let h = world.add(&cape, ClothOptions::new()).unwrap();
+        let start = world.positions(h).unwrap();
+        let mut worst = 0.0f64;
+        for frame in 1..=80 {
+            for &i in pins.iter().filter(|_| frame <= 60) {
+                let target = start[i] + sway(frame);
+                if carried {
+                    world.move_pin(h, i, target).unwrap();
+                } else {
+                    world.set_particle(h, i, target, 0.0).unwrap();
+                }
+            }
+            world.step(1.0 / 60.0).unwrap();
+            let x = world.positions(h).unwrap();
+            worst = worst.max(chiffon::quality::stretch(&cape, &x).max);
+            for &i in &pins {
+                let off = x[i].distance(start[i] + sway(frame));
+                assert!(
+                    off < 1e-5,
+                    "frame {frame}: pin {i} is {off} m off its target"
+                );
+            }
+        }
+        (worst, world.positions(h).unwrap())
+    };
+    for paths in [PathChoice::Global, PathChoice::Fused] {
+        let mut ends = Vec::new();
+        for backend in common::backends(&ctx) {
+            let kind = match backend {
+                Backend::Cpu => "cpu",
+                Backend::Gpu(_) => "gpu",
+            };
+            let name = format!("{kind} on the {paths:?} path");
+            let (jumps, _) = run(backend, paths, false);
+            let (carried, end) = run(backend, paths, true);
+            eprintln!("{name}: worst edge {jumps:.4} with jumps, {carried:.4} carried");
+            assert!(
+                carried < jumps - 0.01,
+                "{name}: worst edge {carried} carried, {jumps} with jumps"
+            );
+            ends.push(end);
+        }
+        if let [cpu, gpu] = &ends[..] {
+            let d = deviation(gpu, cpu);
+            assert!(
+                d.max_m <= LONG_RUN_TOLERANCE * cape.size(),
+                "{paths:?}: GPU particle {} off by {} m",
+                d.worst_particle,
+                d.max_m
+            );
+        }
+    }
+}
+
+/// A pin can only be moved while it is pinned, to a finite place; the error names the particle.
+#[test]
+fn moving_a_free_particle_or_to_nan_is_a_clear_error() {
+    let mut world = cpu_world();
+    let h = world.add(&hanging_cape(1.0), ClothOptions::new()).unwrap();
+    let free = 16 * 8;
+    let err = world.move_pin(h, free, Vec3::ZERO).unwrap_err().to_string();
+    assert!(
+        err.contains(&format!("particle {free} is not pinned")),
+        "{err}"
+    );
+    let err = world.move_pin(h, 0, Vec3::NAN).unwrap_err().to_string();
+    assert!(err.contains("pin target"), "{err}");
+    let err = world
+        .move_pin(h, 10_000, Vec3::ZERO)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("out of range"), "{err}");
+    // Freed after a move is asked: the move is cancelled, and the particle falls as any other.
+    world.move_pin(h, 0, Vec3::new(5.0, 5.0, 5.0)).unwrap();
+    world.set_inverse_mass(h, 0, 1.0).unwrap();
+    world.step(1.0 / 60.0).unwrap();
+    assert!(world.positions(h).unwrap()[0].x < 1.0);
+}

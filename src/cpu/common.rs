@@ -4,7 +4,7 @@
 
 use glam::{Vec3, Vec4, Vec4Swizzles};
 
-use crate::config::StepParams;
+use crate::config::{PIN_MOVING, PIN_TO, StepParams};
 use crate::constraint::{Constraint, LIMIT_SHARE_SCALE};
 use crate::integrator::verlet_next;
 
@@ -42,7 +42,11 @@ pub(crate) fn constraint_alpha(material: Vec4, packed: u32) -> f32 {
 /// Twin of `ordered` (common.wgsl): an f32's bits as a u32 that orders as the f32 does.
 pub(crate) fn ordered(x: f32) -> u32 {
     let b = x.to_bits();
-    if b & 0x8000_0000 != 0 { !b } else { b | 0x8000_0000 }
+    if b & 0x8000_0000 != 0 {
+        !b
+    } else {
+        b | 0x8000_0000
+    }
 }
 
 /// Twin of `unordered` (common.wgsl).
@@ -62,6 +66,31 @@ pub(crate) fn cross3(a: Vec3, b: Vec3) -> Vec3 {
         a.z * b.x - b.z * a.x,
         a.x * b.y - b.x * a.y,
     )
+}
+
+/// Twin of `pin_step` (common.wgsl): where a pinned particle at `x` goes in a substep that
+/// ends at frame fraction `t_to`, `q` its previous position ([`PIN_TO`]: a 1/S of the way
+/// to the target in its xyz; [`PIN_MOVING`]: the same step again; else nowhere).
+#[inline]
+pub(crate) fn pin_step(t_to: f32, x: glam::Vec3, q: Vec4) -> glam::Vec3 {
+    if q.w == PIN_TO {
+        return x + (q.xyz() - x) * t_to;
+    }
+    if q.w == PIN_MOVING {
+        return x + (x - q.xyz());
+    }
+    x
+}
+
+/// Twin of `pin_flag` (common.wgsl): a moving pin's flag for the next substep, 0 after the
+/// frame's last.
+#[inline]
+pub(crate) fn pin_flag(t_to: f32, flag: f32) -> f32 {
+    if (flag == PIN_TO || flag == PIN_MOVING) && t_to < 1.0 {
+        PIN_MOVING
+    } else {
+        0.0
+    }
 }
 
 /// Twin of `verlet` (common.wgsl): a free particle's next position under `params`.

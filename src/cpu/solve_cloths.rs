@@ -19,12 +19,12 @@ use super::common::{
 use super::health::report_bad;
 use super::integrate::integrate_particle;
 use super::tethers::anchor_pair;
-use crate::constraint::Constraint;
-use crate::config::{
-    ClothRecord, ClothRest, ColliderRecord, ColorRange, FusedFrame, FusedLevel, Health,
-    StepParams, TETHER_SLOTS, TetherSlot,
-};
 use crate::config::Prolongation;
+use crate::config::{
+    ClothRecord, ClothRest, ColliderRecord, ColorRange, FusedFrame, FusedLevel, Health, StepParams,
+    TETHER_SLOTS, TetherSlot,
+};
+use crate::constraint::Constraint;
 
 /// One cloth's slices of the world's buffers.
 struct ClothSlices<'a> {
@@ -163,8 +163,8 @@ fn split<'a>(
             .iter()
             .map(|l| l.color_count)
             .sum();
-        let own = &colors[record.color_offset as usize..]
-            [..(record.color_count + level_colors) as usize];
+        let own =
+            &colors[record.color_offset as usize..][..(record.color_count + level_colors) as usize];
         let start = own.first().map_or(constraint_base, |c| c.start as usize);
         let end = own.last().map_or(start, |c| (c.start + c.count) as usize);
         assert!(
@@ -240,8 +240,8 @@ fn coarse_levels(params: &StepParams, shared: &Shared<'_>, c: &mut ClothSlices<'
                 (c.positions[i], c.positions[j]) = (pi, pj);
             }
         }
-        let entries = &shared.prolongations[level.prolong_start as usize..]
-            [..level.prolong_count as usize];
+        let entries =
+            &shared.prolongations[level.prolong_start as usize..][..level.prolong_count as usize];
         for e in entries {
             let p = c.positions[local(e.particle)];
             if p.w == 0.0 {
@@ -269,7 +269,7 @@ fn solve_cloth(
     let record = c.record;
     for s in 0..frame.substeps {
         let params = if s == 0 { first } else { rest };
-        integrate_and_solve(frame, params, shared, c);
+        integrate_and_solve(frame, params, s, shared, c);
         tethers_and_collide(frame, params, s, shared, c);
         limit_strain(params, shared, c);
     }
@@ -300,7 +300,17 @@ fn solve_constraint(
     let lambda = &mut c.multipliers[index - c.first_constraint];
     let held = (c.previous[i].w, c.previous[j].w);
     let alpha = constraint_alpha(Vec4::from_array(c.record.alpha), con.packed);
-    solve_pair(params, con, &mut pi, &mut pj, r, held, alpha, lambda, first_sweep);
+    solve_pair(
+        params,
+        con,
+        &mut pi,
+        &mut pj,
+        r,
+        held,
+        alpha,
+        lambda,
+        first_sweep,
+    );
     (c.positions[i], c.positions[j]) = (pi, pj);
 }
 
@@ -319,7 +329,14 @@ fn solve_fused_stencil(
     let weights = stencil_weights(head, tail);
     let mut x = ids.map(|i| c.positions[i]);
     let lambda = &mut c.multipliers[index - c.first_constraint];
-    solve_stencil(params, weights, &mut x, c.record.alpha[3], lambda, first_sweep);
+    solve_stencil(
+        params,
+        weights,
+        &mut x,
+        c.record.alpha[3],
+        lambda,
+        first_sweep,
+    );
     for (i, v) in ids.into_iter().zip(x) {
         c.positions[i] = v;
     }
@@ -330,11 +347,13 @@ fn solve_fused_stencil(
 fn integrate_and_solve(
     frame: &FusedFrame,
     params: &StepParams,
+    s: u32,
     shared: &Shared<'_>,
     c: &mut ClothSlices<'_>,
 ) {
+    let t_to = (s + 1) as f32 / frame.substeps as f32;
     for (p, prev) in c.positions.iter_mut().zip(c.previous.iter_mut()) {
-        integrate_particle(params, p, prev);
+        integrate_particle(params, t_to, p, prev);
     }
     let record = c.record;
     if frame.coarse_levels == 1 && record.level_count > 0 {
@@ -423,7 +442,10 @@ fn limit_strain(params: &StepParams, shared: &Shared<'_>, c: &mut ClothSlices<'_
     let offset = record.particle_offset;
     for _ in 0..params.limit_sweeps {
         for range in colors {
-            for con in shared.constraints[range.range()].iter().filter(|c| is_structural(c)) {
+            for con in shared.constraints[range.range()]
+                .iter()
+                .filter(|c| is_structural(c))
+            {
                 let (i, j) = ((con.i - offset) as usize, (con.j - offset) as usize);
                 let (mut pi, mut pj) = (c.positions[i], c.positions[j]);
                 let held = limit_held(params, c.previous[i].w, c.previous[j].w);
@@ -433,4 +455,3 @@ fn limit_strain(params: &StepParams, shared: &Shared<'_>, c: &mut ClothSlices<'_
         }
     }
 }
-

@@ -191,7 +191,7 @@ impl Motion {
 
     /// Before the step over `from..to` (s): moves the figure's colliders to where they are at
     /// `to` (the solver carries them there across the substeps) and, while `pins_held`, the
-    /// collar with them. Returns whether the scene lets its pins go in this frame (then call
+    /// collar with them ([`crate::World::move_pin`], carried the same way). Returns whether the scene lets its pins go in this frame (then call
     /// [`set_pins_held`] with `false`).
     pub fn before_step(
         &self,
@@ -211,7 +211,7 @@ impl Motion {
                 if pins_held {
                     for &(i, local) in collar {
                         let at = pose.upper.transform_point3(local);
-                        world.set_particle(*cape, i as usize, at, 0.0)?;
+                        world.move_pin(*cape, i as usize, at)?;
                     }
                 }
                 Ok(false)

@@ -83,6 +83,7 @@ impl World {
         crate::error::check_at_least("inverse mass", inverse_mass as f64, 0.0)?;
         let at = self.place(handle)?.particles.start + index as u32;
         self.wake(handle)?;
+        self.cancel_pin_move(handle, index);
         let p = position.extend(inverse_mass);
         self.engine.write_positions(at, &[p]);
         self.engine.write_previous(at, &[position.extend(0.0)]);
@@ -92,6 +93,49 @@ impl World {
         }
         if inverse_mass > 0.0 {
             live.anchors.pin(index, false);
+        }
+        Ok(())
+    }
+
+    /// Carries pinned particle `index` of a cloth from where it is to `target` (m) over the
+    /// next frame, in equal steps, one each substep, as a collider is carried between its
+    /// poses ([`World::set_collider_pose`]): cloth held by an animated hand or collar follows
+    /// it smoothly, where [`World::set_particle`] moves the pin the whole way at the frame's
+    /// first substep and the cloth beside it takes the jerk. It stops at `target` at the
+    /// frame's end unless moved again; the last call before a step wins, and
+    /// [`World::set_particle`] or [`World::set_inverse_mass`] on the particle cancels it.
+    /// Fails when the particle is not pinned (inverse mass 0), or `target` is not finite.
+    pub fn move_pin(&mut self, handle: ClothHandle, index: usize, target: Vec3) -> Result<()> {
+        self.check_particle(handle, index)?;
+        crate::error::check_finite3("pin target", target)?;
+        if !self.entry(handle)?.anchors.pinned[index] {
+            return Err(ChiffonError::InvalidParameter {
+                name: "particle index",
+                reason: format!(
+                    "particle {index} is not pinned: move_pin carries a pinned particle \
+                     (inverse mass 0); pin it first with set_inverse_mass or set_particle"
+                ),
+            });
+        }
+        self.wake(handle)?;
+        self.cancel_pin_move(handle, index);
+        self.pin_moves.push((handle, index, target));
+        Ok(())
+    }
+
+    fn cancel_pin_move(&mut self, handle: ClothHandle, index: usize) {
+        self.pin_moves
+            .retain(|&(h, i, _)| !(h == handle && i == index));
+    }
+
+    /// Hands the engine the pins [`World::move_pin`] carries this frame: each one's target in
+    /// its previous position, flagged [`crate::config::PIN_TO`] (the integrate kernels take
+    /// it from there). Called after the cloths that joined have started their history.
+    pub(super) fn write_pin_moves(&mut self) -> Result<()> {
+        for (handle, index, target) in std::mem::take(&mut self.pin_moves) {
+            let at = self.place_synced(handle)?.particles.start + index as u32;
+            let flagged = target.extend(crate::config::PIN_TO);
+            self.engine.write_previous(at, &[flagged]);
         }
         Ok(())
     }
@@ -109,6 +153,7 @@ impl World {
         crate::error::check_at_least("inverse mass", inverse_mass as f64, 0.0)?;
         let at = self.place(handle)?.particles.start + index as u32;
         self.wake(handle)?;
+        self.cancel_pin_move(handle, index);
         self.engine.write_inverse_mass(at, inverse_mass);
         let live = self.live_mut(handle)?;
         if let Some(mirror) = &mut live.unstarted {

@@ -102,6 +102,8 @@ pub struct World {
     /// Whether the layout was made with every cloth global for contact (self-collision, or a
     /// box among the colliders).
     laid_out_global_only: bool,
+    /// The pins [`World::move_pin`] carries over the next frame: cloth, particle, target.
+    pin_moves: Vec<(ClothHandle, usize, Vec3)>,
 }
 
 impl World {
@@ -132,6 +134,7 @@ impl World {
             collider_poses: Vec::new(),
             grids: Vec::new(),
             laid_out_global_only: false,
+            pin_moves: Vec::new(),
         })
     }
 
@@ -191,6 +194,7 @@ impl World {
     /// Removes a cloth; its handle is stale from now on.
     pub fn remove(&mut self, handle: ClothHandle) -> Result<()> {
         self.entry(handle)?;
+        self.pin_moves.retain(|&(h, _, _)| h != handle);
         self.entries[handle.index as usize].live = None;
         self.dirty = true;
         Ok(())
@@ -387,6 +391,7 @@ impl World {
             }
         }
         self.start_new_cloths(&plan);
+        self.write_pin_moves()?;
         let materials: Vec<Vec4> = self
             .layout
             .placed
@@ -497,6 +502,7 @@ impl World {
     /// Returns every cloth to its initial state (as it joined, with its own pins) and forgets
     /// the dt history.
     pub fn reset(&mut self) -> Result<()> {
+        self.pin_moves.clear();
         for e in self.entries.iter_mut().filter_map(|e| e.live.as_mut()) {
             e.placed = false;
             e.unstarted = Some(initial_positions(&e.cloth));

@@ -103,7 +103,8 @@ impl Pointer {
         if let Some(g) = &self.grab
             && let Some(p) = ray_plane(&ray, g.plane_point, g.plane_normal)
         {
-            sim.world.set_particle(g.cloth, g.index, p, 0.0)?;
+            // Carried over the frame's substeps, so a fast drag does not jerk the cloth.
+            sim.world.move_pin(g.cloth, g.index, p)?;
         }
         Ok(())
     }
