@@ -239,6 +239,10 @@ class Solver:
         readback."""
     def set_particle(self, index: int, position: _Vec3, inverse_mass: float) -> None:
         """Moves particle `index` to `position` (m) with `inverse_mass` (1/kg; 0 pins it)."""
+    def move_pin(self, index: int, position: _Vec3) -> None:
+        """Carries pinned particle `index` to `position` (m) over the next step, one equal step
+        a substep, so the cloth beside it is not jerked as by `set_particle`. Raises
+        `InvalidParameterError` when the particle is not pinned."""
     def set_inverse_mass(self, index: int, inverse_mass: float) -> None:
         """Sets particle `index`'s inverse mass (1/kg; 0 pins it where it is)."""
     def set_collider_pose(self, index: int, position: _Vec3, rotation: _Quat | None = None) -> None:
@@ -314,6 +318,9 @@ class World:
         `handles()` order."""
     def set_particle(self, handle: ClothHandle, index: int, position: _Vec3, inverse_mass: float) -> None:
         """Moves particle `index` of a cloth to `position` (m) with `inverse_mass` (1/kg)."""
+    def move_pin(self, handle: ClothHandle, index: int, position: _Vec3) -> None:
+        """Carries pinned particle `index` of a cloth to `position` (m) over the next step, one
+        equal step a substep."""
     def set_inverse_mass(self, handle: ClothHandle, index: int, inverse_mass: float) -> None:
         """Sets particle `index` of a cloth's inverse mass (1/kg; 0 pins it where it is)."""
     @property

@@ -936,6 +936,17 @@ fn moving_a_free_particle_or_to_nan_is_a_clear_error() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("out of range"), "{err}");
+    // A free particle held by set_particle (as the demo grabs one) can be carried.
+    world
+        .set_particle(h, free, Vec3::new(0.0, 0.5, 0.0), 0.0)
+        .unwrap();
+    world.move_pin(h, free, Vec3::new(0.0, 0.6, 0.0)).unwrap();
+    world.step(1.0 / 60.0).unwrap();
+    let carried = world.positions(h).unwrap()[free];
+    assert!(
+        carried.distance(Vec3::new(0.0, 0.6, 0.0)) < 1e-6,
+        "{carried}"
+    );
     // Freed after a move is asked: the move is cancelled, and the particle falls as any other.
     world.move_pin(h, 0, Vec3::new(5.0, 5.0, 5.0)).unwrap();
     world.set_inverse_mass(h, 0, 1.0).unwrap();

@@ -711,6 +711,13 @@ impl Solver {
         .py()
     }
 
+    /// Carries pinned particle `index` to `position` (m) over the next step, one equal step a
+    /// substep, so the cloth beside it is not jerked as by `set_particle`.
+    fn move_pin(&self, py: Python<'_>, index: usize, position: [f32; 3]) -> PyResult<()> {
+        self.with(py, |s| s.move_pin(index, Vec3::from_array(position)))
+            .py()
+    }
+
     /// Sets particle `index`'s inverse mass (1/kg; 0 pins it where it is).
     fn set_inverse_mass(&self, py: Python<'_>, index: usize, inverse_mass: f32) -> PyResult<()> {
         self.with(py, |s| s.set_inverse_mass(index, inverse_mass))
@@ -927,6 +934,21 @@ impl World {
     ) -> PyResult<()> {
         self.with(py, |s| {
             s.set_particle(handle.0, index, Vec3::from_array(position), inverse_mass)
+        })
+        .py()
+    }
+
+    /// Carries pinned particle `index` of a cloth to `position` (m) over the next step, one
+    /// equal step a substep.
+    fn move_pin(
+        &self,
+        py: Python<'_>,
+        handle: &ClothHandle,
+        index: usize,
+        position: [f32; 3],
+    ) -> PyResult<()> {
+        self.with(py, |s| {
+            s.move_pin(handle.0, index, Vec3::from_array(position))
         })
         .py()
     }

@@ -138,6 +138,8 @@ def test_bad_input_is_a_clear_exception():
         solver.set_particle(16, [0, 0, 0], 1.0)
     with pytest.raises(chiffon.InvalidParameterError):
         solver.set_particle(0, [0, float("inf"), 0], 1.0)
+    with pytest.raises(chiffon.InvalidParameterError, match="not pinned"):
+        solver.move_pin(5, [0, 0, 0])
     with pytest.raises(ValueError, match="list of particle indices"):
         chiffon.ClothBuilder.grid(4, 4).pinning(3.5)
     with pytest.raises(ValueError, match="list of chiffon.Collider"):
@@ -279,3 +281,15 @@ def test_a_cloth_added_to_a_world_takes_its_own_place_and_material():
     assert b[:, 1].min() < a[:, 1].min() - 0.02, (a[:, 1].min(), b[:, 1].min())
     with pytest.raises(chiffon.InvalidParameterError):
         world.add(cloth, stretch=float("nan"))
+
+
+def test_a_moved_pin_ends_the_step_at_its_target():
+    cloth = chiffon.ClothBuilder.grid(8, 8).pinning([0, 7]).build()
+    solver = chiffon.Solver(cloth, backend="cpu")
+    target = solver.positions()[0] + np.array([0.05, 0.0, 0.0], dtype=np.float32)
+    solver.move_pin(0, target)
+    solver.step(1.0 / 60.0)
+    assert np.allclose(solver.positions()[0], target, atol=1e-6)
+    # Not moved again: it stays.
+    solver.step(1.0 / 60.0)
+    assert np.allclose(solver.positions()[0], target, atol=1e-6)

@@ -19,6 +19,10 @@ use crate::tethers::Tethers;
 /// which is what lets the tether kernel read anchors while it moves the other particles.
 pub(super) struct Anchors {
     pub(super) pinned: Vec<bool>,
+    /// Inverse mass 0: pinned, or held where [`World::set_particle`] put it (what
+    /// [`World::move_pin`] may carry). The kernels never change an inverse mass, so the host
+    /// knows it without a readback.
+    pub(super) fixed: Vec<bool>,
     pub(super) tethers: Tethers,
     /// The pinned set changed since the tethers were built: rebuild them (once) before the
     /// next step.
@@ -32,6 +36,7 @@ impl Anchors {
             .collect();
         Self {
             tethers: Tethers::build(cloth, &pinned),
+            fixed: pinned.clone(),
             pinned,
             stale: false,
         }
@@ -94,6 +99,7 @@ impl World {
         if inverse_mass > 0.0 {
             live.anchors.pin(index, false);
         }
+        live.anchors.fixed[index] = inverse_mass == 0.0;
         Ok(())
     }
 
@@ -104,16 +110,17 @@ impl World {
     /// first substep and the cloth beside it takes the jerk. It stops at `target` at the
     /// frame's end unless moved again; the last call before a step wins, and
     /// [`World::set_particle`] or [`World::set_inverse_mass`] on the particle cancels it.
-    /// Fails when the particle is not pinned (inverse mass 0), or `target` is not finite.
+    /// Fails when the particle is not pinned or held (inverse mass 0), or `target` is not
+    /// finite.
     pub fn move_pin(&mut self, handle: ClothHandle, index: usize, target: Vec3) -> Result<()> {
         self.check_particle(handle, index)?;
         crate::error::check_finite3("pin target", target)?;
-        if !self.entry(handle)?.anchors.pinned[index] {
+        if !self.entry(handle)?.anchors.fixed[index] {
             return Err(ChiffonError::InvalidParameter {
                 name: "particle index",
                 reason: format!(
-                    "particle {index} is not pinned: move_pin carries a pinned particle \
-                     (inverse mass 0); pin it first with set_inverse_mass or set_particle"
+                    "particle {index} is not pinned: move_pin carries a particle of inverse \
+                     mass 0; pin it first with set_inverse_mass or set_particle"
                 ),
             });
         }
@@ -160,6 +167,7 @@ impl World {
             mirror[index].w = inverse_mass;
         }
         live.anchors.pin(index, inverse_mass == 0.0);
+        live.anchors.fixed[index] = inverse_mass == 0.0;
         Ok(())
     }
 

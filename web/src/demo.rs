@@ -325,7 +325,8 @@ impl Demo {
                 let ray = s.camera.ray_ndc(Vec2::from(s.pointer), aspect);
                 let to = ray.at(depth);
                 let cloth = s.cloths[c].0;
-                s.world.set_particle(cloth, i, to, 0.0).map_err(js_error)?;
+                // Carried over the frame's substeps, so a fast drag does not jerk the cloth.
+                s.world.move_pin(cloth, i, to).map_err(js_error)?;
             }
             s.world.set_params(s.settings.params()).map_err(js_error)?;
             // Time this frame's stages unless the previous measurement is still being read.
