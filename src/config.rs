@@ -84,8 +84,8 @@ pub struct StepParams {
     pub self_friction: f32,
     /// Self-collision: cells of the spatial hash table.
     pub hash_cells: u32,
-    /// The longest a structural edge may be after contact, as a multiple of its rest length
-    /// (`SolverParams::active_strain_limit`); 0 when there is no limit.
+    /// What the strain limit's sweeps shorten a structural edge to, as a multiple of its rest
+    /// length (`SolverParams::limit_aim`); 0 when there is no limit.
     pub strain_limit: f32,
     /// Sweeps of the strain limit over the colors each substep
     /// (`SolverParams::limit_sweeps`).

@@ -206,13 +206,13 @@ pub struct SolverParams {
     /// be after contact, as a multiple of its rest length, or `None` for no limit. Contact is
     /// what stretches cloth past what one sweep restores (a sheet caught by a sphere or a
     /// table while the rest of it still falls); tethers do this job for pinned cloth. So the
-    /// limit runs only in frames with contact (colliders or self-collision): one sweep over the
-    /// cloth's colors after the collide stage that shortens each edge longer than the limit
-    /// back to it, moving its free ends by their inverse masses and never a particle that
-    /// static friction holds (`limit_pair` in `shaders/common.wgsl`: `limit_color` on the
-    /// global path, the fused kernel's `limit_strain` on the fused path). In
-    /// `[1, `[`MAX_STRAIN_LIMIT`]`]`. Default `Some(`[`DEFAULT_STRAIN_LIMIT`]`)`
-    /// (docs/contact.md measures it).
+    /// limit runs only in frames with contact (colliders or self-collision): after the collide
+    /// stage, [`LIMIT_SWEEPS`] sweeps over the limit's own colors shorten each edge longer than
+    /// [`Self::limit_aim`] back to it, moving its ends by their inverse masses
+    /// (`limit_pair` in `shaders/common.wgsl`: `limit_color` on the global path, the fused
+    /// kernel's `limit_strain` on the fused path); in frames with a box, one sweep that holds
+    /// what static friction holds ([`Self::limit_holds`]). In `[1, `[`MAX_STRAIN_LIMIT`]`]`.
+    /// Default `Some(`[`DEFAULT_STRAIN_LIMIT`]`)` (docs/contact.md measures it).
     #[cfg_attr(feature = "serde", serde(default = "default_strain_limit"))]
     pub strain_limit: Option<f32>,
 }
@@ -428,6 +428,22 @@ impl SolverParams {
             .filter(|_| self.has_colliders() || self.self_collision.is_some())
     }
 
+    /// What the strain limit's sweeps shorten an edge to, × its rest length, when the frame
+    /// has a limit ([`Self::active_strain_limit`]): [`LIMIT_AIM`] of the limit's allowance
+    /// over the rest length (1.09 for a limit of 1.1), so that what the sweeps' colors
+    /// stretch of each other again leaves every edge within the limit at the substep's end
+    /// (aimed at the limit itself, a sheet draped on a ball ended at 1.111). In frames with a
+    /// box ([`Self::limit_holds`]) the limit itself: the edge pushes that run after it decide
+    /// the stretch at the corners there, and aiming lower did not help (docs/contact.md).
+    pub fn limit_aim(&self) -> Option<f32> {
+        let limit = self.active_strain_limit()?;
+        Some(if self.limit_holds() {
+            limit
+        } else {
+            1.0 + (limit - 1.0) * LIMIT_AIM
+        })
+    }
+
     /// Sweeps of the strain limit each substep: [`LIMIT_SWEEPS`] over its own colors, or one
     /// over the cloths' distance colors in frames with a box ([`Self::limit_holds`]).
     pub fn limit_sweeps(&self) -> u32 {
@@ -453,6 +469,11 @@ impl SolverParams {
 /// colored apart (`Hierarchy::strain_colors`), 4 on a grid, so four sweeps take 16
 /// dispatches where three over the cloth's 8 distance colors took 24.
 pub const LIMIT_SWEEPS: u32 = 4;
+
+/// The share of the strain limit's allowance over the rest length that its sweeps aim at
+/// ([`SolverParams::limit_aim`]): a margin for what one color's corrections stretch of
+/// another's, which four sweeps leave at about 1 % of the rest length.
+pub const LIMIT_AIM: f32 = 0.9;
 
 /// Largest single step accepted by `step(dt)` (s). Longer frames should be clamped by the host.
 pub const MAX_DT: f64 = 1.0;

@@ -524,7 +524,7 @@ fn step_params(params: &SolverParams, c: StepCoefficients, h: f64) -> StepParams
         self_distance: 0.0,
         self_friction: 0.0,
         hash_cells: 0,
-        strain_limit: params.active_strain_limit().unwrap_or(0.0),
+        strain_limit: params.limit_aim().unwrap_or(0.0),
         limit_sweeps: params.limit_sweeps(),
         limit_holds: params.limit_holds() as u32,
         pad2: 0,
