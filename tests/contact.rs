@@ -872,18 +872,19 @@ fn a_sheet_draped_over_a_sphere_keeps_within_the_strain_limit() {
         let (free, free_worst) = run(&unlimited);
         let (last, worst) = run(&limited);
         // Without the limit (measured: 1.13 at the end, 1.84 on impact) the scene is one
-        // that stretches; with it, 1.100 and 1.26.
+        // that stretches; with it, 1.090 and 1.13 (1.100 and 1.26 while the sweeps aimed at
+        // the limit itself, not under it: the ending edge is within the limit it promises).
         assert!(
             free.max > 1.12 && free_worst > 1.6,
             "{backend:?}: the drop no longer stretches the sheet ({free:?}, {free_worst}): \
              it tests nothing"
         );
         assert!(
-            last.max < 1.11,
-            "{backend:?}: the draped sheet ends at {last:?}"
+            last.max <= 1.1,
+            "{backend:?}: the draped sheet ends at {last:?}, past its strain limit of 1.1"
         );
         assert!(
-            worst < 1.35,
+            worst < 1.25,
             "{backend:?}: on impact its worst edge reached {worst}"
         );
     }
