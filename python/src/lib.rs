@@ -1,6 +1,9 @@
 //! chiffon from Python: the Rust API's types with the same names, units, defaults and errors,
 //! numpy arrays in and out. The solver steps with the interpreter's lock released; `positions`
 //! makes one copy (the readback) and `step` none.
+//!
+//! One file, though long: each class is one `#[pymethods]` block (pyo3 joins several only
+//! with its `multiple-pymethods` feature), beside the conversions they all use.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

@@ -15,6 +15,9 @@
 //! 3. **Far field**: past the band, the band's edge plus the grid-path distance to it over √3,
 //!    which never overestimates, so the collide kernel's sphere tracing never steps through a
 //!    surface.
+//!
+//! One file, though long (640 lines and its tests): the build and the queries share one
+//! sample layout, and the tests check the one against the other.
 
 use glam::Vec3;
 use rayon::prelude::*;

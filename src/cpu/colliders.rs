@@ -1,5 +1,8 @@
 //! Twins of the collider functions of `shaders/colliders.wgsl`, the prelude of the kernels that
 //! touch colliders, function for function, in the same order of arithmetic.
+//!
+//! One file, though long: the twin of one WGSL file, function for function (the twin rule:
+//! `tests/shaders.rs`).
 
 use glam::{UVec3, Vec3, Vec4, Vec4Swizzles};
 

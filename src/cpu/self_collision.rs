@@ -2,6 +2,9 @@
 //! point, same tables, same order of arithmetic. The integer passes (count, scan, scatter, sort)
 //! give the very same table and buckets as the GPU's, bit for bit: the scatter's order differs
 //! (the GPU's atomics race, here particles go in order), and the sort makes it the same.
+//!
+//! One file, though long: the twin of one WGSL file, entry point for entry point (the twin
+//! rule: `tests/shaders.rs`); a third of it is tests against all pairs.
 
 use glam::{IVec3, Vec3, Vec4, Vec4Swizzles};
 use rayon::prelude::*;

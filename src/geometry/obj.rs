@@ -22,6 +22,9 @@
 //! is read as Latin-1 (older exporters write group names and comments in it); LF or CRLF line
 //! ends, `\` joining a line to the next, and `#` comments (at the start of a word, so a name
 //! like `Box#1` stays whole).
+//!
+//! One file, though long: the format is small and read in one pass, and every refusal names
+//! its line here; a twentieth of it is tests.
 
 use std::collections::HashMap;
 use std::io::BufRead;

@@ -23,6 +23,10 @@
 //!                                    → …  → level 1: solve colors, prolong to the cloth
 //!               → solve (the cloth's colors) → tethers → collide
 //! ```
+//!
+//! One file, though long (500 lines and its tests): the hierarchy's types, its build and the
+//! frame's view of it; what a grid's and a mesh's levels are made of is in `grid.rs` and
+//! `graph.rs`.
 
 use std::ops::Range;
 

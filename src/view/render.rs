@@ -1,6 +1,9 @@
 //! Drawing the cloth straight from the solver's buffers, plus the ground and the colliders
 //! (spheres, tapered capsules and boxes: [`Solids`], drawn by `solids.wgsl` appended to
 //! `shaders/render.wgsl`, so they share its lighting).
+//!
+//! One file, though long: one set of render pipelines and the buffers they draw from; the
+//! camera is in `camera.rs` and the solids' shapes in `scenes/solids.rs`.
 
 use glam::{Mat4, Vec3};
 

@@ -9,6 +9,9 @@
 //! native demo's egui panel (`chiffon::panel`: the same rows, settings and mapping to the
 //! solver's parameters), fed the browser's pointer, wheel and key events, which the page
 //! (`web/static/index.html`) passes to the methods here.
+//!
+//! One file, though long: the page's state and its browser event handlers, which share that
+//! state; the scenes, camera and renderer are the library's.
 
 use std::cell::RefCell;
 use std::rc::Rc;

@@ -29,6 +29,9 @@
 //! write it back (80 B). A cloth on the fused path with its particles in workgroup memory moves
 //! only a solve's record and multiplier (24 B, +32 B with SHAKE) and the previous position in
 //! integrate (32 B) from storage, and loads and stores each position once a frame (32 B).
+//!
+//! One file, though long: the harness every scene shares (the part each scene would
+//! otherwise repeat).
 
 /// `fn fields(r: &BenchRecord) -> Option<&Fields>`: a record's own fields when it is of the scene
 /// whose [`SceneFields`] variant is `$variant`, the one accessor every scene module needs.

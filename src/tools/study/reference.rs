@@ -12,6 +12,9 @@
 //!
 //! One file, though long: the systems share one runner, one record and one table, and each is
 //! a few functions of its own.
+//!
+//! One file, though long: each reference system is a scene and the answer physics gives for
+//! it, a screenful each, and they share one runner and one report.
 
 use glam::Vec3;
 use serde::Serialize;
