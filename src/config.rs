@@ -1,7 +1,7 @@
 //! Every struct the GPU and the CPU twins share, and every workgroup grid and buffer size, in one
 //! place (as vello_encoding's config does). `shaders/common.wgsl` declares the WGSL side; the
 //! test `tests/shaders.rs` checks with naga that each WGSL struct has the size and field offsets
-//! of its twin listed in [`GPU_STRUCTS`].
+//! of its twin listed in [`GPU_STRUCTS`](crate::config::GPU_STRUCTS).
 //!
 //! One file, though long: it is the whole contract with the kernels, and a size kept apart from
 //! the struct it counts is how a buffer ends up too small.
@@ -698,7 +698,7 @@ pub fn self_moved_len(particles: usize) -> usize {
 
 /// Byte sizes of a world's buffers on the GPU. The particle buffers are made once at the
 /// world's capacity (a renderer binds the position buffer, so it must stay the same buffer);
-/// the topology buffers grow with the layout ([`BufferSizes::grown`]).
+/// the topology buffers grow with the layout ([`BufferSizes::topology_for`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BufferSizes {
     /// Positions (and, equally, previous positions): one vec4 per particle.
@@ -743,11 +743,11 @@ pub struct TopologySizes {
     pub colliders: u64,
     /// Every mesh collider's distance samples (`f32`).
     pub grid: u64,
-    /// The colliders' broad phase (`u32`, [`crate::contact::broadphase`]).
+    /// The colliders' broad phase (`u32`, `contact::broadphase`).
     pub collider_cells: u64,
 }
 
-/// What a layout holds, counted: the input of [`BufferSizes::grown`].
+/// What a layout holds, counted: the input of [`BufferSizes::topology_for`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TopologyCounts {
     /// Constraints in all (global region and fused runs).

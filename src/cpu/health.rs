@@ -13,7 +13,7 @@ pub(crate) fn report_bad(health: &mut Health, params: &StepParams, i: u32) {
     health.frame = health.frame.min(params.frame);
 }
 
-/// Lowers the health flag to the first particle that [`is_bad`] (the GPU does it with an
+/// Lowers the health flag to the first particle that `is_bad` (the GPU does it with an
 /// atomic minimum).
 pub fn check_health(params: &StepParams, positions: &[Vec4], health: &mut Health) {
     let n = params.particle_count as usize;

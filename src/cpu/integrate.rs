@@ -9,7 +9,7 @@ use crate::config::StepParams;
 
 /// One Verlet-family step of every free particle:
 /// `x + (x - x_prev) * (ratio * damping) + accel * accel_scale`; a pinned particle the host
-/// moves takes its step ([`pin_step`]).
+/// moves takes its step (`pin_step`).
 pub fn integrate(params: &StepParams, positions: &mut [Vec4], previous: &mut [Vec4]) {
     let n = params.particle_count as usize;
     let particles = positions[..n].par_iter_mut().zip(&mut previous[..n]);

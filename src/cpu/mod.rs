@@ -1,7 +1,7 @@
 //! The CPU reference: each file here is the twin of the WGSL file of the same name in
 //! `shaders/`: same entry point name, same bindings in the same order, same order of
 //! arithmetic. "One thread" of a kernel is one closure call; the loops run in parallel with
-//! rayon, race-free for the same reason the GPU is. [`engine`] runs a frame's passes by calling
+//! rayon, race-free for the same reason the GPU is. `engine` runs a frame's passes by calling
 //! them, as the GPU recorder (`gpu/engine.rs`) records the kernels.
 
 pub(crate) mod engine;

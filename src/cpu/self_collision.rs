@@ -23,7 +23,7 @@ pub struct SelfCollisionBuffers<'a> {
     pub rest: &'a [Vec4],
     /// Counts, starts, block sums and the lists' state ([`crate::config::self_table_len`]):
     /// the state is the box of moves since the lists were built (low xyz, high xyz, as
-    /// [`ordered`] bits), whether this substep builds them, whether one overflowed.
+    /// `ordered` bits), whether this substep builds them, whether one overflowed.
     pub table: &'a mut [u32],
     /// Each particle's bucket, the particles bucket by bucket, then each particle's list
     /// ([`crate::config::self_hash_len`]).

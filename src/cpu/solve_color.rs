@@ -132,7 +132,7 @@ pub fn solve_color(
 
 /// Twin of `limit_color` in `shaders/solve_color.wgsl`: the strain limit over one color, in
 /// parallel, as the GPU does. Each structural edge longer than `params.strain_limit` × its rest
-/// length is shortened to it ([`limit_pair`]); every other record is left alone.
+/// length is shortened to it (`limit_pair`); every other record is left alone.
 ///
 /// # Panics
 /// As [`solve_color`]: when `color` is not one of `constraints`' colors, or `positions` or

@@ -7,15 +7,15 @@
 //! can carry the pins' pull across it. Each coarse level is a subset of the finer level's
 //! particles joined by **limits**: unilateral, rigid distance constraints whose rest length is
 //! the distance between the two over the cloth at rest, so a level resists stretching and lets
-//! the cloth fold and shear. A grid's levels are subgrids ([`grid_levels`]: every
-//! [`FIRST_STRIDE`]th column and row for the first, then every other one, always with the first
+//! the cloth fold and shear. A grid's levels are subgrids (`grid_levels`: every
+//! [`FIRST_STRIDE`](crate::hierarchy::FIRST_STRIDE)th column and row for the first, then every other one, always with the first
 //! and the last so edges and corner pins are on every level); any other cloth, a mesh or a rope,
-//! is coarsened as a graph ([`graph_levels`]).
+//! is coarsened as a graph (`graph_levels`).
 //! A substep solves the levels coarsest first; after each, the particles that first appear one
 //! level finer move bilinearly by their cell's displacement since the snapshot taken before the
 //! coarsest level (**prolongation**), so the correction reaches every particle. Then the cloth's
 //! own constraints fix what is left, which is local. The levels are the same particles as the
-//! cloth (no extra state), and the limits are ordinary constraints of kind [`LIMIT_KIND`] solved
+//! cloth (no extra state), and the limits are ordinary constraints of kind [`LIMIT_KIND`](crate::constraint::LIMIT_KIND) solved
 //! by `solve_color`.
 //!
 //! ```text
@@ -116,8 +116,8 @@ impl Hierarchy {
     /// Builds the coarse levels of a cloth, at most `max_levels` (capped at [`MAX_LEVELS`]);
     /// a cloth too small to need them gets none.
     ///
-    /// A grid's levels are subgrids ([`grid_levels`]); any other cloth (a mesh, a rope, a grid
-    /// with holes) is coarsened as a graph ([`graph_levels`]). Both give each level its
+    /// A grid's levels are subgrids (`grid_levels`); any other cloth (a mesh, a rope, a grid
+    /// with holes) is coarsened as a graph (`graph_levels`). Both give each level its
     /// particles, its limits and how the particles it drops follow it; the rest is shared.
     pub fn new(cloth: &Cloth, max_levels: usize) -> Result<Self> {
         let max_levels = max_levels.min(MAX_LEVELS);
