@@ -172,6 +172,8 @@ pub struct SceneArgs {
     #[arg(long, value_name = "M_PER_S2", default_value_t = STANDARD_GRAVITY, value_parser = parse::number,
           allow_hyphen_values = true)]
     pub gravity: f32,
+    // The help text's optional values in brackets are not links.
+    #[allow(rustdoc::broken_intra_doc_links)]
     /// Colliders, repeatable: sphere:X,Y,Z,R | capsule:X0,Y0,Z0,X1,Y1,Z1,R0[,R1] (tapered when R1
     /// differs) | plane:NX,NY,NZ,D (the plane n·x = d, cloth on the side n points to) |
     /// box:CX,CY,CZ,HX,HY,HZ[,YAW_DEG] (centre, half extents, turned about y) | mesh:FILE.obj (a
