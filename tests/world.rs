@@ -953,3 +953,31 @@ fn moving_a_free_particle_or_to_nan_is_a_clear_error() {
     world.step(1.0 / 60.0).unwrap();
     assert!(world.positions(h).unwrap()[0].x < 1.0);
 }
+
+/// A sleeping cape whose pin is carried wakes, and the pin reaches its target in the frame: the
+/// fused kernel skips a sleeping cloth's frame, and the flag in the pin's previous position
+/// would wait there for a frame that never came.
+#[test]
+fn moving_a_sleeping_capes_pin_wakes_it() {
+    let ctx = common::gpu("moving_a_sleeping_capes_pin_wakes_it");
+    let sleep = Sleep {
+        speed: 0.02,
+        frames: 20,
+    };
+    for backend in common::backends(&ctx) {
+        let (mut world, h) = sleepy_world(backend, Some(sleep));
+        for _ in 0..20 {
+            world.step(1.0 / 60.0).unwrap();
+        }
+        assert_eq!(asleep(&mut world, &h), [true, true, true, false]);
+        let target = world.positions(h[0]).unwrap()[0] + Vec3::new(0.03, 0.0, 0.0);
+        world.move_pin(h[0], 0, target).unwrap();
+        assert_eq!(asleep(&mut world, &h), [false, true, true, false]);
+        world.step(1.0 / 60.0).unwrap();
+        let at = world.positions(h[0]).unwrap()[0];
+        assert!(
+            at.distance(target) < 1e-6,
+            "{backend:?}: the pin is at {at}, not {target}"
+        );
+    }
+}
