@@ -125,21 +125,20 @@ impl World {
             });
         }
         self.wake(handle)?;
-        self.cancel_pin_move(handle, index);
-        self.pin_moves.push((handle, index, target));
+        self.pin_moves.insert((handle, index), target);
         Ok(())
     }
 
     fn cancel_pin_move(&mut self, handle: ClothHandle, index: usize) {
-        self.pin_moves
-            .retain(|&(h, i, _)| !(h == handle && i == index));
+        self.pin_moves.remove(&(handle, index));
     }
 
     /// Hands the engine the pins [`World::move_pin`] carries this frame: each one's target in
     /// its previous position, flagged [`crate::config::PIN_TO`] (the integrate kernels take
     /// it from there). Called after the cloths that joined have started their history.
     pub(super) fn write_pin_moves(&mut self) -> Result<()> {
-        for (handle, index, target) in std::mem::take(&mut self.pin_moves) {
+        // Each write is its own particle's, so their order does not matter.
+        for ((handle, index), target) in std::mem::take(&mut self.pin_moves) {
             let at = self.place_synced(handle)?.particles.start + index as u32;
             let flagged = target.extend(crate::config::PIN_TO);
             self.engine.write_previous(at, &[flagged]);

@@ -102,8 +102,9 @@ pub struct World {
     /// Whether the layout was made with every cloth global for contact (self-collision, or a
     /// box among the colliders).
     laid_out_global_only: bool,
-    /// The pins [`World::move_pin`] carries over the next frame: cloth, particle, target.
-    pin_moves: Vec<(ClothHandle, usize, Vec3)>,
+    /// The pins [`World::move_pin`] carries over the next frame: (cloth, particle) → target.
+    /// A map, so a call per pin per frame stays linear in the pins moved.
+    pin_moves: std::collections::HashMap<(ClothHandle, usize), Vec3>,
 }
 
 impl World {
@@ -134,7 +135,7 @@ impl World {
             collider_poses: Vec::new(),
             grids: Vec::new(),
             laid_out_global_only: false,
-            pin_moves: Vec::new(),
+            pin_moves: std::collections::HashMap::new(),
         })
     }
 
@@ -194,7 +195,7 @@ impl World {
     /// Removes a cloth; its handle is stale from now on.
     pub fn remove(&mut self, handle: ClothHandle) -> Result<()> {
         self.entry(handle)?;
-        self.pin_moves.retain(|&(h, _, _)| h != handle);
+        self.pin_moves.retain(|&(h, _), _| h != handle);
         self.entries[handle.index as usize].live = None;
         self.dirty = true;
         Ok(())
