@@ -351,10 +351,7 @@ fn gusts_are_the_same_on_both_backends_and_both_paths_bit_for_bit() {
         };
         let mut world = World::new(backend, params, config).unwrap();
         let flag = flag();
-        let sheet = ClothBuilder::grid(40, 40)
-            .pinning(Pinning::Corners)
-            .build()
-            .unwrap();
+        let sheet = common::pinned_grid(40, 40, Pinning::Corners);
         let mut handles = Vec::new();
         for (k, cloth) in [&flag, &flag, &sheet].into_iter().enumerate() {
             let at = glam::Affine3A::from_translation(Vec3::new(1.5 * k as f32, 0.0, 0.0));

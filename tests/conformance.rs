@@ -129,10 +129,7 @@ fn long_run_with_random_dt_and_colliders(test: &str, integrator: Integrator) {
     let Some(ctx) = common::gpu(test) else {
         return;
     };
-    let cloth = ClothBuilder::grid(64, 64)
-        .pinning(Pinning::Corners)
-        .build()
-        .unwrap();
+    let cloth = common::pinned_grid(64, 64, Pinning::Corners);
     let params = SolverParams {
         integrator,
         colliders: vec![
@@ -593,10 +590,7 @@ fn coarse_levels_match_on_an_even_grid_with_held_and_pinned_particles() {
     };
     // 72 × 42: both even, so every level keeps a last column and row narrower than the rest;
     // two levels (19 × 12, 10 × 7).
-    let cloth = ClothBuilder::grid(72, 42)
-        .pinning(Pinning::Corners)
-        .build()
-        .unwrap();
+    let cloth = common::pinned_grid(72, 42, Pinning::Corners);
     let params = SolverParams {
         colliders: vec![Collider::sphere(Vec3::new(0.0, -0.5, 0.2), 0.3)],
         ..Default::default()

@@ -14,7 +14,7 @@ use chiffon::{
     Backend, ClothBuilder, ClothDesc, ClothOptions, Collider, Layout, Pinning, Pose, Solver,
     SolverParams, World, WorldConfig,
 };
-use common::{backends, flat_sheet};
+use common::{backends, flat_grid, flat_sheet};
 use glam::{Affine3A, Quat, Vec3};
 
 fn mean(p: &[Vec3]) -> Vec3 {
@@ -26,12 +26,7 @@ fn mean(p: &[Vec3]) -> Vec3 {
 fn slide_on_slope(backend: Backend<'_>, degrees: f32, mu: f32) -> f32 {
     let theta = degrees.to_radians();
     let normal = Vec3::new(-theta.sin(), theta.cos(), 0.0);
-    let patch = ClothBuilder::grid(6, 6)
-        .spacing(0.02)
-        .layout(Layout::Flat { height: 0.0 })
-        .pinning(Pinning::None)
-        .build()
-        .unwrap();
+    let patch = flat_grid(6, 0.02, 0.0, Pinning::None);
     let params = SolverParams {
         colliders: vec![Collider::plane(normal, 0.0).friction(mu)],
         ..SolverParams::default()
@@ -357,12 +352,7 @@ fn a_box_moving_a_metre_in_one_frame_does_not_pass_through_the_cloth() {
 #[test]
 fn cloth_starting_inside_a_collider_is_pushed_out_not_thrown() {
     let ctx = common::gpu("cloth_starting_inside_a_collider_is_pushed_out_not_thrown");
-    let sheet = ClothBuilder::grid(16, 16)
-        .spacing(0.02)
-        .layout(Layout::Flat { height: 0.5 })
-        .pinning(Pinning::None)
-        .build()
-        .unwrap();
+    let sheet = flat_grid(16, 0.02, 0.5, Pinning::None);
     for backend in backends(&ctx) {
         // The sheet's middle is 2 cm inside the sphere.
         let params = SolverParams {
@@ -409,10 +399,7 @@ fn moving_colliders_of_every_shape_match_on_a_long_random_dt_run() {
     use rand::{Rng, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
     // Hanging from its top edge: y from 1 down to 0, x in ±0.5, z = 0.
-    let sheet = ClothBuilder::grid(32, 32)
-        .pinning(Pinning::Edge)
-        .build()
-        .unwrap();
+    let sheet = common::pinned_grid(32, 32, Pinning::Edge);
     let ball = icosphere(0.12);
     let grid = Arc::new(DistanceGrid::from_mesh(&ball, 32).unwrap());
     let colliders = vec![
@@ -567,11 +554,7 @@ fn bad_colliders_are_clear_errors_naming_the_collider() {
 /// padded collider), it does not explode.
 #[test]
 fn a_thickness_larger_than_the_cloths_edges_pads_the_collider() {
-    let sheet = ClothBuilder::grid(12, 12)
-        .layout(Layout::Flat { height: 0.5 })
-        .pinning(Pinning::None)
-        .build()
-        .unwrap();
+    let sheet = flat_sheet(12, 1.0, 0.5, Pinning::None);
     let params = SolverParams {
         colliders: vec![Collider::ground(0.0).thickness(0.3)],
         ..SolverParams::default()
@@ -611,11 +594,7 @@ fn a_cloth_folding_over_a_sphere_gains_no_energy_and_stays_whole_on_the_gpu() {
 }
 
 fn fold_over_the_sphere(backend: Backend<'_>) {
-    let cloth = ClothBuilder::grid(128, 128)
-        .layout(Layout::Flat { height: 1.0 })
-        .pinning(Pinning::Corners)
-        .build()
-        .unwrap();
+    let cloth = flat_sheet(128, 1.0, 1.0, Pinning::Corners);
     let params = SolverParams {
         colliders: vec![
             Collider::ground(0.0).friction(0.5),
@@ -764,14 +743,7 @@ fn a_box_corner_does_not_stretch_the_cloth_resting_on_it() {
 #[test]
 fn friction_does_not_freeze_a_stretched_edge() {
     let ctx = common::gpu("friction_does_not_freeze_a_stretched_edge");
-    let cloth = ClothBuilder::grid(16, 16)
-        .spacing(0.01)
-        .layout(Layout::Flat {
-            height: DEFAULT_THICKNESS,
-        })
-        .pinning(Pinning::None)
-        .build()
-        .unwrap();
+    let cloth = flat_grid(16, 0.01, DEFAULT_THICKNESS, Pinning::None);
     let params = SolverParams {
         colliders: vec![Collider::ground(0.0).friction(1.5)],
         ..SolverParams::default()
@@ -810,10 +782,7 @@ fn mesh_colliders_sharing_a_grid_upload_it_once() {
     };
     let grid =
         Arc::new(DistanceGrid::from_mesh(&chiffon::scenes::bumpy_sphere(8, 16), 48).unwrap());
-    let cloth = ClothBuilder::grid(8, 8)
-        .pinning(Pinning::None)
-        .build()
-        .unwrap();
+    let cloth = common::pinned_grid(8, 8, Pinning::None);
     let bytes = |count: usize| {
         let colliders = (0..count)
             .map(|k| Collider::mesh(grid.clone(), Pose::from_translation(Vec3::X * k as f32)))
@@ -916,12 +885,7 @@ fn a_bad_strain_limit_is_a_clear_error_naming_it() {
 #[test]
 fn a_collider_thicker_than_the_scene_is_not_called_diverged() {
     let ctx = common::gpu("a_collider_thicker_than_the_scene_is_not_called_diverged");
-    let sheet = ClothBuilder::grid(6, 6)
-        .spacing(0.1)
-        .layout(Layout::Flat { height: 0.2 })
-        .pinning(Pinning::None)
-        .build()
-        .unwrap();
+    let sheet = flat_grid(6, 0.1, 0.2, Pinning::None);
     let ball = DistanceGrid::from_mesh(&icosphere(0.3), 8).unwrap();
     let thick = chiffon::contact::MAX_THICKNESS;
     for backend in backends(&ctx) {

@@ -13,8 +13,8 @@ use chiffon::conformance::{LONG_RUN_TOLERANCE, deviation};
 use chiffon::glam::{Quat, Vec3};
 use chiffon::world::PathChoice;
 use chiffon::{
-    Backend, Cloth, ClothBuilder, ClothOptions, Collider, GpuContext, Layout, Pinning, Pose,
-    SelfCollision, SolverParams, World, WorldConfig,
+    Backend, Cloth, ClothOptions, Collider, GpuContext, Pinning, Pose, SelfCollision, SolverParams,
+    World, WorldConfig,
 };
 use common::flat_sheet;
 use rand::{Rng, SeedableRng};
@@ -161,12 +161,7 @@ fn the_self_collision_gap_of_a_flat_drop_is_closed() {
 /// and dt seed.
 #[test]
 fn a_heap_matches() {
-    let towel = ClothBuilder::grid(32, 32)
-        .spacing(0.5 / 31.0)
-        .layout(Layout::Flat { height: 0.7 })
-        .pinning(Pinning::List(vec![0]))
-        .build()
-        .unwrap();
+    let towel = flat_sheet(32, 0.5, 0.7, Pinning::List(vec![0]));
     let scene = Scene {
         cloths: one(towel),
         params: SolverParams {

@@ -2,7 +2,7 @@
 
 mod common;
 
-use chiffon::{Backend, ClothBuilder, Integrator, Pinning, Solver, SolverParams};
+use chiffon::{Backend, Integrator, Pinning, Solver, SolverParams};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -22,10 +22,7 @@ fn swinging_dts(frames: usize) -> Vec<f64> {
 }
 
 fn scene(integrator: Integrator) -> (chiffon::Cloth, SolverParams) {
-    let cloth = ClothBuilder::grid(32, 32)
-        .pinning(Pinning::Corners)
-        .build()
-        .unwrap();
+    let cloth = common::pinned_grid(32, 32, Pinning::Corners);
     let params = SolverParams {
         damping: 0.0,
         integrator,

@@ -138,10 +138,7 @@ fn a_diverged_cloth_is_named_by_the_async_health_check() {
     let Some(ctx) = common::gpu("a_diverged_cloth_is_named_by_the_async_health_check") else {
         return;
     };
-    let cloth = ClothBuilder::grid(8, 8)
-        .pinning(Pinning::Corners)
-        .build()
-        .unwrap();
+    let cloth = common::pinned_grid(8, 8, Pinning::Corners);
     let mut solver = Solver::new(Backend::Gpu(&ctx), &cloth, SolverParams::default()).unwrap();
     solver.step(1.0 / 60.0).unwrap();
     // Hold particle 5 five kilometres away: beyond the 1 km health limit.

@@ -261,10 +261,7 @@ fn a_cloth_beyond_workgroup_memory_is_fused_from_storage_and_matches() {
     // Just more particles than the adapter's workgroup memory holds (16 bytes each).
     let capacity = ctx.limits().max_compute_workgroup_storage_size / 16;
     let side = (capacity as f64).sqrt() as u32 + 2;
-    let cloth = ClothBuilder::grid(side, side)
-        .pinning(Pinning::Corners)
-        .build()
-        .unwrap();
+    let cloth = common::pinned_grid(side, side, Pinning::Corners);
     assert!(cloth.particle_count() as u32 > capacity);
     let fused = WorldConfig {
         paths: PathChoice::Fused,
@@ -299,10 +296,7 @@ fn a_fused_frame_the_adapter_cuts_short_is_an_error_not_a_half_step() {
     let Some(ctx) = common::gpu("a_fused_frame_the_adapter_cuts_short_is_an_error") else {
         return;
     };
-    let cloth = ClothBuilder::grid(48, 48)
-        .pinning(Pinning::Corners)
-        .build()
-        .unwrap();
+    let cloth = common::pinned_grid(48, 48, Pinning::Corners);
     let params = SolverParams {
         substeps: chiffon::params::Substeps::Fixed(64),
         ..params()
@@ -512,10 +506,7 @@ fn bad_cloth_options_are_errors() {
 #[test]
 fn a_diverging_cloth_is_named() {
     let ctx = common::gpu("a_diverging_cloth_is_named");
-    let cloth = ClothBuilder::grid(8, 8)
-        .pinning(Pinning::None)
-        .build()
-        .unwrap();
+    let cloth = common::pinned_grid(8, 8, Pinning::None);
     let pinned = corners_8x8();
     let params = SolverParams {
         max_distance: Some(3.0),

@@ -32,10 +32,24 @@ pub fn backends(ctx: &Option<GpuContext>) -> Vec<Backend<'_>> {
         .collect()
 }
 
+/// A `columns`×`rows` grid as [`ClothBuilder::grid`] makes it by default, pinned by `pinning`.
+pub fn pinned_grid(columns: u32, rows: u32, pinning: Pinning) -> Cloth {
+    ClothBuilder::grid(columns, rows)
+        .pinning(pinning)
+        .build()
+        .unwrap()
+}
+
 /// An `n`×`n` grid `width` wide, lying flat at `height`, pinned by `pinning`.
 pub fn flat_sheet(n: u32, width: f32, height: f32, pinning: Pinning) -> Cloth {
+    flat_grid(n, width / (n - 1) as f32, height, pinning)
+}
+
+/// An `n`×`n` grid with `spacing` between neighbours (m), lying flat at `height`, pinned by
+/// `pinning`.
+pub fn flat_grid(n: u32, spacing: f32, height: f32, pinning: Pinning) -> Cloth {
     ClothBuilder::grid(n, n)
-        .spacing(width / (n - 1) as f32)
+        .spacing(spacing)
         .layout(Layout::Flat { height })
         .pinning(pinning)
         .build()
