@@ -52,9 +52,7 @@ fn assert_close(label: &str, g: &[Vec3], c: &[Vec3], cloth: &Cloth, tolerance: f
 
 #[test]
 fn one_integrate_step_matches() {
-    let Some(ctx) = common::gpu("one_integrate_step_matches") else {
-        return;
-    };
+    let ctx = common::gpu_or_return!("one_integrate_step_matches");
     let cloth = ClothBuilder::grid(33, 17)
         .layout(Layout::Flat { height: 0.5 })
         .velocity(Vec3::new(0.3, 1.5, -0.2))
@@ -76,9 +74,7 @@ fn one_integrate_step_matches() {
 
 #[test]
 fn one_frame_with_iterations_and_collisions_matches() {
-    let Some(ctx) = common::gpu("one_frame_with_iterations_and_collisions_matches") else {
-        return;
-    };
+    let ctx = common::gpu_or_return!("one_frame_with_iterations_and_collisions_matches");
     // A flat cloth that starts half inside a sphere and falling onto the ground, so the first
     // frame exercises all three kernels.
     let cloth = ClothBuilder::grid(48, 48)
@@ -126,9 +122,7 @@ fn long_run_with_random_dt_and_colliders(test: &str, integrator: Integrator) {
     } else {
         120
     };
-    let Some(ctx) = common::gpu(test) else {
-        return;
-    };
+    let ctx = common::gpu_or_return!(test);
     let cloth = common::pinned_grid(64, 64, Pinning::Corners);
     let params = SolverParams {
         integrator,
@@ -190,9 +184,7 @@ fn long_run_with_random_dt_and_colliders_matches_with_the_exact_form() {
 
 #[test]
 fn reset_replays_the_same_frames() {
-    let Some(ctx) = common::gpu("reset_replays_the_same_frames") else {
-        return;
-    };
+    let ctx = common::gpu_or_return!("reset_replays_the_same_frames");
     let cloth = ClothBuilder::grid(24, 24).build().unwrap();
     let mut gpu = Solver::new(Backend::Gpu(&ctx), &cloth, SolverParams::default()).unwrap();
     let dts = [1.0 / 60.0, 1.0 / 45.0, 1.0 / 90.0, 1.0 / 60.0];
@@ -215,9 +207,7 @@ fn reset_replays_the_same_frames() {
 
 #[test]
 fn parameter_changes_between_frames_match() {
-    let Some(ctx) = common::gpu("parameter_changes_between_frames_match") else {
-        return;
-    };
+    let ctx = common::gpu_or_return!("parameter_changes_between_frames_match");
     let cloth = ClothBuilder::grid(32, 32).build().unwrap();
     let (mut gpu, mut cpu) = twins(&ctx, &cloth, &SolverParams::default());
     for k in 0..60 {
@@ -284,9 +274,7 @@ fn the_verdict_fails_positions_further_apart_than_the_tolerance() {
 /// runs on every GPU (most have over 1 GiB a binding, more than any grid the builder accepts).
 #[test]
 fn a_grid_too_large_for_the_device_is_a_clear_error() {
-    let Some(ctx) = common::gpu("a_grid_too_large_for_the_device_is_a_clear_error") else {
-        return;
-    };
+    let ctx = common::gpu_or_return!("a_grid_too_large_for_the_device_is_a_clear_error");
     const LOWERED: u64 = 1 << 20;
     let grid = |side: u32| {
         ClothBuilder::grid(side, side)
@@ -343,9 +331,7 @@ fn tablecloth() -> Cloth {
 #[cfg(feature = "demo")]
 #[test]
 fn normals_kernel_matches_its_cpu_twin_on_a_mesh() {
-    let Some(ctx) = common::gpu("normals_kernel_matches_its_cpu_twin_on_a_mesh") else {
-        return;
-    };
+    let ctx = common::gpu_or_return!("normals_kernel_matches_its_cpu_twin_on_a_mesh");
     use chiffon::cpu::cloth_normals;
     use chiffon::view::render::Renderer;
     // A mesh that is not a grid, draped over a sphere so its normals point every way.
@@ -382,10 +368,8 @@ fn normals_kernel_matches_its_cpu_twin_on_a_mesh() {
 
 #[test]
 fn a_non_grid_mesh_matches_over_a_long_random_dt_run_with_colliders() {
-    let Some(ctx) = common::gpu("a_non_grid_mesh_matches_over_a_long_random_dt_run_with_colliders")
-    else {
-        return;
-    };
+    let ctx =
+        common::gpu_or_return!("a_non_grid_mesh_matches_over_a_long_random_dt_run_with_colliders");
     // The tablecloth pinned at its rim's highest-x particles, blown onto a sphere and the
     // ground: irregular coloring, area masses, tethers, both colliders.
     let cloth = ClothBuilder::obj(common::asset("tablecloth.obj"))
@@ -440,9 +424,7 @@ fn a_non_grid_mesh_matches_over_a_long_random_dt_run_with_colliders() {
 
 #[test]
 fn particle_and_compliance_edits_match() {
-    let Some(ctx) = common::gpu("particle_and_compliance_edits_match") else {
-        return;
-    };
+    let ctx = common::gpu_or_return!("particle_and_compliance_edits_match");
     let cloth = ClothBuilder::grid(20, 20).build().unwrap();
     let (mut gpu, mut cpu) = twins(&ctx, &cloth, &SolverParams::default());
     let solvers: [&mut Solver; 2] = [&mut gpu, &mut cpu];
@@ -497,9 +479,7 @@ fn particle_and_compliance_edits_match() {
 /// cloth with two particles edited (one pinned, one moved) ended 35 mm apart after one step.
 #[test]
 fn gpu_keeps_particle_edits_made_before_the_first_step() {
-    let Some(ctx) = common::gpu("gpu_keeps_particle_edits_made_before_the_first_step") else {
-        return;
-    };
+    let ctx = common::gpu_or_return!("gpu_keeps_particle_edits_made_before_the_first_step");
     let cloth = ClothBuilder::grid(8, 8)
         .velocity(Vec3::new(0.0, 0.0, 0.8))
         .build()
@@ -538,10 +518,8 @@ fn gpu_keeps_particle_edits_made_before_the_first_step() {
 
 #[test]
 fn health_check_names_the_first_diverged_particle_on_both_backends() {
-    let Some(ctx) = common::gpu("health_check_names_the_first_diverged_particle_on_both_backends")
-    else {
-        return;
-    };
+    let ctx =
+        common::gpu_or_return!("health_check_names_the_first_diverged_particle_on_both_backends");
     let cloth = ClothBuilder::grid(16, 16).build().unwrap();
     let (mut gpu, mut cpu) = twins(&ctx, &cloth, &SolverParams::default());
     let solvers: [&mut Solver; 2] = [&mut gpu, &mut cpu];
@@ -583,11 +561,9 @@ fn health_check_names_the_first_diverged_particle_on_both_backends() {
 
 #[test]
 fn coarse_levels_match_on_an_even_grid_with_held_and_pinned_particles() {
-    let Some(ctx) =
-        common::gpu("coarse_levels_match_on_an_even_grid_with_held_and_pinned_particles")
-    else {
-        return;
-    };
+    let ctx = common::gpu_or_return!(
+        "coarse_levels_match_on_an_even_grid_with_held_and_pinned_particles"
+    );
     // 72 × 42: both even, so every level keeps a last column and row narrower than the rest;
     // two levels (19 × 12, 10 × 7).
     let cloth = common::pinned_grid(72, 42, Pinning::Corners);

@@ -392,10 +392,8 @@ fn capsule_distance(p: Vec3, a: Vec3, ra: f32, b: Vec3, rb: f32) -> f32 {
 /// GPU stays within the conformance tolerance of its CPU twin, and every collider is touched.
 #[test]
 fn moving_colliders_of_every_shape_match_on_a_long_random_dt_run() {
-    let Some(ctx) = common::gpu("moving_colliders_of_every_shape_match_on_a_long_random_dt_run")
-    else {
-        return;
-    };
+    let ctx =
+        common::gpu_or_return!("moving_colliders_of_every_shape_match_on_a_long_random_dt_run");
     use rand::{Rng, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
     // Hanging from its top edge: y from 1 down to 0, x in ±0.5, z = 0.
@@ -777,9 +775,7 @@ fn friction_does_not_freeze_a_stretched_edge() {
 /// the device (918 MB for a small cylinder's grids, 57 GB at the 4 096 allowed); they share one.
 #[test]
 fn mesh_colliders_sharing_a_grid_upload_it_once() {
-    let Some(ctx) = common::gpu("mesh_colliders_sharing_a_grid_upload_it_once") else {
-        return;
-    };
+    let ctx = common::gpu_or_return!("mesh_colliders_sharing_a_grid_upload_it_once");
     let grid =
         Arc::new(DistanceGrid::from_mesh(&chiffon::scenes::bumpy_sphere(8, 16), 48).unwrap());
     let cloth = common::pinned_grid(8, 8, Pinning::None);
@@ -919,11 +915,9 @@ fn a_collider_thicker_than_the_scene_is_not_called_diverged() {
 /// taken as the buffer's, so the smaller grid overran the old buffer: a wgpu validation panic.
 #[test]
 fn a_grid_the_device_refuses_stays_an_error_and_a_smaller_one_then_loads() {
-    let Some(ctx) =
-        common::gpu("a_grid_the_device_refuses_stays_an_error_and_a_smaller_one_then_loads")
-    else {
-        return;
-    };
+    let ctx = common::gpu_or_return!(
+        "a_grid_the_device_refuses_stays_an_error_and_a_smaller_one_then_loads"
+    );
     let lowered = ctx
         .with_limits(wgpu::Limits {
             max_storage_buffer_binding_size: 1 << 20,

@@ -69,9 +69,7 @@ fn run(backend: Backend<'_>, scene: &Scene, frames: usize, seed: u64) -> Vec<Vec
 
 /// The family's check: the same end on both backends (bit for bit on llvmpipe).
 fn conforms(test: &str, scene: Scene, frames: usize, seed: u64) {
-    let Some(ctx) = common::gpu(test) else {
-        return;
-    };
+    let ctx = common::gpu_or_return!(test);
     let gpu = run(Backend::Gpu(&ctx), &scene, frames, seed);
     let cpu = run(Backend::Cpu, &scene, frames, seed);
     let start: Vec<Vec3> = scene

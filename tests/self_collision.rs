@@ -219,9 +219,7 @@ fn a_heap_settles_with_no_crossing_triangles() {
 /// twin's bit for bit, frame after frame of a heap.
 #[test]
 fn the_gpus_hash_is_the_cpu_twins_bit_for_bit() {
-    let Some(ctx) = common::gpu("the_gpus_hash_is_the_cpu_twins_bit_for_bit") else {
-        return;
-    };
+    let ctx = common::gpu_or_return!("the_gpus_hash_is_the_cpu_twins_bit_for_bit");
     let sheet = heap_sheet(24);
     let mut worlds: Vec<World> = [Backend::Gpu(&ctx), Backend::Cpu]
         .into_iter()
@@ -317,9 +315,7 @@ fn cloths_of_a_world_do_not_pass_through_each_other() {
 /// the GPU stays within the conformance tolerance of the CPU twin.
 #[test]
 fn self_collision_matches_on_a_long_random_dt_run() {
-    let Some(ctx) = common::gpu("self_collision_matches_on_a_long_random_dt_run") else {
-        return;
-    };
+    let ctx = common::gpu_or_return!("self_collision_matches_on_a_long_random_dt_run");
     use rand::{Rng, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
     let dts: Vec<f64> = (0..120)
@@ -397,9 +393,7 @@ fn bad_self_collision_settings_are_clear_errors() {
 /// while the same cloth without self-collision still steps.
 #[test]
 fn self_collision_too_large_for_the_device_is_a_clear_error() {
-    let Some(ctx) = common::gpu("self_collision_too_large_for_the_device_is_a_clear_error") else {
-        return;
-    };
+    let ctx = common::gpu_or_return!("self_collision_too_large_for_the_device_is_a_clear_error");
     const LOWERED: u64 = 1 << 20;
     let lowered = ctx
         .with_limits(wgpu::Limits {

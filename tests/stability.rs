@@ -90,9 +90,7 @@ fn ten_thousand_swinging_frames_stay_finite_on_the_cpu_time_corrected_exact() {
 /// took 50 s of it.
 #[test]
 fn a_thousand_swinging_frames_stay_finite_on_the_gpu() {
-    let Some(ctx) = common::gpu("a_thousand_swinging_frames_stay_finite_on_the_gpu") else {
-        return;
-    };
+    let ctx = common::gpu_or_return!("a_thousand_swinging_frames_stay_finite_on_the_gpu");
     let dts = swinging_dts(1_000);
     let (cloth, params) = scene(Integrator::TimeCorrected);
     let mut s = Solver::new(Backend::Gpu(&ctx), &cloth, params).unwrap();

@@ -142,9 +142,7 @@ fn a_uv_spheres_poles_and_a_cones_apex_simulate() {
 /// path chosen: the grid takes it, the fan the global one.
 #[test]
 fn a_fan_beside_a_grid_matches_on_both_backends() {
-    let Some(ctx) = common::gpu("a_fan_beside_a_grid_matches_on_both_backends") else {
-        return;
-    };
+    let ctx = common::gpu_or_return!("a_fan_beside_a_grid_matches_on_both_backends");
     let drum = cloth(fan(80), rim(80));
     let sheet = ClothBuilder::grid(16, 16)
         .spacing(0.03)

@@ -26,9 +26,7 @@ fn with_web_limits(ctx: &GpuContext, storage_buffers: u32) -> GpuContext {
 
 #[test]
 fn a_device_with_the_webs_default_limits_fuses_and_one_with_fewer_buffers_goes_global() {
-    let Some(native) = common::gpu("a_device_with_the_webs_default_limits") else {
-        return;
-    };
+    let native = common::gpu_or_return!("a_device_with_the_webs_default_limits");
     assert_eq!(
         wgpu::Limits::default().max_storage_buffers_per_shader_stage,
         8
@@ -90,9 +88,7 @@ fn a_device_with_the_webs_default_limits_fuses_and_one_with_fewer_buffers_goes_g
 
 #[test]
 fn the_async_readers_return_what_the_blocking_ones_do() {
-    let Some(ctx) = common::gpu("the_async_readers_return_what_the_blocking_ones_do") else {
-        return;
-    };
+    let ctx = common::gpu_or_return!("the_async_readers_return_what_the_blocking_ones_do");
     let ctx2 = pollster::block_on(GpuContext::new_async()).unwrap();
     assert_eq!(ctx2.info().name, ctx.info().name);
     let cloth = ClothBuilder::grid(24, 16)
@@ -135,9 +131,7 @@ fn the_async_readers_return_what_the_blocking_ones_do() {
 
 #[test]
 fn a_diverged_cloth_is_named_by_the_async_health_check() {
-    let Some(ctx) = common::gpu("a_diverged_cloth_is_named_by_the_async_health_check") else {
-        return;
-    };
+    let ctx = common::gpu_or_return!("a_diverged_cloth_is_named_by_the_async_health_check");
     let cloth = common::pinned_grid(8, 8, Pinning::Corners);
     let mut solver = Solver::new(Backend::Gpu(&ctx), &cloth, SolverParams::default()).unwrap();
     solver.step(1.0 / 60.0).unwrap();

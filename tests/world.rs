@@ -201,9 +201,7 @@ fn gpu_world_matches_the_cpu_world_on_the_global_path_over_a_long_random_dt_run(
 /// 240 frames at random frame times of the mixed cloths (fused where they fit under `Fused`),
 /// removing one and adding another at frame 100, GPU against CPU.
 fn gpu_world_matches_the_cpu_world(test: &str, paths: PathChoice) {
-    let Some(ctx) = common::gpu(test) else {
-        return;
-    };
+    let ctx = common::gpu_or_return!(test);
     let cloths = mixed_cloths();
     let dts = random_dts(240, 11);
     let (mut gpu, gh) = world_of(
@@ -255,9 +253,7 @@ fn gpu_world_matches_the_cpu_world(test: &str, paths: PathChoice) {
 /// A cloth too big for workgroup memory still takes the fused path (from the storage buffer).
 #[test]
 fn a_cloth_beyond_workgroup_memory_is_fused_from_storage_and_matches() {
-    let Some(ctx) = common::gpu("a_cloth_beyond_workgroup_memory_is_fused_from_storage") else {
-        return;
-    };
+    let ctx = common::gpu_or_return!("a_cloth_beyond_workgroup_memory_is_fused_from_storage");
     // Just more particles than the adapter's workgroup memory holds (16 bytes each).
     let capacity = ctx.limits().max_compute_workgroup_storage_size / 16;
     let side = (capacity as f64).sqrt() as u32 + 2;
@@ -293,9 +289,7 @@ fn a_cloth_beyond_workgroup_memory_is_fused_from_storage_and_matches() {
 /// cloth at 16 threads a workgroup and 64 substeps runs about 200 000 iterations a thread.
 #[test]
 fn a_fused_frame_the_adapter_cuts_short_is_an_error_not_a_half_step() {
-    let Some(ctx) = common::gpu("a_fused_frame_the_adapter_cuts_short_is_an_error") else {
-        return;
-    };
+    let ctx = common::gpu_or_return!("a_fused_frame_the_adapter_cuts_short_is_an_error");
     let cloth = common::pinned_grid(48, 48, Pinning::Corners);
     let params = SolverParams {
         substeps: chiffon::params::Substeps::Fixed(64),
@@ -459,9 +453,7 @@ fn an_empty_world_steps_and_a_world_can_empty_again() {
 
 #[test]
 fn a_world_larger_than_the_device_is_a_clear_error() {
-    let Some(ctx) = common::gpu("a_world_larger_than_the_device_is_a_clear_error") else {
-        return;
-    };
+    let ctx = common::gpu_or_return!("a_world_larger_than_the_device_is_a_clear_error");
     let config = WorldConfig {
         capacity: WorldCapacity {
             cloths: 16,
@@ -720,9 +712,7 @@ fn sleeping_off_never_sleeps_and_bad_settings_are_refused() {
 /// cloths keep pulling toward the old anchors while the CPU twin's follow the new ones.
 #[test]
 fn a_fused_cloths_new_tethers_reach_the_gpu_when_its_pins_change() {
-    let Some(ctx) = common::gpu("a_fused_cloths_new_tethers_reach_the_gpu") else {
-        return;
-    };
+    let ctx = common::gpu_or_return!("a_fused_cloths_new_tethers_reach_the_gpu");
     let cloths = mixed_cloths();
     let dts = random_dts(60, 5);
     let mut ends = Vec::new();
@@ -758,9 +748,7 @@ fn a_fused_cloths_new_tethers_reach_the_gpu_when_its_pins_change() {
 /// frame's own (empty) table. Now every frame writes its table.
 #[test]
 fn removing_every_collider_leaves_no_ghost_behind_on_the_fused_path() {
-    let Some(ctx) = common::gpu("removing_every_collider_leaves_no_ghost") else {
-        return;
-    };
+    let ctx = common::gpu_or_return!("removing_every_collider_leaves_no_ghost");
     let cloths = mixed_cloths();
     // Five spheres in the wind's way, one behind each cloth: enough for a broad-phase grid.
     let params = SolverParams {
@@ -812,10 +800,8 @@ fn auto_takes_the_global_path_on_an_adapter_that_runs_on_the_cpu() {
     };
     let fused = |p: ClothPath| matches!(p, ClothPath::Fused { .. });
     assert!(fused(path(Backend::Cpu, PathChoice::Auto)));
-    let Some(ctx) = common::gpu("auto_takes_the_global_path_on_an_adapter_that_runs_on_the_cpu")
-    else {
-        return;
-    };
+    let ctx =
+        common::gpu_or_return!("auto_takes_the_global_path_on_an_adapter_that_runs_on_the_cpu");
     let auto = path(Backend::Gpu(&ctx), PathChoice::Auto);
     let forced = path(Backend::Gpu(&ctx), PathChoice::Fused);
     assert_eq!(fused(forced), ctx.fuses_cloths());

@@ -24,6 +24,20 @@ pub fn gpu(test: &str) -> Option<GpuContext> {
     }
 }
 
+/// The GPU context for the test named `$test`, or a return from the test where there is none
+/// ([`gpu`] announces the skip, or fails the test with `CHIFFON_REQUIRE_GPU=1`).
+#[allow(unused_macros)] // Like the helpers here, unused by some of the test crates.
+macro_rules! gpu_or_return {
+    ($test:expr) => {
+        match crate::common::gpu($test) {
+            Some(ctx) => ctx,
+            None => return,
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use gpu_or_return;
+
 /// The CPU reference and, where there is one, the GPU.
 pub fn backends(ctx: &Option<GpuContext>) -> Vec<Backend<'_>> {
     [Some(Backend::Cpu), ctx.as_ref().map(Backend::Gpu)]
