@@ -14,11 +14,11 @@ use glam::Vec3;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// A GPU solver and its CPU twin, on the same cloth with the same parameters.
-fn twins(ctx: &chiffon::GpuContext, cloth: &Cloth, params: &SolverParams) -> (Solver, Solver) {
+/// A GPU solver and its CPU twin, in that order, on the same cloth with the same parameters.
+fn twins(ctx: &chiffon::GpuContext, cloth: &Cloth, params: &SolverParams) -> [Solver; 2] {
     let gpu = Solver::new(Backend::Gpu(ctx), cloth, params.clone()).unwrap();
     let cpu = Solver::new(Backend::Cpu, cloth, params.clone()).unwrap();
-    (gpu, cpu)
+    [gpu, cpu]
 }
 
 fn run_both(
@@ -27,7 +27,7 @@ fn run_both(
     params: &SolverParams,
     dts: &[f64],
 ) -> (Vec<Vec3>, Vec<Vec3>) {
-    let (mut gpu, mut cpu) = twins(ctx, cloth, params);
+    let [mut gpu, mut cpu] = twins(ctx, cloth, params);
     for &dt in dts {
         gpu.step(dt).unwrap();
         cpu.step(dt).unwrap();
@@ -209,7 +209,7 @@ fn reset_replays_the_same_frames() {
 fn parameter_changes_between_frames_match() {
     let ctx = common::gpu_or_return!("parameter_changes_between_frames_match");
     let cloth = ClothBuilder::grid(32, 32).build().unwrap();
-    let (mut gpu, mut cpu) = twins(&ctx, &cloth, &SolverParams::default());
+    let [mut gpu, mut cpu] = twins(&ctx, &cloth, &SolverParams::default());
     for k in 0..60 {
         if k == 20 {
             let p = SolverParams {
@@ -426,10 +426,8 @@ fn a_non_grid_mesh_matches_over_a_long_random_dt_run_with_colliders() {
 fn particle_and_compliance_edits_match() {
     let ctx = common::gpu_or_return!("particle_and_compliance_edits_match");
     let cloth = ClothBuilder::grid(20, 20).build().unwrap();
-    let (mut gpu, mut cpu) = twins(&ctx, &cloth, &SolverParams::default());
-    let solvers: [&mut Solver; 2] = [&mut gpu, &mut cpu];
     let mut results = Vec::new();
-    for s in solvers {
+    for s in &mut twins(&ctx, &cloth, &SolverParams::default()) {
         for k in 0..40 {
             if k == 10 {
                 // Grab the middle of the bottom row and hold it out in front.
@@ -484,10 +482,9 @@ fn gpu_keeps_particle_edits_made_before_the_first_step() {
         .velocity(Vec3::new(0.0, 0.0, 0.8))
         .build()
         .unwrap();
-    let (mut gpu, mut cpu) = twins(&ctx, &cloth, &SolverParams::default());
-    let solvers: [&mut Solver; 2] = [&mut gpu, &mut cpu];
+    let [mut gpu, mut cpu] = twins(&ctx, &cloth, &SolverParams::default());
     let mut results = Vec::new();
-    for s in solvers {
+    for s in [&mut gpu, &mut cpu] {
         s.set_particle(60, Vec3::new(0.1, 0.2, 0.3), 0.0).unwrap();
         s.set_particle(27, Vec3::new(-0.2, 0.5, 0.1), 64.0 / 0.2)
             .unwrap();
@@ -521,10 +518,8 @@ fn health_check_names_the_first_diverged_particle_on_both_backends() {
     let ctx =
         common::gpu_or_return!("health_check_names_the_first_diverged_particle_on_both_backends");
     let cloth = ClothBuilder::grid(16, 16).build().unwrap();
-    let (mut gpu, mut cpu) = twins(&ctx, &cloth, &SolverParams::default());
-    let solvers: [&mut Solver; 2] = [&mut gpu, &mut cpu];
     let mut named = Vec::new();
-    for s in solvers {
+    for s in &mut twins(&ctx, &cloth, &SolverParams::default()) {
         for _ in 0..3 {
             s.step(1.0 / 60.0).unwrap();
         }
@@ -571,7 +566,7 @@ fn coarse_levels_match_on_an_even_grid_with_held_and_pinned_particles() {
         colliders: vec![Collider::sphere(Vec3::new(0.0, -0.5, 0.2), 0.3)],
         ..Default::default()
     };
-    let (mut gpu, mut cpu) = twins(&ctx, &cloth, &params);
+    let [mut gpu, mut cpu] = twins(&ctx, &cloth, &params);
     assert!(
         gpu.schedule(1.0 / 60.0).unwrap().levels.levels >= 2,
         "the grid should have coarse levels"
