@@ -39,13 +39,13 @@ const FIELDS: &[&str] = &[
 ];
 
 /// Runs `chiffon bench ARGS` on both backends (the CPU alone where there is no GPU, loudly) with
-/// `--json` and `--plot`, expects success, and returns the backends asked for, stdout, the
-/// records and the SVG.
-fn bench_run(test: &str, args: &[&str]) -> (&'static str, String, Vec<serde_json::Value>, String) {
-    let backend = if common::gpu(test).is_some() {
-        "both"
+/// `--json` and `--plot`, expects success, and returns how many backends ran (2 with a GPU, else
+/// 1), stdout, the records and the SVG.
+fn bench_run(test: &str, args: &[&str]) -> (usize, String, Vec<serde_json::Value>, String) {
+    let (backend, backends) = if common::gpu(test).is_some() {
+        ("both", 2)
     } else {
-        "cpu"
+        ("cpu", 1)
     };
     let dir = common::temp_dir(test);
     let (json, plot) = (dir.join("out.json"), dir.join("out.svg"));
@@ -67,7 +67,7 @@ fn bench_run(test: &str, args: &[&str]) -> (&'static str, String, Vec<serde_json
     );
     let records = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     (
-        backend,
+        backends,
         stdout,
         records,
         std::fs::read_to_string(&plot).unwrap(),
@@ -84,13 +84,12 @@ fn constraints_and_particles(r: &serde_json::Value) -> (u64, u64) {
 
 #[test]
 fn quick_bench_writes_complete_json_and_plot() {
-    let (backend, stdout, records, svg) = bench_run(
+    let (backends, stdout, records, svg) = bench_run(
         "quick_bench_writes_complete_json_and_plot",
         &["--quick", "--peak-gbps", "100"],
     );
     assert!(stdout.contains("Msolves/s"), "no table:\n{stdout}");
-    let expected = if backend == "both" { 4 } else { 2 };
-    assert_eq!(records.len(), expected, "{records:?}");
+    assert_eq!(records.len(), backends * 2, "{records:?}");
     let mut sizes_with_levels = 0;
     for r in &records {
         for f in FIELDS {
@@ -150,7 +149,7 @@ fn quick_bench_writes_complete_json_and_plot() {
         "no quick size has coarse levels: {records:?}"
     );
     // Both backends simulate the same scene, so they must end in the same shape.
-    if backend == "both" {
+    if backends == 2 {
         let y = |b: &str, n: u64| {
             records
                 .iter()
@@ -270,8 +269,7 @@ fn capes_bench_writes_every_path_and_the_fields_scripts_read() {
         "--warmup",
         "1",
     ];
-    let (backend, _, records, svg) = bench_run("capes_bench_writes_every_path", &args);
-    let backends = if backend == "both" { 2 } else { 1 };
+    let (backends, _, records, svg) = bench_run("capes_bench_writes_every_path", &args);
     assert_eq!(records.len(), backends * 2 * 3, "{records:?}");
     for r in &records {
         for f in CAPES_FIELDS {
@@ -375,8 +373,7 @@ fn capes_at_rest_sleep_and_the_record_counts_them() {
         "--warmup",
         "61",
     ];
-    let (backend, stdout, records, _) = bench_run("capes_at_rest_sleep", &args);
-    let backends = if backend == "both" { 2 } else { 1 };
+    let (backends, stdout, records, _) = bench_run("capes_at_rest_sleep", &args);
     assert_eq!(records.len(), backends * 2, "{records:?}");
     for r in &records {
         assert_eq!(r["at_rest"], 3, "{r}");
