@@ -516,6 +516,17 @@ mod tests {
         &c.constraints()[cloth.constraint_count()..strain_start]
     }
 
+    /// The distinct rest lengths of `limits`, rounded to 0.1 mm, shortest first.
+    fn distinct_rests(limits: &[Constraint]) -> Vec<f32> {
+        let mut rests: Vec<f32> = limits
+            .iter()
+            .map(|c| (c.rest * 1e4).round() / 1e4)
+            .collect();
+        rests.sort_by(f32::total_cmp);
+        rests.dedup();
+        rests
+    }
+
     #[test]
     fn a_grid_coarsens_by_four_then_two_keeping_its_edges_and_interpolates_bilinearly() {
         // 64 columns: every fourth is 0, 4, …, 60, and the last (63) is kept too; then every
@@ -548,13 +559,7 @@ mod tests {
         // (0.8 m) on the next; no diagonals. Each level's grid of limits takes four colors.
         let limits = level_limits(&h, &cloth);
         assert!(limits.iter().all(|c| c.is_limit()));
-        let mut rests: Vec<f32> = limits
-            .iter()
-            .map(|c| (c.rest * 1e4).round() / 1e4)
-            .collect();
-        rests.sort_by(f32::total_cmp);
-        rests.dedup();
-        assert_eq!(rests, vec![0.3, 0.4, 0.7, 0.8]);
+        assert_eq!(distinct_rests(limits), vec![0.3, 0.4, 0.7, 0.8]);
         assert_eq!(limits.len(), 2 * (17 * 16) + 2 * (9 * 8));
         let level_colors = h.level_colors();
         assert_eq!(&level_colors.counts[..2], &[4, 4]);
@@ -648,14 +653,8 @@ mod tests {
         assert!(h.nodes().contains(&0), "the pin is on every level");
         // Limits join neighbours along the chain at the length of the links between them.
         let limits = level_limits(&h, &rope);
-        let mut rests: Vec<f32> = limits
-            .iter()
-            .map(|c| (c.rest * 1e4).round() / 1e4)
-            .collect();
-        rests.sort_by(f32::total_cmp);
-        rests.dedup();
         // (The coarsest keeps both ends, so its last limit spans three of its spacings.)
-        assert_eq!(rests, vec![0.04, 0.08, 0.16, 0.24]);
+        assert_eq!(distinct_rests(limits), vec![0.04, 0.08, 0.16, 0.24]);
         assert_eq!(limits.len(), 50 + 25 + 12);
         assert_eq!(limit_count(&rope), limits.len());
         // A dropped particle follows its two coarse neighbours linearly: point 1 is ¾ of
