@@ -125,15 +125,15 @@ fn unit4(q: vec4<f32>) -> vec4<f32> {
 }
 
 // Where q falls in a collider's distance grid: g in cells from the grid's origin, inside the
-// same clamped to the grid, f the fraction within the cell whose first value is
-// distance_grid[i], and the strides of a row and a layer.
+// same clamped to the grid, f the fraction within the cell, and the cell's eight corner values
+// (c x y z: c100 is one step along x from c000), which grid_distance and grid_normal both read.
 struct GridCell {
     g: vec3<f32>,
     inside: vec3<f32>,
     f: vec3<f32>,
-    i: u32,
-    row: u32,
-    layer: u32,
+    // The corner values, x fastest: the cell's lower layer (z), then its upper one.
+    c000: f32, c100: f32, c010: f32, c110: f32,
+    c001: f32, c101: f32, c011: f32, c111: f32,
 }
 
 fn grid_cell(c: ColliderRecord, q: vec3<f32>) -> GridCell {
@@ -145,7 +145,15 @@ fn grid_cell(c: ColliderRecord, q: vec3<f32>) -> GridCell {
     let base = min(vec3<u32>(floor(inside)), dims - vec3<u32>(2u));
     let row = dims.x;
     let layer = dims.x * dims.y;
-    return GridCell(g, inside, inside - vec3<f32>(base), c.grid_offset + base.z * layer + base.y * row + base.x, row, layer);
+    let i = c.grid_offset + base.z * layer + base.y * row + base.x;
+    // The eight corners of the cell, x fastest (no local array: drivers keep those in memory).
+    return GridCell(
+        g, inside, inside - vec3<f32>(base),
+        distance_grid[i], distance_grid[i + 1u],
+        distance_grid[i + row], distance_grid[i + row + 1u],
+        distance_grid[i + layer], distance_grid[i + layer + 1u],
+        distance_grid[i + layer + row], distance_grid[i + layer + row + 1u],
+    );
 }
 
 // Trilinear sample of a mesh collider's grid at q (its frame); outside the grid, the distance
@@ -154,14 +162,10 @@ fn grid_distance(c: ColliderRecord, q: vec3<f32>) -> f32 {
     let at = grid_cell(c, q);
     let outside = length(at.g - at.inside) * c.shape_a.w;
     let f = at.f;
-    let i = at.i;
-    let row = at.row;
-    let layer = at.layer;
-    // The eight corners of the cell, x fastest (no local array: drivers keep those in memory).
-    let x00 = lerp1(distance_grid[i], distance_grid[i + 1u], f.x);
-    let x10 = lerp1(distance_grid[i + row], distance_grid[i + row + 1u], f.x);
-    let x01 = lerp1(distance_grid[i + layer], distance_grid[i + layer + 1u], f.x);
-    let x11 = lerp1(distance_grid[i + layer + row], distance_grid[i + layer + row + 1u], f.x);
+    let x00 = lerp1(at.c000, at.c100, f.x);
+    let x10 = lerp1(at.c010, at.c110, f.x);
+    let x01 = lerp1(at.c001, at.c101, f.x);
+    let x11 = lerp1(at.c011, at.c111, f.x);
     return lerp1(lerp1(x00, x10, f.y), lerp1(x01, x11, f.y), f.z) + outside;
 }
 
@@ -174,22 +178,11 @@ fn grid_normal(c: ColliderRecord, q: vec3<f32>) -> vec3<f32> {
     let g = at.g;
     let inside = at.inside;
     let f = at.f;
-    let i = at.i;
-    let row = at.row;
-    let layer = at.layer;
-    let c000 = distance_grid[i];
-    let c100 = distance_grid[i + 1u];
-    let c010 = distance_grid[i + row];
-    let c110 = distance_grid[i + row + 1u];
-    let c001 = distance_grid[i + layer];
-    let c101 = distance_grid[i + layer + 1u];
-    let c011 = distance_grid[i + layer + row];
-    let c111 = distance_grid[i + layer + row + 1u];
     // In cells; an axis on which q is outside the box (clamped) does not move the sample.
     let along = vec3<f32>(
-        lerp1(lerp1(c100 - c000, c110 - c010, f.y), lerp1(c101 - c001, c111 - c011, f.y), f.z),
-        lerp1(lerp1(c010 - c000, c110 - c100, f.x), lerp1(c011 - c001, c111 - c101, f.x), f.z),
-        lerp1(lerp1(c001 - c000, c101 - c100, f.x), lerp1(c011 - c010, c111 - c110, f.x), f.y),
+        lerp1(lerp1(at.c100 - at.c000, at.c110 - at.c010, f.y), lerp1(at.c101 - at.c001, at.c111 - at.c011, f.y), f.z),
+        lerp1(lerp1(at.c010 - at.c000, at.c110 - at.c100, f.x), lerp1(at.c011 - at.c001, at.c111 - at.c101, f.x), f.z),
+        lerp1(lerp1(at.c001 - at.c000, at.c101 - at.c100, f.x), lerp1(at.c011 - at.c010, at.c111 - at.c110, f.x), f.y),
     );
     var grad = select(vec3<f32>(0.0), along, g == inside);
     let out = g - inside;

@@ -87,84 +87,79 @@ fn unit4(q: Vec4) -> Vec4 {
 }
 
 /// Where `q` falls in a distance grid (twin of `grid_cell`): `g` in cells from the origin,
-/// `inside` the same clamped to the grid, `f` the fraction within the cell whose first value
-/// is `values[i]`, and the strides of a row and a layer.
+/// `inside` the same clamped to the grid, `f` the fraction within the cell, and the cell's
+/// eight corner values (`c` x y z: `c100` is one step along x from `c000`), which
+/// [`grid_distance`] and [`grid_normal`] both read.
 struct GridCell {
     g: Vec3,
     inside: Vec3,
     f: Vec3,
-    i: usize,
-    row: usize,
-    layer: usize,
+    c000: f32,
+    c100: f32,
+    c010: f32,
+    c110: f32,
+    c001: f32,
+    c101: f32,
+    c011: f32,
+    c111: f32,
 }
 
-fn grid_cell(origin: Vec3, cell: f32, dims: UVec3, q: Vec3) -> GridCell {
+fn grid_cell(origin: Vec3, cell: f32, dims: UVec3, values: &[f32], q: Vec3) -> GridCell {
     let top = (dims - UVec3::ONE).as_vec3();
     let g = (q - origin) / cell;
     let inside = g.clamp(Vec3::ZERO, top);
     // `inside` is not negative, so truncating is the kernel's `floor` (without a libm call).
     let base = inside.as_uvec3().min(dims - UVec3::splat(2));
     let (row, layer) = (dims.x as usize, (dims.x * dims.y) as usize);
+    let i = base.z as usize * layer + base.y as usize * row + base.x as usize;
     GridCell {
         g,
         inside,
         f: inside - base.as_vec3(),
-        i: base.z as usize * layer + base.y as usize * row + base.x as usize,
-        row,
-        layer,
+        c000: values[i],
+        c100: values[i + 1],
+        c010: values[i + row],
+        c110: values[i + row + 1],
+        c001: values[i + layer],
+        c101: values[i + layer + 1],
+        c011: values[i + layer + row],
+        c111: values[i + layer + row + 1],
     }
 }
 
 /// Trilinear sample of a distance grid at `q`; outside it, the distance to the grid's box plus
 /// the value at its nearest point (twin of `grid_distance`).
 pub(crate) fn grid_distance(origin: Vec3, cell: f32, dims: UVec3, values: &[f32], q: Vec3) -> f32 {
-    let GridCell {
-        g,
-        inside,
-        f,
-        i,
-        row,
-        layer,
-    } = grid_cell(origin, cell, dims, q);
-    let outside = (g - inside).length() * cell;
-    let v = |k: usize| values[k];
-    let x00 = lerp1(v(i), v(i + 1), f.x);
-    let x10 = lerp1(v(i + row), v(i + row + 1), f.x);
-    let x01 = lerp1(v(i + layer), v(i + layer + 1), f.x);
-    let x11 = lerp1(v(i + layer + row), v(i + layer + row + 1), f.x);
+    let at = grid_cell(origin, cell, dims, values, q);
+    let outside = (at.g - at.inside).length() * cell;
+    let f = at.f;
+    let x00 = lerp1(at.c000, at.c100, f.x);
+    let x10 = lerp1(at.c010, at.c110, f.x);
+    let x01 = lerp1(at.c001, at.c101, f.x);
+    let x11 = lerp1(at.c011, at.c111, f.x);
     lerp1(lerp1(x00, x10, f.y), lerp1(x01, x11, f.y), f.z) + outside
 }
 
 /// Twin of `grid_normal`: the unit gradient of [`grid_distance`]'s trilinear sample at `q`, from
 /// the same eight values, and outside the grid the way out of its box as well.
 pub(crate) fn grid_normal(origin: Vec3, cell: f32, dims: UVec3, values: &[f32], q: Vec3) -> Vec3 {
-    let GridCell {
-        g,
-        inside,
-        f,
-        i,
-        row,
-        layer,
-    } = grid_cell(origin, cell, dims, q);
-    let (c000, c100) = (values[i], values[i + 1]);
-    let (c010, c110) = (values[i + row], values[i + row + 1]);
-    let (c001, c101) = (values[i + layer], values[i + layer + 1]);
-    let (c011, c111) = (values[i + layer + row], values[i + layer + row + 1]);
+    let at = grid_cell(origin, cell, dims, values, q);
+    let (g, inside, f) = (at.g, at.inside, at.f);
     // In cells; an axis on which q is outside the box (clamped) does not move the sample.
     let along = Vec3::new(
         lerp1(
-            lerp1(c100 - c000, c110 - c010, f.y),
-            lerp1(c101 - c001, c111 - c011, f.y),
+            lerp1(at.c100 - at.c000, at.c110 - at.c010, f.y),
+            lerp1(at.c101 - at.c001, at.c111 - at.c011, f.y),
             f.z,
         ),
         lerp1(
-            lerp1(c010 - c000, c110 - c100, f.x),
-            lerp1(c011 - c001, c111 - c101, f.x),
+            lerp1(at.c010 - at.c000, at.c110 - at.c100, f.x),
+            lerp1(at.c011 - at.c001, at.c111 - at.c101, f.x),
             f.z,
         ),
         lerp1(
-            lerp1(c001 - c000, c101 - c100, f.x),
-            lerp1(c011 - c010, c111 - c110, f.x),
+            lerp1(at.c001 - at.c000, at.c101 - at.c100, f.x),
+            lerp1(at.c011 - at.c010, at.c111 - at.c110, f.x),
             f.y,
         ),
     );
