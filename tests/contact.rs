@@ -705,7 +705,9 @@ fn metre_sheet(height: f32) -> chiffon::Cloth {
 /// their length at rest in this scene. A triangle now moves off the corner whole, and a
 /// particle takes the largest of its triangles' pushes: 1.43; 1.41 with the strain limit, which
 /// runs before the pushes. A pushed particle now counts as held by contact until the next
-/// substep's collide, so the coarse levels and the limits hold it as a support: 1.17.
+/// substep's collide, so the coarse levels and the limits hold it as a support: 1.17. Contact
+/// at a box's corners is chaotic: over eight nearby drops (`examples/box_corners.rs`) the same
+/// code ends anywhere from 1.155 to 1.433, so this sheet is one draw, not the family's bound.
 #[test]
 fn a_box_corner_does_not_stretch_the_cloth_resting_on_it() {
     let ctx = common::gpu("a_box_corner_does_not_stretch_the_cloth_resting_on_it");

@@ -106,7 +106,7 @@ pub struct BenchArgs {
     /// per cape) [default: fused,global,separate].
     #[arg(long, value_delimiter = ',')]
     pub path: Option<Vec<BenchPath>>,
-    /// Capes scene: threads per workgroup of the fused kernel (default: 16 on a CPU adapter,
+    /// Capes scene: threads per workgroup of the fused kernel (default: 64 on a CPU adapter,
     /// 128 on a GPU).
     #[arg(long)]
     pub fused_workgroup_size: Option<u32>,
