@@ -44,7 +44,7 @@ fn value<T: std::str::FromStr>(
 
 fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
-    let (mut backend_name, mut frames, mut shear) = ("cpu".to_string(), 150usize, None);
+    let (mut backend_name, mut frames, mut shear) = ("cpu".to_string(), 150usize, None::<f32>);
     while let Some(flag) = args.next() {
         match flag.as_str() {
             "--backend" => backend_name = value(&mut args, &flag)?,
@@ -53,6 +53,15 @@ fn main() -> anyhow::Result<()> {
             other => {
                 bail!("unknown argument {other:?}: --backend cpu|gpu, --frames N, --shear M_PER_N")
             }
+        }
+    }
+    if frames == 0 {
+        bail!("--frames wants at least 1");
+    }
+    if let Some(alpha) = shear {
+        // The library refuses these too, but only once the first scene is built.
+        if !(alpha.is_finite() && alpha >= 0.0) {
+            bail!("--shear wants a finite compliance of at least 0 m/N, not {alpha}");
         }
     }
     let ctx = match backend_name.as_str() {
