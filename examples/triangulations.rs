@@ -5,7 +5,12 @@
 //! ```sh
 //! cargo run --release --example triangulations                  # 192² sheets, the defaults
 //! cargo run --release --example triangulations -- 192 720 1    # size, solver Hz, iterations
+//! cargo run --release --example triangulations -- 192 540 1 1.05 irregular
 //! ```
+//!
+//! A fourth argument runs the strain limit in every frame at that factor
+//! (`SolverParams::strain_limit_frames`, `LimitFrames::All`; by default it runs only with
+//! contact, so never here); a fifth keeps only the sheets whose name contains it.
 //!
 //! The standard scene (a 1 m square of 0.2 kg falling from flat, held by the two corners of
 //! one edge) on the CPU reference for 70 frames at 60 fps, as six sheets of N² particles: the
@@ -16,7 +21,7 @@
 //! after frame 70 (the one `chiffon bench` reports).
 
 use chiffon::glam::Vec3;
-use chiffon::params::Substeps;
+use chiffon::params::{LimitFrames, Substeps};
 use chiffon::scenes::{STANDARD_DT, irregular_cloth, standard_cloth};
 use chiffon::{Backend, Cloth, ClothBuilder, Pinning, Solver, SolverParams, TriangleMesh};
 
@@ -36,12 +41,22 @@ fn main() -> anyhow::Result<()> {
     let n: u32 = arg(1).map_or(Ok(192), |s| s.parse())?;
     let frequency: f32 = arg(2).map_or(Ok(chiffon::params::DEFAULT_FREQUENCY), |s| s.parse())?;
     let iterations: u32 = arg(3).map_or(Ok(1), |s| s.parse())?;
-    let params = SolverParams {
+    let limit: Option<f32> = arg(4).map(|s| s.parse()).transpose()?;
+    let only = arg(5);
+    let mut params = SolverParams {
         substeps: Substeps::Frequency(frequency),
         iterations,
         ..SolverParams::default()
     };
-    println!("{n}² sheets, {frequency} Hz, {iterations} iteration(s), CPU reference");
+    if let Some(limit) = limit {
+        params.strain_limit = Some(limit);
+        params.strain_limit_frames = LimitFrames::All;
+    }
+    params.validate()?;
+    let limit_text = limit.map_or("no strain limit (no contact)".into(), |l| {
+        format!("strain limit {l} in every frame")
+    });
+    println!("{n}² sheets, {frequency} Hz, {iterations} iteration(s), {limit_text}, CPU reference");
     println!(
         "sheet                          colors  worst edge, frames 5-70  after 70: mean / p99 / max"
     );
@@ -67,6 +82,9 @@ fn main() -> anyhow::Result<()> {
         ("irregular (jittered, Delaunay)", irregular_cloth(n, all)?),
     ];
     for (name, cloth) in &sheets {
+        if only.as_ref().is_some_and(|o| !name.contains(o.as_str())) {
+            continue;
+        }
         let mut solver = Solver::new(Backend::Cpu, cloth, params.clone())?;
         let mut worst: f64 = 0.0;
         let mut last = None;

@@ -215,7 +215,32 @@ pub struct SolverParams {
     /// Default `Some(`[`DEFAULT_STRAIN_LIMIT`]`)` (docs/contact.md measures it).
     #[cfg_attr(feature = "serde", serde(default = "default_strain_limit"))]
     pub strain_limit: Option<f32>,
+    /// Which frames run the strain limit: [`LimitFrames::Contact`] (the default: frames with
+    /// a collider or self-collision) or [`LimitFrames::All`] (every frame, a cloth that hangs
+    /// free too). A mesh whose triangulation is irregular leaves some edges stretched in the
+    /// folds of a drape that one sweep a substep does not hold (up to 1.25 × on the standard
+    /// scene's jittered Delaunay sheet, where a grid stays at 1.07); `All` with a tighter limit
+    /// and more substeps holds them (docs/quality.md, "A limit in every frame"), at its cost.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub strain_limit_frames: LimitFrames,
 }
+
+/// Which frames run the strain limit ([`SolverParams::strain_limit_frames`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum LimitFrames {
+    /// Frames with contact (a collider or self-collision), where the limit is contact's tether;
+    /// hanging cloth costs what it did without it.
+    #[default]
+    Contact,
+    /// Every frame.
+    All,
+}
+
+crate::names::named_enum!(LimitFrames "strain limit frames" {
+    Contact => "contact",
+    All => "all",
+});
 
 /// Default [`SolverParams::strain_limit`]: an edge may reach 110 % of its rest length in
 /// contact.
@@ -247,6 +272,7 @@ impl Default for SolverParams {
             air: None,
             self_collision: None,
             strain_limit: Some(DEFAULT_STRAIN_LIMIT),
+            strain_limit_frames: LimitFrames::Contact,
         }
     }
 }
@@ -422,10 +448,14 @@ impl SolverParams {
     }
 
     /// The strain limit the frames apply: [`Self::strain_limit`] when there is contact
-    /// (a collider or self-collision), else `None`.
+    /// (a collider or self-collision) or [`Self::strain_limit_frames`] is
+    /// [`LimitFrames::All`], else `None`.
     pub fn active_strain_limit(&self) -> Option<f32> {
-        self.strain_limit
-            .filter(|_| self.has_colliders() || self.self_collision.is_some())
+        self.strain_limit.filter(|_| {
+            self.strain_limit_frames == LimitFrames::All
+                || self.has_colliders()
+                || self.self_collision.is_some()
+        })
     }
 
     /// What the strain limit's sweeps shorten an edge to, × its rest length, when the frame

@@ -422,6 +422,69 @@ fn a_non_grid_mesh_matches_over_a_long_random_dt_run_with_colliders() {
     );
 }
 
+/// The strain limit in every frame (`LimitFrames::All`) runs the limit stage in frames with
+/// no contact: GPU = CPU on the global path (a lone solver) and the fused path (a world), and
+/// the limit changes the run (without it the sheet ends elsewhere).
+#[test]
+fn a_strain_limit_in_every_frame_matches_on_the_global_and_fused_paths() {
+    use chiffon::params::LimitFrames;
+    use chiffon::world::{ClothPath, PathChoice};
+    use chiffon::{ClothOptions, World, WorldConfig};
+    let ctx = common::gpu_or_return!(
+        "a_strain_limit_in_every_frame_matches_on_the_global_and_fused_paths"
+    );
+    let cloth = chiffon::tools::scenes::irregular_cloth(40, [true; 3]).unwrap();
+    let params = SolverParams {
+        strain_limit: Some(1.005),
+        strain_limit_frames: LimitFrames::All,
+        ..Default::default()
+    };
+    let dts = [1.0 / 60.0; 60];
+    let (g, c) = run_both(&ctx, &cloth, &params, &dts);
+    assert_close(
+        "limit in every frame, global path",
+        &g,
+        &c,
+        &cloth,
+        LONG_RUN_TOLERANCE,
+    );
+    let mut unlimited = Solver::new(
+        Backend::Cpu,
+        &cloth,
+        SolverParams {
+            strain_limit_frames: LimitFrames::Contact,
+            ..params.clone()
+        },
+    )
+    .unwrap();
+    for &dt in &dts {
+        unlimited.step(dt).unwrap();
+    }
+    let moved = chiffon::conformance::deviation(&c, &unlimited.positions().unwrap()).max_m;
+    assert!(moved > 1e-3, "the limit moved nothing ({moved} m)");
+    let config = WorldConfig {
+        paths: PathChoice::Fused,
+        ..WorldConfig::default()
+    };
+    let [mut gpu, mut cpu] =
+        [Backend::Gpu(&ctx), Backend::Cpu].map(|b| World::new(b, params.clone(), config).unwrap());
+    let gh = gpu.add(&cloth, ClothOptions::new()).unwrap();
+    let ch = cpu.add(&cloth, ClothOptions::new()).unwrap();
+    assert!(matches!(gpu.path(gh).unwrap(), ClothPath::Fused { .. }));
+    for &dt in &dts {
+        gpu.step(dt).unwrap();
+        cpu.step(dt).unwrap();
+    }
+    let (g, c) = (gpu.positions(gh).unwrap(), cpu.positions(ch).unwrap());
+    assert_close(
+        "limit in every frame, fused path",
+        &g,
+        &c,
+        &cloth,
+        LONG_RUN_TOLERANCE,
+    );
+}
+
 #[test]
 fn particle_and_compliance_edits_match() {
     let ctx = common::gpu_or_return!("particle_and_compliance_edits_match");

@@ -531,7 +531,8 @@ impl Collider {
 /// folds, m/N), `tethers` (bool), `coarse_levels` (bool), `max_distance` (m, or None for the
 /// automatic divergence limit), `colliders` (a list of `Collider`), `self_collision` (bool,
 /// or a dict with `thickness` (m, None: automatic) and `friction`), `strain_limit` (a factor
-/// ≥ 1, or None for none).
+/// ≥ 1, or None for none), `strain_limit_frames` ("contact", the default, or "all": every
+/// frame, a cloth that hangs free too).
 #[pyclass(module = "chiffon", frozen)]
 #[derive(Clone)]
 struct SolverParams(chiffon::SolverParams);
@@ -568,6 +569,12 @@ impl SolverParams {
                 "coarse_levels" => p.coarse_levels = value.extract()?,
                 "max_distance" => p.max_distance = value.extract()?,
                 "strain_limit" => p.strain_limit = value.extract()?,
+                "strain_limit_frames" => {
+                    p.strain_limit_frames = value
+                        .extract::<String>()?
+                        .parse()
+                        .map_err(PyValueError::new_err)?;
+                }
                 "colliders" => {
                     let list = value.try_iter().map_err(|_| {
                         PyValueError::new_err("colliders must be a list of chiffon.Collider")
@@ -630,6 +637,12 @@ impl SolverParams {
     #[getter]
     fn strain_limit(&self) -> Option<f32> {
         self.0.strain_limit
+    }
+
+    /// Which frames run the strain limit: "contact" or "all".
+    #[getter]
+    fn strain_limit_frames(&self) -> &'static str {
+        self.0.strain_limit_frames.name()
     }
 
     fn __repr__(&self) -> String {

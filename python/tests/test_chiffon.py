@@ -146,6 +146,32 @@ def test_bad_input_is_a_clear_exception():
         chiffon.SolverParams(colliders=["sphere"])
 
 
+def test_a_strain_limit_in_every_frame_holds_a_hanging_cloth():
+    # A 32x32 grid falling from flat, held by its corners, stretches its structural edges by
+    # 2 % at the corners; with no contact the limit only runs when strain_limit_frames is
+    # "all" (measured: 1.020 without, 1.010 with).
+    def hang(**kw):
+        cloth = chiffon.ClothBuilder.grid(32, 32).flat(0.0).build()
+        solver = chiffon.Solver(cloth, chiffon.SolverParams(strain_limit=1.01, **kw), backend="cpu")
+        rest = solver.positions().reshape(32, 32, 3)
+        for _ in range(60):
+            solver.step(1.0 / 60.0)
+        x = solver.positions().reshape(32, 32, 3)
+        ratios = [
+            np.linalg.norm(np.diff(x, axis=a), axis=2) / np.linalg.norm(np.diff(rest, axis=a), axis=2)
+            for a in (0, 1)
+        ]
+        return max(r.max() for r in ratios)
+
+    params = chiffon.SolverParams(strain_limit_frames="all")
+    assert params.strain_limit_frames == "all"
+    assert chiffon.SolverParams().strain_limit_frames == "contact"
+    free, limited = hang(), hang(strain_limit_frames="all")
+    assert free > 1.015 and limited < 1.0105, (free, limited)
+    with pytest.raises(ValueError, match="contact or all"):
+        chiffon.SolverParams(strain_limit_frames="sometimes")
+
+
 def test_a_divergence_names_the_particle_and_the_frame():
     # Nothing pinned and no coarse levels, so nothing pulls the particle back in one frame.
     cloth = chiffon.ClothBuilder.grid(4, 4).pinning("none").build()

@@ -12,7 +12,7 @@ use glam::Vec3;
 use super::parse;
 use crate::Integrator;
 use crate::params::{
-    AUTO_LIMIT_MIN, AUTO_LIMIT_SCALE, Projection, SolverParams, Substeps, TetherParams,
+    AUTO_LIMIT_MIN, AUTO_LIMIT_SCALE, LimitFrames, Projection, SolverParams, Substeps, TetherParams,
 };
 
 /// `text [default: value]`: help whose default comes from the library, never a copy of it.
@@ -80,6 +80,17 @@ fn projection_help() -> String {
             choices(&Projection::ALL.map(Projection::name))
         ),
         defaults().projection,
+    )
+}
+
+fn strain_limit_frames_help() -> String {
+    with_default(
+        &format!(
+            "Which frames run the strain limit: {} (all: a cloth that hangs free too; an \
+             irregular mesh's folds, docs/quality.md)",
+            choices(&LimitFrames::ALL.map(LimitFrames::name))
+        ),
+        defaults().strain_limit_frames,
     )
 }
 
@@ -167,6 +178,10 @@ pub struct SolverArgs {
           value_parser = |s: &str| parse::maybe(s, parse::number), allow_hyphen_values = true,
           help = strain_limit_help())]
     pub strain_limit: Option<parse::Maybe<f32>>,
+    /// Which frames run the strain limit (`LimitFrames::name`).
+    #[arg(long, value_name = "contact|all", allow_hyphen_values = true,
+          help = strain_limit_frames_help())]
+    pub strain_limit_frames: Option<LimitFrames>,
     /// Velocity damping rate (1/s).
     #[arg(long, value_name = "PER_S", value_parser = parse::number, allow_hyphen_values = true,
           help = with_default("Velocity damping rate, 1/s (frame-rate independent; 0 = none)",
@@ -283,6 +298,12 @@ impl SolverArgs {
         given(&mut p, "--strain-limit", self.strain_limit, |p, m| {
             p.strain_limit = m.0
         })?;
+        given(
+            &mut p,
+            "--strain-limit-frames",
+            self.strain_limit_frames,
+            |p, f| p.strain_limit_frames = f,
+        )?;
         given(&mut p, "--max-distance", self.max_distance, |p, d| {
             p.max_distance = Some(d)
         })?;
