@@ -10,7 +10,7 @@
 //!
 //! A fourth argument runs the strain limit in every frame at that factor
 //! (`SolverParams::strain_limit_frames`, `LimitFrames::All`; by default it runs only with
-//! contact, so never here); a fifth keeps only the sheets whose name contains it.
+//! contact, so never here), or `none`; a fifth keeps only the sheets whose name contains it.
 //!
 //! The standard scene (a 1 m square of 0.2 kg falling from flat, held by the two corners of
 //! one edge) on the CPU reference for 70 frames at 60 fps, as six sheets of N² particles: the
@@ -41,7 +41,10 @@ fn main() -> anyhow::Result<()> {
     let n: u32 = arg(1).map_or(Ok(192), |s| s.parse())?;
     let frequency: f32 = arg(2).map_or(Ok(chiffon::params::DEFAULT_FREQUENCY), |s| s.parse())?;
     let iterations: u32 = arg(3).map_or(Ok(1), |s| s.parse())?;
-    let limit: Option<f32> = arg(4).map(|s| s.parse()).transpose()?;
+    let limit: Option<f32> = arg(4)
+        .filter(|s| s != "none")
+        .map(|s| s.parse())
+        .transpose()?;
     let only = arg(5);
     let mut params = SolverParams {
         substeps: Substeps::Frequency(frequency),

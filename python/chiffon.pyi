@@ -191,6 +191,7 @@ class SolverParams:
         colliders: list[Collider] = ...,
         self_collision: bool | _SelfCollision | None = None,
         strain_limit: float | None = 1.1,
+        strain_limit_frames: Literal["contact", "all"] = "contact",
     ) -> None:
         """
         gravity: acceleration (m/s², 3 numbers); default (0, −9.81, 0).
@@ -213,6 +214,8 @@ class SolverParams:
             automatic) and `friction` (default 0).
         strain_limit: the longest a structural edge may be after contact, as a factor ≥ 1 of
             its rest length, or None for no limit; default 1.1.
+        strain_limit_frames: "contact" (the default: frames with a collider or
+            self-collision) or "all" (every frame, a cloth that hangs free too).
         """
     @property
     def colliders(self) -> list[Collider]:
@@ -220,6 +223,9 @@ class SolverParams:
     @property
     def strain_limit(self) -> float | None:
         """The strain limit, or None."""
+    @property
+    def strain_limit_frames(self) -> Literal["contact", "all"]:
+        """Which frames run the strain limit: "contact" or "all"."""
 
 class Solver:
     """Steps one cloth on the GPU (when wgpu finds one, or `backend="gpu"`) or on the CPU

