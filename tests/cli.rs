@@ -1220,6 +1220,31 @@ fn a_collider_plane_warns_like_the_ground_it_equals() {
     );
 }
 
+/// A limit in every frame with no limit at all does nothing: the command says so.
+#[test]
+fn strain_limit_frames_without_a_limit_warns() {
+    let out = temp_path("limit-frames-out.csv");
+    let run = succeeds(&sim(
+        out.to_str().unwrap(),
+        &[
+            "--grid",
+            "8x8",
+            "--strain-limit",
+            "none",
+            "--strain-limit-frames",
+            "all",
+        ],
+    ));
+    assert!(
+        stderr(&run)
+            .lines()
+            .any(|l| l.starts_with("chiffon: warning:")
+                && l.contains("--strain-limit-frames does nothing with --strain-limit none")),
+        "{}",
+        stderr(&run)
+    );
+}
+
 /// Issue 41: `bench --scene colliders --sizes 4097` skipped every case and exited 0.
 #[test]
 fn a_bench_size_no_grid_can_have_is_an_error_not_a_silent_skip() {

@@ -397,10 +397,9 @@ impl Hierarchy {
     }
 
     /// The strain limit's own colors, which it sweeps in every frame that runs it but those
-    /// with a box: a
-    /// copy of the cloth's structural edges colored apart from the other constraints, so a
-    /// sweep takes half of a grid's distance colors (4 of 8) and the limit's dispatches fall
-    /// by half. Indices into [`Self::constraints`]' colors, after the levels'.
+    /// with a box: a copy of the cloth's structural edges colored apart from the other
+    /// constraints, so a sweep takes half of a grid's distance colors (4 of 8) and the limit's
+    /// dispatches fall by half. Indices into [`Self::constraints`]' colors, after the levels'.
     pub fn strain_colors(&self) -> Range<u32> {
         self.strain.clone()
     }

@@ -359,6 +359,9 @@ impl SolverArgs {
                 }
             }
         }
+        if params.strain_limit.is_none() && self.strain_limit_frames.is_some() {
+            out.push("--strain-limit-frames does nothing with --strain-limit none".to_string());
+        }
         out
     }
 }
