@@ -1,4 +1,8 @@
 //! Solver parameters: everything that may change between frames without rebuilding the cloth.
+//!
+//! One file, though long: [`SolverParams`] is one struct, and each field's meaning, default,
+//! valid range and the check that refuses it sit beside each other here (with the helpers that
+//! turn a field into what the kernels read, such as `active_strain_limit`).
 
 use glam::Vec3;
 

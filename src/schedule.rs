@@ -23,9 +23,10 @@
 //!             each particle pushed off the others near it (`shaders/self_collision.wgsl`)
 //!   collide   when there is a collider (`shaders/collide.wgsl`)
 //!   limit     when there is contact (or SolverParams::strain_limit_frames is All) and a
-//!             strain limit (SolverParams::strain_limit): one
-//!             sweep over the cloths' colors shortening each structural edge longer than the
-//!             limit (`limit_color`, `shaders/solve_color.wgsl`)
+//!             strain limit (SolverParams::strain_limit): `params::LIMIT_SWEEPS` sweeps over
+//!             the limit's own colors (one over the cloths' distance colors in frames with a
+//!             box) shortening each structural edge longer than the aim (`limit_color`,
+//!             `shaders/solve_color.wgsl`)
 //!   collide   with a box among the colliders: each triangle pushed off the boxes' edges and
 //!             corners (`shaders/collide_edges.wgsl`), after the limit so that its pull
 //!             cannot drag a triangle back over an edge
@@ -39,6 +40,9 @@
 //! cloth in one dispatch; a lone [`crate::Solver`]'s cloth is one) and the fused stage for the
 //! others. Verlet's start (`x₋₁`) is not a pass: the world writes it from the host when a cloth
 //! joins or resets.
+//!
+//! One file, though long: the schedule is one sequence, and what decides each pass (the
+//! uniform block, the substep plan, which stages a frame runs) belongs beside it.
 
 use glam::Vec3;
 

@@ -391,52 +391,22 @@ fn gusts_are_the_same_on_both_backends_and_both_paths_bit_for_bit() {
 /// Bad air is a clear error naming the field, before anything runs: never NaNs that spread.
 #[test]
 fn bad_air_is_refused_naming_what_is_wrong() {
+    // The default air with one field changed.
+    let with = |change: fn(&mut Air)| {
+        let mut air = Air::default();
+        change(&mut air);
+        air
+    };
     let cases: [(&str, Air); 9] = [
         ("wind (m/s)", Air::wind(Vec3::new(f32::NAN, 0.0, 0.0))),
         ("wind speed", Air::wind(Vec3::new(1e4, 0.0, 0.0))),
         ("wind", Air::wind(Vec3::new(f32::MAX, f32::MAX, 0.0))),
-        (
-            "air density",
-            Air {
-                density: -1.0,
-                ..Air::default()
-            },
-        ),
-        (
-            "drag coefficient",
-            Air {
-                drag: f32::INFINITY,
-                ..Air::default()
-            },
-        ),
-        (
-            "lift coefficient",
-            Air {
-                lift: -0.5,
-                ..Air::default()
-            },
-        ),
-        (
-            "gusts",
-            Air {
-                gusts: f32::NAN,
-                ..Air::default()
-            },
-        ),
-        (
-            "gust size",
-            Air {
-                gust_size: 0.0,
-                ..Air::default()
-            },
-        ),
-        (
-            "gust size",
-            Air {
-                gust_size: -2.0,
-                ..Air::default()
-            },
-        ),
+        ("air density", with(|a| a.density = -1.0)),
+        ("drag coefficient", with(|a| a.drag = f32::INFINITY)),
+        ("lift coefficient", with(|a| a.lift = -0.5)),
+        ("gusts", with(|a| a.gusts = f32::NAN)),
+        ("gust size", with(|a| a.gust_size = 0.0)),
+        ("gust size", with(|a| a.gust_size = -2.0)),
     ];
     for (name, air) in cases {
         let params = SolverParams {

@@ -34,6 +34,24 @@ struct Scene {
 
 fn still(_: &mut World, _: usize) {}
 
+impl Scene {
+    /// One cloth among `colliders`, with or without self-collision, on the automatic paths,
+    /// nothing held or moved.
+    fn lone(cloth: Cloth, colliders: Vec<Collider>, self_collision: bool) -> Self {
+        Self {
+            cloths: one(cloth),
+            params: SolverParams {
+                colliders,
+                self_collision: self_collision.then(SelfCollision::default),
+                ..SolverParams::default()
+            },
+            paths: PathChoice::Auto,
+            hold: 0,
+            motion: still,
+        }
+    }
+}
+
 /// Runs `scene` for `frames` frames of random length (seeded) on `backend`; every cloth's
 /// positions at the end, one after another.
 fn run(backend: Backend<'_>, scene: &Scene, frames: usize, seed: u64) -> Vec<Vec3> {
@@ -133,20 +151,14 @@ fn one(cloth: Cloth) -> Vec<(Cloth, ClothOptions)> {
 /// square root (the twin divided by the length): 10.8 cm apart after 60 frames.
 #[test]
 fn the_self_collision_gap_of_a_flat_drop_is_closed() {
-    let scene = Scene {
-        cloths: one(flat_sheet(64, 1.0, 1.8, Pinning::None)),
-        params: SolverParams {
-            colliders: vec![
-                Collider::ground(0.0),
-                Collider::sphere(Vec3::new(0.0, 1.4, 0.0), 0.12),
-            ],
-            self_collision: Some(SelfCollision::default()),
-            ..SolverParams::default()
-        },
-        paths: PathChoice::Auto,
-        hold: 0,
-        motion: still,
-    };
+    let scene = Scene::lone(
+        flat_sheet(64, 1.0, 1.8, Pinning::None),
+        vec![
+            Collider::ground(0.0),
+            Collider::sphere(Vec3::new(0.0, 1.4, 0.0), 0.12),
+        ],
+        true,
+    );
     conforms(
         "the_self_collision_gap_of_a_flat_drop_is_closed",
         scene,
@@ -161,15 +173,8 @@ fn the_self_collision_gap_of_a_flat_drop_is_closed() {
 fn a_heap_matches() {
     let towel = flat_sheet(32, 0.5, 0.7, Pinning::List(vec![0]));
     let scene = Scene {
-        cloths: one(towel),
-        params: SolverParams {
-            colliders: vec![Collider::ground(0.0).friction(0.5)],
-            self_collision: Some(SelfCollision::default()),
-            ..SolverParams::default()
-        },
-        paths: PathChoice::Auto,
         hold: 30,
-        motion: still,
+        ..Scene::lone(towel, vec![Collider::ground(0.0).friction(0.5)], true)
     };
     conforms("a_heap_matches", scene, 120, 2);
 }
@@ -188,27 +193,20 @@ fn sliding_bar(world: &mut World, k: usize) {
 /// self-collision.
 #[test]
 fn a_drop_over_a_moving_boxs_edge_matches() {
+    let bench = Collider::cuboid(
+        Vec3::new(0.0, 0.3, -0.3),
+        Vec3::new(2.0, 0.3, 0.3),
+        Quat::IDENTITY,
+    );
+    let sheet = flat_sheet(
+        24,
+        0.6,
+        0.6 + chiffon::contact::DEFAULT_THICKNESS,
+        Pinning::None,
+    );
     let scene = Scene {
-        cloths: one(flat_sheet(
-            24,
-            0.6,
-            0.6 + chiffon::contact::DEFAULT_THICKNESS,
-            Pinning::None,
-        )),
-        params: SolverParams {
-            colliders: vec![
-                Collider::cuboid(
-                    Vec3::new(0.0, 0.3, -0.3),
-                    Vec3::new(2.0, 0.3, 0.3),
-                    Quat::IDENTITY,
-                ),
-                Collider::ground(0.0),
-            ],
-            ..SolverParams::default()
-        },
-        paths: PathChoice::Auto,
-        hold: 0,
         motion: sliding_bar,
+        ..Scene::lone(sheet, vec![bench, Collider::ground(0.0)], false)
     };
     conforms("a_drop_over_a_moving_boxs_edge_matches", scene, 90, 3);
 }
@@ -219,24 +217,16 @@ fn a_drop_over_a_moving_boxs_edge_matches() {
 /// rounds a third of rotations an ulp apart from the twin. Both are now written that way.
 #[test]
 fn the_turned_tables_conformance_gap_is_closed() {
-    let scene = Scene {
-        cloths: one(flat_sheet(40, 0.8, 0.7, Pinning::None)),
-        params: SolverParams {
-            colliders: vec![
-                Collider::cuboid(
-                    Vec3::new(0.0, 0.25, 0.0),
-                    Vec3::new(0.25, 0.25, 0.18),
-                    Quat::from_rotation_y(17f32.to_radians()),
-                ),
-                Collider::ground(0.0),
-            ],
-            self_collision: Some(SelfCollision::default()),
-            ..SolverParams::default()
-        },
-        paths: PathChoice::Auto,
-        hold: 0,
-        motion: still,
-    };
+    let table = Collider::cuboid(
+        Vec3::new(0.0, 0.25, 0.0),
+        Vec3::new(0.25, 0.25, 0.18),
+        Quat::from_rotation_y(17f32.to_radians()),
+    );
+    let scene = Scene::lone(
+        flat_sheet(40, 0.8, 0.7, Pinning::None),
+        vec![table, Collider::ground(0.0)],
+        true,
+    );
     conforms("the_turned_tables_conformance_gap_is_closed", scene, 90, 5);
 }
 

@@ -36,3 +36,27 @@ pub use tethers::solve_tethers;
 
 /// Particles (or constraints) per rayon task: below this, splitting costs more than it saves.
 const MIN_PER_TASK: usize = 2048;
+
+/// A slice the threads of one kernel share, as the GPU's threads share a storage buffer: in
+/// one call each thread writes only elements that no other thread reads or writes (the
+/// kernel's invariant, which its caller checks: a checked coloring, a level's distinct
+/// particles, anchors that are pinned).
+struct SharedSlice<T>(*mut T);
+
+// SAFETY: elements are reached only through `at`, whose callers keep to the invariant above.
+unsafe impl<T: Send> Sync for SharedSlice<T> {}
+
+impl<T> SharedSlice<T> {
+    fn new(slice: &mut [T]) -> Self {
+        Self(slice.as_mut_ptr())
+    }
+
+    /// Element `i`.
+    ///
+    /// # Safety
+    /// `i` is within the slice, and no other thread touches element `i` in this call.
+    unsafe fn at(&self, i: usize) -> *mut T {
+        // SAFETY: in bounds, by the caller's contract.
+        unsafe { self.0.add(i) }
+    }
+}

@@ -3,14 +3,9 @@
 use glam::{Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
-use super::MIN_PER_TASK;
+use super::{MIN_PER_TASK, SharedSlice};
 use crate::config::ColorRange;
 use crate::hierarchy::Hierarchy;
-
-/// Positions shared by the threads: each writes its own particle and reads coarser ones.
-struct Shared(*mut Vec4);
-// SAFETY: only used inside `prolong`; see there.
-unsafe impl Sync for Shared {}
 
 /// Moves each free particle of `range` (the entries of one level, [`crate::hierarchy::Level`])
 /// by the weighted displacement of its coarse neighbours since the snapshot:
@@ -46,7 +41,8 @@ pub fn prolong(
         "prolong: an entry's particle is beyond {} positions",
         positions.len()
     );
-    let shared = Shared(positions.as_mut_ptr());
+    // Each thread writes its own particle and reads coarser ones.
+    let shared = SharedSlice::new(positions);
     let shared = &shared;
     entries.par_iter().with_min_len(MIN_PER_TASK).for_each(|e| {
         // SAFETY: every entry's particle is distinct and in bounds, and no entry's parent
@@ -54,15 +50,15 @@ pub fn prolong(
         // each thread is the only one touching its particle and reads only particles
         // nobody writes. Only reads and writes through the pointer are made, no references.
         let i = e.particle as usize;
-        let p = unsafe { shared.0.add(i).read() };
+        let p = unsafe { shared.at(i).read() };
         if p.w == 0.0 {
             return;
         }
         let mut moved = glam::Vec3::ZERO;
         for (&s, &w) in e.parents.iter().zip(&e.weights) {
-            let x = unsafe { shared.0.add(nodes[s as usize] as usize).read() };
+            let x = unsafe { shared.at(nodes[s as usize] as usize).read() };
             moved += (x.xyz() - snapshot[s as usize].xyz()) * w;
         }
-        unsafe { shared.0.add(i).write((p.xyz() + moved).extend(p.w)) };
+        unsafe { shared.at(i).write((p.xyz() + moved).extend(p.w)) };
     });
 }

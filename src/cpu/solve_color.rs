@@ -3,19 +3,14 @@
 use glam::{Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
-use super::MIN_PER_TASK;
 use super::common::{
     is_structural, limit_held, limit_pair, material_slot, solve_pair, solve_stencil, stencil_slot,
     stencil_weights,
 };
+use super::{MIN_PER_TASK, SharedSlice};
 use crate::coloring::ColoredConstraints;
 use crate::config::{ColorRange, StepParams};
 use crate::constraint::Constraint;
-
-/// Positions and multipliers shared by the threads solving one color.
-struct Shared(*mut Vec4, *mut f32);
-// SAFETY: only used inside `solve_color`, where every element is touched by one thread.
-unsafe impl Sync for Shared {}
 
 /// Relaxes every constraint of one color, in parallel, as the GPU does: one XPBD step per
 /// constraint, along the current bond (Jakobsen) or the bond at the start of the step (SHAKE).
@@ -51,8 +46,8 @@ pub fn solve_color(
     );
     // Four floats a material, indexed by the constraint's kind bits as the kernel does.
     let alphas: &[f32] = bytemuck::cast_slice(materials);
-    let shared = Shared(positions.as_mut_ptr(), multipliers.as_mut_ptr());
-    let shared = &shared;
+    let (positions, multipliers) = (SharedSlice::new(positions), SharedSlice::new(multipliers));
+    let (positions, multipliers) = (&positions, &multipliers);
     let first = color.start as usize;
     if batch.first().is_some_and(Constraint::is_stencil) {
         // A color of bending stencils: one thread per stencil (two records).
@@ -71,8 +66,8 @@ pub fn solve_color(
                 // live references.
                 let (mut p, lambda) = unsafe {
                     (
-                        ids.map(|i| &mut *shared.0.add(i as usize)),
-                        &mut *shared.1.add(first + 2 * k),
+                        ids.map(|i| &mut *positions.at(i as usize)),
+                        &mut *multipliers.at(first + 2 * k),
                     )
                 };
                 let alpha = alphas[stencil_slot(head)];
@@ -102,9 +97,9 @@ pub fn solve_color(
             // in bounds (checked above). So these are the only live references.
             let (pi, pj, lambda) = unsafe {
                 (
-                    &mut *shared.0.add(c.i as usize),
-                    &mut *shared.0.add(c.j as usize),
-                    &mut *shared.1.add(first + k),
+                    &mut *positions.at(c.i as usize),
+                    &mut *positions.at(c.j as usize),
+                    &mut *multipliers.at(first + k),
                 )
             };
             let (qi, qj) = (previous[c.i as usize], previous[c.j as usize]);
@@ -148,8 +143,7 @@ pub fn limit_color(
         .color(color)
         .expect("limit_color: the range is not one of the checked colors");
     check_particles("limit_color", constraints, positions, previous);
-    let shared = Shared(positions.as_mut_ptr(), std::ptr::null_mut());
-    let shared = &shared;
+    let positions = &SharedSlice::new(positions);
     batch.par_iter().with_min_len(MIN_PER_TASK).for_each(|c| {
         if !is_structural(c) {
             return;
@@ -158,8 +152,8 @@ pub fn limit_color(
         // record of this color names either.
         let (pi, pj) = unsafe {
             (
-                &mut *shared.0.add(c.i as usize),
-                &mut *shared.0.add(c.j as usize),
+                &mut *positions.at(c.i as usize),
+                &mut *positions.at(c.j as usize),
             )
         };
         let held = limit_held(params, previous[c.i as usize].w, previous[c.j as usize].w);

@@ -3,15 +3,10 @@
 use glam::{Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
-use super::MIN_PER_TASK;
 use super::common::tether_pull;
+use super::{MIN_PER_TASK, SharedSlice};
 use crate::config::{StepParams, TETHER_SLOTS, TetherSlot};
 use crate::tethers::Tethers;
-
-/// Positions shared by the threads: each writes its own particle and reads anchors only.
-struct Shared(*mut Vec4);
-// SAFETY: only used inside `solve_tethers`; see there.
-unsafe impl Sync for Shared {}
 
 /// Moves every free particle back within `tether_scale` × its geodesic distance of both its
 /// anchors, one thread per particle, moving only that particle.
@@ -32,7 +27,8 @@ pub fn solve_tethers(params: &StepParams, positions: &mut [Vec4], tethers: &Teth
             "solve_tethers: anchor {a} is not pinned"
         );
     }
-    let shared = Shared(positions.as_mut_ptr());
+    // Each thread writes its own particle and reads anchors only.
+    let shared = SharedSlice::new(positions);
     let shared = &shared;
     let slots = tethers.slots();
     (0..n)
@@ -44,7 +40,7 @@ pub fn solve_tethers(params: &StepParams, positions: &mut [Vec4], tethers: &Teth
             // (inverse mass 0, checked above), which no thread writes. Only reads and writes
             // through the pointer are made, no references. Every index is below n <=
             // positions.len() (the slots and anchors come from the same cloth).
-            let p = unsafe { shared.0.add(i).read() };
+            let p = unsafe { shared.at(i).read() };
             if p.w == 0.0 {
                 return;
             }
@@ -52,10 +48,10 @@ pub fn solve_tethers(params: &StepParams, positions: &mut [Vec4], tethers: &Teth
             else {
                 return;
             };
-            let a = unsafe { shared.0.add(first.anchor as usize).read() }.xyz();
-            let b = unsafe { shared.0.add(second.anchor as usize).read() }.xyz();
+            let a = unsafe { shared.at(first.anchor as usize).read() }.xyz();
+            let b = unsafe { shared.at(second.anchor as usize).read() }.xyz();
             let x = tether_pull(params, p.xyz(), a, first.rest, b, second.rest);
-            unsafe { shared.0.add(i).write(x.extend(p.w)) };
+            unsafe { shared.at(i).write(x.extend(p.w)) };
         });
 }
 

@@ -10,11 +10,8 @@
 //! - **Hanging sheet**: a square sheet pinned along its top edge settles hanging straight down
 //!   at its rest length.
 //!
-//! One file, though long: the systems share one runner, one record and one table, and each is
-//! a few functions of its own.
-//!
 //! One file, though long: each reference system is a scene and the answer physics gives for
-//! it, a screenful each, and they share one runner and one report.
+//! it, a screenful each, and they share one runner, one record and one table.
 
 use glam::Vec3;
 use serde::Serialize;
@@ -502,28 +499,46 @@ pub fn run(gpu: Option<&GpuContext>, seed: u64) -> Result<ReferenceReport> {
     })
 }
 
+/// A Markdown table's heading: `title` as written (its blank lines included), the header row
+/// of `columns` and the separator row.
+fn table_head(s: &mut String, title: &str, columns: &[&str]) {
+    use std::fmt::Write;
+    let _ = writeln!(s, "{title}");
+    let _ = writeln!(s, "| {} |", columns.join(" | "));
+    let _ = writeln!(s, "|{}", " --- |".repeat(columns.len()));
+}
+
+/// One row of a Markdown table.
+fn table_row(s: &mut String, cells: &[String]) {
+    use std::fmt::Write;
+    let _ = writeln!(s, "| {} |", cells.join(" | "));
+}
+
 /// The Markdown tables of the reference systems.
 pub fn markdown(r: &ReferenceReport) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     let rope = &r.rope;
-    let _ = writeln!(
-        s,
-        "### Hanging rope: {} links of 5 cm, 10 g each, compliance {} m/N ({})\n",
-        rope.links, rope.compliance, rope.backend
+    table_head(
+        &mut s,
+        &format!(
+            "### Hanging rope: {} links of 5 cm, 10 g each, compliance {} m/N ({})\n",
+            rope.links, rope.compliance, rope.backend
+        ),
+        &[
+            "link (from the top)",
+            "measured (m)",
+            "exact L + α n m g (m)",
+        ],
     );
-    let _ = writeln!(
-        s,
-        "| link (from the top) | measured (m) | exact L + α n m g (m) |"
-    );
-    let _ = writeln!(s, "| --- | --- | --- |");
     for k in [0, 1, 4, 9, 14, rope.links as usize - 1] {
-        let _ = writeln!(
-            s,
-            "| {} | {:.5} | {:.5} |",
-            k + 1,
-            rope.measured_m[k],
-            rope.exact_m[k]
+        table_row(
+            &mut s,
+            &[
+                format!("{}", k + 1),
+                format!("{:.5}", rope.measured_m[k]),
+                format!("{:.5}", rope.exact_m[k]),
+            ],
         );
     }
     let _ = writeln!(
@@ -533,78 +548,93 @@ pub fn markdown(r: &ReferenceReport) -> String {
         rope.length_m.1,
         100.0 * rope.max_error_of_top_stretch
     );
-    let _ = writeln!(
-        s,
-        "### Pendulum: 0.5 m, released at rest from 30°, no damping, 20 s\n"
+    table_head(
+        &mut s,
+        "### Pendulum: 0.5 m, released at rest from 30°, no damping, 20 s\n",
+        &[
+            "projection",
+            "frames",
+            "amplitude after 20 s",
+            "period (s)",
+            "exact period (s)",
+            "period error",
+        ],
     );
-    let _ = writeln!(
-        s,
-        "| projection | frames | amplitude after 20 s | period (s) | exact period (s) | period error |"
-    );
-    let _ = writeln!(s, "| --- | --- | --- | --- | --- | --- |");
     for p in &r.pendulum {
-        let _ = writeln!(
-            s,
-            "| {} | {} | {:.2}° | {:.5} | {:.5} | {:.3} % |",
-            p.projection,
-            p.frames,
-            p.final_amplitude_deg,
-            p.period_s.0,
-            p.period_s.1,
-            100.0 * p.period_error()
+        table_row(
+            &mut s,
+            &[
+                p.projection.to_string(),
+                p.frames.to_string(),
+                format!("{:.2}°", p.final_amplitude_deg),
+                format!("{:.5}", p.period_s.0),
+                format!("{:.5}", p.period_s.1),
+                format!("{:.3} %", 100.0 * p.period_error()),
+            ],
         );
     }
     let sh = &r.sheet;
-    let _ = writeln!(
-        s,
-        "\n### Sheet pinned along its top edge: {0}×{0}, 1 m, settled 3 s ({1})\n",
-        sh.n, sh.backend
+    table_head(
+        &mut s,
+        &format!(
+            "\n### Sheet pinned along its top edge: {0}×{0}, 1 m, settled 3 s ({1})\n",
+            sh.n, sh.backend
+        ),
+        &[
+            "length / rest length",
+            "stretch mean",
+            "stretch p99",
+            "stretch max",
+        ],
     );
-    let _ = writeln!(
-        s,
-        "| length / rest length | stretch mean | stretch p99 | stretch max |"
+    table_row(
+        &mut s,
+        &[
+            format!("{:.5}", sh.length_ratio),
+            format!("{:.5}", sh.stretch.mean),
+            format!("{:.5}", sh.stretch.p99),
+            format!("{:.5}", sh.stretch.max),
+        ],
     );
-    let _ = writeln!(s, "| --- | --- | --- | --- |");
-    let _ = writeln!(
-        s,
-        "| {:.5} | {:.5} | {:.5} | {:.5} |",
-        sh.length_ratio, sh.stretch.mean, sh.stretch.p99, sh.stretch.max
+    table_head(
+        &mut s,
+        "\n### Slack chain: 1 cm links, ends level at 80 % of its length, settled 8 s\n",
+        &[
+            "links",
+            "coarse levels",
+            "sag (m)",
+            "exact discrete catenary (m)",
+            "sag error",
+            "longest link",
+        ],
     );
-    let _ = writeln!(
-        s,
-        "\n### Slack chain: 1 cm links, ends level at 80 % of its length, settled 8 s\n"
-    );
-    let _ = writeln!(
-        s,
-        "| links | coarse levels | sag (m) | exact discrete catenary (m) | sag error | longest link |"
-    );
-    let _ = writeln!(s, "| --- | --- | --- | --- | --- | --- |");
     for c in &r.chain {
-        let _ = writeln!(
-            s,
-            "| {} | {} | {:.4} | {:.4} | {:.2} % | {:.4} |",
-            c.links,
-            if c.coarse_levels { "on" } else { "off" },
-            c.sag_m.0,
-            c.sag_m.1,
-            100.0 * c.sag_error,
-            c.max_link_stretch
+        table_row(
+            &mut s,
+            &[
+                c.links.to_string(),
+                (if c.coarse_levels { "on" } else { "off" }).to_string(),
+                format!("{:.4}", c.sag_m.0),
+                format!("{:.4}", c.sag_m.1),
+                format!("{:.2} %", 100.0 * c.sag_error),
+                format!("{:.4}", c.max_link_stretch),
+            ],
         );
     }
-    let _ = writeln!(
-        s,
+    table_head(
+        &mut s,
         "\n### Energy (`Solver::energy`)\n\nThe pendulum, no damping: largest drift of its total \
-         energy over the run, as a fraction of its swing energy m g L (1 − cos θ₀).\n"
+         energy over the run, as a fraction of its swing energy m g L (1 − cos θ₀).\n",
+        &["projection", "frames", "energy drift"],
     );
-    let _ = writeln!(s, "| projection | frames | energy drift |");
-    let _ = writeln!(s, "| --- | --- | --- |");
     for p in &r.pendulum {
-        let _ = writeln!(
-            s,
-            "| {} | {} | {:.3} % |",
-            p.projection,
-            p.frames,
-            100.0 * p.energy_drift()
+        table_row(
+            &mut s,
+            &[
+                p.projection.to_string(),
+                p.frames.to_string(),
+                format!("{:.3} %", 100.0 * p.energy_drift()),
+            ],
         );
     }
     s
