@@ -42,10 +42,12 @@ const PADDING: u32 = 4;
 /// dimensions, and its box and samples must be finite numbers a built grid could have, so a
 /// hand-edited or truncated file is an error, not an out-of-bounds read in the kernels.
 #[derive(Clone, Debug)]
+// `remote = "Self"`: the derives become inherent functions, which the impls below call, so the
+// fields are declared once and a grid read back is checked before anyone holds it.
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "GridFields")
+    serde(remote = "Self")
 )]
 pub struct DistanceGrid {
     origin: Vec3,
@@ -56,32 +58,21 @@ pub struct DistanceGrid {
     triangles: usize,
 }
 
-/// A [`DistanceGrid`] as read, before [`DistanceGrid::checked`] accepts it.
 #[cfg(feature = "serde")]
-#[derive(serde::Deserialize)]
-struct GridFields {
-    origin: Vec3,
-    cell: f32,
-    dims: [u32; 3],
-    values: Vec<f32>,
-    signed: bool,
-    triangles: usize,
+impl serde::Serialize for DistanceGrid {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        DistanceGrid::serialize(self, s)
+    }
 }
 
+/// Read as written, then [`DistanceGrid::checked`]: a grid that could not have been built is
+/// an error naming what is wrong.
 #[cfg(feature = "serde")]
-impl TryFrom<GridFields> for DistanceGrid {
-    type Error = ChiffonError;
-
-    fn try_from(f: GridFields) -> Result<Self> {
-        Self {
-            origin: f.origin,
-            cell: f.cell,
-            dims: f.dims,
-            values: f.values,
-            signed: f.signed,
-            triangles: f.triangles,
-        }
-        .checked()
+impl<'de> serde::Deserialize<'de> for DistanceGrid {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        DistanceGrid::deserialize(d)?
+            .checked()
+            .map_err(serde::de::Error::custom)
     }
 }
 
