@@ -65,8 +65,8 @@ impl serde::Serialize for DistanceGrid {
     }
 }
 
-/// Read as written, then [`DistanceGrid::checked`]: a grid that could not have been built is
-/// an error naming what is wrong.
+/// Read as written, then checked (`DistanceGrid::checked`): a grid that could not have been
+/// built is an error naming what is wrong.
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for DistanceGrid {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
