@@ -41,14 +41,15 @@ const MIN_PER_TASK: usize = 2048;
 /// one call each thread writes only elements that no other thread reads or writes (the
 /// kernel's invariant, which its caller checks: a checked coloring, a level's distinct
 /// particles, anchors that are pinned).
-struct SharedSlice<T>(*mut T);
+/// It holds the slice's exclusive borrow, so the slice itself cannot be touched meanwhile.
+struct SharedSlice<'a, T>(*mut T, std::marker::PhantomData<&'a mut [T]>);
 
 // SAFETY: elements are reached only through `at`, whose callers keep to the invariant above.
-unsafe impl<T: Send> Sync for SharedSlice<T> {}
+unsafe impl<T: Send> Sync for SharedSlice<'_, T> {}
 
-impl<T> SharedSlice<T> {
-    fn new(slice: &mut [T]) -> Self {
-        Self(slice.as_mut_ptr())
+impl<'a, T> SharedSlice<'a, T> {
+    fn new(slice: &'a mut [T]) -> Self {
+        Self(slice.as_mut_ptr(), std::marker::PhantomData)
     }
 
     /// Element `i`.
