@@ -38,7 +38,7 @@ struct ColorRange {
     start: u32,
     count: u32,
     first_sweep: u32,  // 1 on the substep's first sweep: the multipliers start at 0
-    pad: u32,
+    serial: u32,       // 1: one thread solves every record in turn (they may share particles)
 }
 
 // A distance constraint (Rust: cloth::Constraint).
@@ -165,6 +165,17 @@ struct Thread {
 // 65535 workgroups (2048² particles need 65536 groups of 64).
 fn thread_index(thread: Thread) -> u32 {
     return (thread.group.y * thread.groups.x + thread.group.x) * WORKGROUP_SIZE + thread.local;
+}
+
+// Where thread `t` starts in a color and how far it steps (x, y), in records: `width` records
+// a unit (2 for a bending stencil), `stride` records between a thread's units. A serial color
+// (the overflow of a vertex of high valence, whose records may share particles) is walked by
+// thread 0 alone, unit after unit; the other threads start past its end.
+fn color_walk(range: ColorRange, t: u32, width: u32, stride: u32) -> vec2<u32> {
+    if (range.serial != 0u) {
+        return vec2<u32>(select(range.count, 0u, t == 0u), width);
+    }
+    return vec2<u32>(width * t, stride);
 }
 
 // One cloth of a world on the fused path (Rust: config::ClothRecord), one workgroup each.

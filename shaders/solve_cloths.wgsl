@@ -188,7 +188,8 @@ fn coarse_levels(params: StepParams, cloth: ClothRecord, local: u32) {
         let level = fused_level(cloth, l);
         for (var c = 0u; c < level.color_count; c++) {
             let range = fused_color(cloth.color_offset + level.color_start + c);
-            for (var t = local; t < range.count; t += WORKGROUP_SIZE) {
+            let walk = color_walk(range, local, 1u, WORKGROUP_SIZE);
+            for (var t = walk.x; t < range.count; t += walk.y) {
                 solve_constraint(params, cloth, range.start + t, true);
             }
             sync();
@@ -244,11 +245,13 @@ fn integrate_and_solve(params: StepParams, s: u32, cloth: ClothRecord, local: u3
             let range = fused_color(cloth.color_offset + c);
             if ((constraints[range.start].packed & STENCIL) != 0u) {
                 // A color of bending stencils, two records each.
-                for (var t = 2u * local; t < range.count; t += 2u * WORKGROUP_SIZE) {
+                let walk = color_walk(range, local, 2u, 2u * WORKGROUP_SIZE);
+                for (var t = walk.x; t < range.count; t += walk.y) {
                     solve_fused_stencil(params, cloth, range.start + t, k == 0u);
                 }
             } else {
-                for (var t = local; t < range.count; t += WORKGROUP_SIZE) {
+                let walk = color_walk(range, local, 1u, WORKGROUP_SIZE);
+                for (var t = walk.x; t < range.count; t += walk.y) {
                     solve_constraint(params, cloth, range.start + t, k == 0u);
                 }
             }
@@ -277,7 +280,8 @@ fn limit_strain(params: StepParams, cloth: ClothRecord, local: u32) {
     for (var sweep = 0u; sweep < params.limit_sweeps; sweep++) {
         for (var c = first; c < first + count; c++) {
             let range = fused_color(cloth.color_offset + c);
-            for (var t = local; t < range.count; t += WORKGROUP_SIZE) {
+            let walk = color_walk(range, local, 1u, WORKGROUP_SIZE);
+            for (var t = walk.x; t < range.count; t += walk.y) {
                 let con = constraints[range.start + t];
                 if (!is_structural(con)) {
                     continue;

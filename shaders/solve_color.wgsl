@@ -1,7 +1,8 @@
 // Relax one color of distance constraints, one thread per constraint, one XPBD step each, or
 // one color of a mesh's bending stencils, one thread per stencil
 // (CPU twin: src/cpu/solve_color.rs). Within a color no two constraints share a particle, so
-// the read-modify-write of both ends needs no atomics.
+// the read-modify-write of both ends needs no atomics; a serial color (a hub's overflow, whose
+// records may share particles) is solved by one thread, record after record.
 // The step itself is `xpbd_step` (common.wgsl): along the current bond (Jakobsen) or the bond at
 // the start of the step (SHAKE, which keeps Verlet time-reversible and so conserves energy), with
 // the compliance of the constraint's kind and material from `materials`.
@@ -23,28 +24,40 @@ fn solve_color(thread: Thread) {
     if (k >= color.count) {
         return;
     }
-    // A color of bending stencils: thread k takes the k-th (records 2k and 2k + 1).
+    // A color of bending stencils: thread k takes the k-th (records 2k and 2k + 1); a serial
+    // color, thread 0 every record in turn (`color_walk`).
     if ((constraints[color.start].packed & STENCIL) != 0u) {
-        if (2u * k >= color.count) {
-            return;
+        let walk = color_walk(color, k, 2u, color.count);
+        for (var at = walk.x; at < color.count; at += walk.y) {
+            solve_stencil_record(color.start + at);
         }
-        let head_index = color.start + 2u * k;
-        let head = constraints[head_index];
-        let tail = constraints[head_index + 1u];
-        var lambda_s = 0.0;
-        if (color.first_sweep == 0u) {
-            lambda_s = multipliers[head_index];
-        }
-        let s = solve_stencil(params, stencil_weights(head, tail), positions[head.i], positions[head.j],
-            positions[tail.i], positions[tail.j], materials[stencil_slot(head)], lambda_s);
-        multipliers[head_index] = s.lambda;
-        positions[head.i] = s.p0;
-        positions[head.j] = s.p1;
-        positions[tail.i] = s.p2;
-        positions[tail.j] = s.p3;
         return;
     }
-    let index = color.start + k;
+    let walk = color_walk(color, k, 1u, color.count);
+    for (var at = walk.x; at < color.count; at += walk.y) {
+        solve_distance_record(color.start + at);
+    }
+}
+
+// One bending stencil: records `head_index` (its head) and `head_index + 1` (its tail).
+fn solve_stencil_record(head_index: u32) {
+    let head = constraints[head_index];
+    let tail = constraints[head_index + 1u];
+    var lambda_s = 0.0;
+    if (color.first_sweep == 0u) {
+        lambda_s = multipliers[head_index];
+    }
+    let s = solve_stencil(params, stencil_weights(head, tail), positions[head.i], positions[head.j],
+        positions[tail.i], positions[tail.j], materials[stencil_slot(head)], lambda_s);
+    multipliers[head_index] = s.lambda;
+    positions[head.i] = s.p0;
+    positions[head.j] = s.p1;
+    positions[tail.i] = s.p2;
+    positions[tail.j] = s.p3;
+}
+
+// One distance constraint (or a coarse level's limit): record `index`.
+fn solve_distance_record(index: u32) {
     let c = constraints[index];
     let pi = positions[c.i];
     let pj = positions[c.j];
@@ -77,14 +90,17 @@ fn limit_color(thread: Thread) {
     if (k >= color.count) {
         return;
     }
-    let c = constraints[color.start + k];
-    if (!is_structural(c)) {
-        return;
-    }
-    let held = limit_held(params, previous[c.i].w, previous[c.j].w);
-    let limited = limit_pair(params.strain_limit, c, positions[c.i], positions[c.j], held);
-    if (limited.moved) {
-        positions[c.i] = limited.pi;
-        positions[c.j] = limited.pj;
+    let walk = color_walk(color, k, 1u, color.count);
+    for (var at = walk.x; at < color.count; at += walk.y) {
+        let c = constraints[color.start + at];
+        if (!is_structural(c)) {
+            continue;
+        }
+        let held = limit_held(params, previous[c.i].w, previous[c.j].w);
+        let limited = limit_pair(params.strain_limit, c, positions[c.i], positions[c.j], held);
+        if (limited.moved) {
+            positions[c.i] = limited.pi;
+            positions[c.j] = limited.pj;
+        }
     }
 }

@@ -6,6 +6,14 @@
 //! a per-particle bit set), then balanced: tiny colors are dissolved where their constraints fit
 //! elsewhere, and oversized colors hand constraints to undersized ones, because every color costs
 //! one dispatch per iteration whatever its size.
+//!
+//! The colors are bounded, whatever the mesh: a vertex where many triangles meet (a fan's hub, a
+//! UV sphere's pole) would need as many colors as it has constraints, one dispatch each, and more
+//! than a fused workgroup's table holds. So greedy coloring stops at [`MAX_DISTANCE_COLORS`]
+//! (bending stencils at [`MAX_STENCIL_COLORS`]), and what does not fit goes into one *serial*
+//! color after them, which one thread solves record after record (Gauss–Seidel within the
+//! color, so a hub converges as well as its colored neighbours do). Meshes of ordinary valence
+//! (a grid takes 8 and 12; a Delaunay sheet about 12 and 20) never reach the bound.
 
 use std::ops::Range;
 
@@ -15,13 +23,24 @@ use crate::error::{ChiffonError, Result};
 
 /// Constraints sorted by color, with a coloring that has been checked: the only form in which
 /// constraints reach a solver. Its invariant (every index below `particle_count`, no particle
-/// twice within a color) is what makes the parallel `solve_color` race-free on both backends.
+/// twice within a color that is not serial) is what makes the parallel `solve_color` race-free
+/// on both backends; a serial color is solved by one thread.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ColoredConstraints {
     constraints: Vec<Constraint>,
     colors: Vec<Range<u32>>,
+    /// Per color: solved by one thread, record after record (its records may share particles).
+    serial: Vec<bool>,
     particle_count: usize,
 }
+
+/// The most colors of distance constraints one coloring makes before the rest go into one
+/// serial color (solved by one thread): a bound on the dispatches (or a fused workgroup's
+/// barriers) per sweep, whatever a mesh's valence.
+pub const MAX_DISTANCE_COLORS: usize = 24;
+
+/// As [`MAX_DISTANCE_COLORS`], for bending stencils (four particles each, so more conflicts).
+pub const MAX_STENCIL_COLORS: usize = 32;
 
 impl ColoredConstraints {
     /// Colors `constraints` (in any order) over `particle_count` particles, balances the colors
@@ -59,7 +78,8 @@ impl ColoredConstraints {
             ));
         }
         let distance_pairs: Vec<[u32; 2]> = distances.iter().map(|&k| pairs[k as usize]).collect();
-        let mut coloring = color_constraints(&distance_pairs, particle_count);
+        let mut coloring =
+            color_constraints_within(&distance_pairs, particle_count, MAX_DISTANCE_COLORS);
         for k in &mut coloring.order {
             *k = distances[*k as usize];
         }
@@ -83,6 +103,7 @@ impl ColoredConstraints {
         for r in &stencils.ranges {
             coloring.ranges.push(base + 2 * r.start..base + 2 * r.end);
         }
+        coloring.serial.extend(&stencils.serial);
         for &s in &stencils.order {
             let head = heads[s as usize];
             coloring.order.extend([head, head + 1]);
@@ -98,29 +119,33 @@ impl ColoredConstraints {
             Self {
                 constraints: sorted,
                 colors: coloring.ranges,
+                serial: coloring.serial,
                 particle_count,
             },
             coloring.order,
         ))
     }
 
-    /// Takes constraints already sorted by color, with one range per color, after checking the
-    /// coloring ([`Coloring::validate`]).
+    /// Takes constraints already sorted by color, with one range per color and which colors
+    /// are serial, after checking the coloring ([`Coloring::validate`]).
     pub fn from_sorted(
         constraints: Vec<Constraint>,
         colors: Vec<Range<u32>>,
+        serial: Vec<bool>,
         particle_count: usize,
     ) -> Result<Self> {
         let pairs: Vec<[u32; 2]> = constraints.iter().map(|c| [c.i, c.j]).collect();
         let coloring = Coloring {
             order: (0..pairs.len() as u32).collect(),
             ranges: colors.clone(),
+            serial: serial.clone(),
         };
         coloring.validate(&pairs, particle_count)?;
         validate_stencils(&constraints, &coloring)?;
         Ok(Self {
             constraints,
             colors,
+            serial,
             particle_count,
         })
     }
@@ -177,6 +202,42 @@ impl ColoredConstraints {
         &self.colors
     }
 
+    /// True when color `c` is serial: one thread solves its records one after another, as
+    /// they may share particles (the overflow of a vertex of high valence).
+    pub fn is_serial_color(&self, c: usize) -> bool {
+        self.serial[c]
+    }
+
+    /// Per color, whether it is serial ([`Self::is_serial_color`]).
+    pub fn serial_colors(&self) -> &[bool] {
+        &self.serial
+    }
+
+    /// Color `c`'s uniform (a later sweep's): its range, and whether it is serial.
+    pub fn color_range(&self, c: usize) -> ColorRange {
+        ColorRange::new(&self.colors[c]).serial(self.serial[c])
+    }
+
+    /// Every color's uniform, in solve order ([`Self::color_range`]).
+    pub fn color_ranges(&self) -> Vec<ColorRange> {
+        (0..self.colors.len())
+            .map(|c| self.color_range(c))
+            .collect()
+    }
+
+    /// Threads one dispatch of color `c` takes: one per record, one per bending stencil (two
+    /// records), one for a serial color.
+    pub fn color_threads(&self, c: usize) -> u32 {
+        let n = self.colors[c].end - self.colors[c].start;
+        if self.serial[c] {
+            1
+        } else if self.is_stencil_color(c) {
+            n / 2
+        } else {
+            n
+        }
+    }
+
     /// Constraints per color, in solve order.
     pub fn color_sizes(&self) -> Vec<u32> {
         self.colors.iter().map(|r| r.end - r.start).collect()
@@ -187,13 +248,15 @@ impl ColoredConstraints {
         self.particle_count
     }
 
-    /// The constraints of `range` when it is exactly one of the colors, else `None`.
+    /// The constraints of `range` when it is exactly one of the colors, serial as that color
+    /// is, else `None` (so a serial color's records, which may share particles, are never
+    /// solved in parallel).
     pub fn color(&self, range: &ColorRange) -> Option<&[Constraint]> {
         let r = range.start..range.start + range.count;
         self.colors
             .binary_search_by_key(&r.start, |c| c.start)
             .ok()
-            .filter(|&c| self.colors[c] == r)
+            .filter(|&c| self.colors[c] == r && self.serial[c] == range.is_serial())
             .map(|_| &self.constraints[range.range()])
     }
 }
@@ -206,6 +269,8 @@ pub struct Coloring {
     pub order: Vec<u32>,
     /// One range of sorted positions per color, in solve order; together they cover `0..len`.
     pub ranges: Vec<Range<u32>>,
+    /// Per color: serial (one thread solves it, so its constraints may share particles).
+    pub serial: Vec<bool>,
 }
 
 impl Coloring {
@@ -216,7 +281,7 @@ impl Coloring {
 
     /// Checks that the coloring is valid for `pairs` (the input list it was made from): every
     /// constraint appears in exactly one color, colors are contiguous and non-empty, and no
-    /// particle appears twice within one color.
+    /// particle appears twice within one color that is not serial.
     pub fn validate(&self, pairs: &[[u32; 2]], particle_count: usize) -> Result<()> {
         let fail = |msg: String| Err(ChiffonError::InvalidColoring(msg));
         let m = pairs.len();
@@ -247,6 +312,13 @@ impl Coloring {
         if expected_start as usize != m {
             return fail(format!("colors cover {expected_start} of {m} constraints"));
         }
+        if self.serial.len() != self.ranges.len() {
+            return fail(format!(
+                "{} serial flags for {} colors",
+                self.serial.len(),
+                self.ranges.len()
+            ));
+        }
         // stamp[p] = 1 + the last color that used particle p.
         let mut stamp = vec![0u32; particle_count];
         for (c, r) in self.ranges.iter().enumerate() {
@@ -262,7 +334,7 @@ impl Coloring {
                             "constraint {k} names particle {p} of {particle_count}"
                         ));
                     };
-                    if *s == c as u32 + 1 {
+                    if *s == c as u32 + 1 && !self.serial[c] {
                         return fail(format!("particle {p} appears twice in color {c}"));
                     }
                     *s = c as u32 + 1;
@@ -299,30 +371,25 @@ fn validate_stencils(constraints: &[Constraint], coloring: &Coloring) -> Result<
     Ok(())
 }
 
-/// Colors bending stencils (four particles each), greedily: no particle twice in a color.
+/// Colors bending stencils (four particles each), greedily: no particle twice in a color, at
+/// most [`MAX_STENCIL_COLORS`] colors, the stencils that fit none of them in one serial color
+/// after them.
 fn color_stencils(quads: &[[u32; 4]], particle_count: usize) -> Coloring {
-    let mut degree = vec![0u32; particle_count];
-    for q in quads {
-        for &p in q {
-            degree[p as usize] += 1;
-        }
-    }
-    let max_degree = degree.iter().copied().max().unwrap_or(0) as usize;
-    // A stencil meets at most 4 (max_degree − 1) others.
-    let mut masks = ColorMasks::new(particle_count, 4 * max_degree.max(1));
+    let cap = MAX_STENCIL_COLORS;
+    let mut masks = ColorMasks::new(particle_count, cap);
     let mut color = Vec::with_capacity(quads.len());
     let mut counts: Vec<u32> = Vec::new();
+    let mut overflow = 0;
     for q in quads {
         let [a, b, c, d] = *q;
         let row = |p: u32| masks.row(p);
-        let used: Vec<u64> = (0..masks.words)
-            .map(|w| row(a)[w] | row(b)[w] | row(c)[w] | row(d)[w])
-            .collect();
-        let w = used
-            .iter()
-            .position(|&u| u != u64::MAX)
-            .expect("masks sized for every color");
-        let k = (w * 64) as u32 + (!used[w]).trailing_zeros();
+        let used = row(a)[0] | row(b)[0] | row(c)[0] | row(d)[0];
+        let k = (!used).trailing_zeros();
+        if k as usize >= cap {
+            color.push(cap as u32);
+            overflow += 1;
+            continue;
+        }
         masks.set([a, b], k, true);
         masks.set([c, d], k, true);
         if k as usize >= counts.len() {
@@ -333,10 +400,10 @@ fn color_stencils(quads: &[[u32; 4]], particle_count: usize) -> Coloring {
     }
     // Level, as for distances: every color is one dispatch whatever its size, so move
     // stencils out of colors above the mean into ones below it where all four are free.
-    let target = (quads.len() as u32).div_ceil(counts.len().max(1) as u32);
+    let target = (quads.len() as u32 - overflow).div_ceil(counts.len().max(1) as u32);
     for (k, q) in quads.iter().enumerate() {
         let from = color[k];
-        if counts[from as usize] <= target {
+        if from as usize >= cap || counts[from as usize] <= target {
             continue;
         }
         let [a, b, c, d] = *q;
@@ -354,7 +421,22 @@ fn color_stencils(quads: &[[u32; 4]], particle_count: usize) -> Coloring {
             color[k] = to;
         }
     }
-    sort_by_color(&color, &counts)
+    with_serial(color, counts, cap, overflow)
+}
+
+/// Sorts by color, the `overflow` constraints of color `cap` (those greedy coloring found no
+/// free color for) last, as one serial color.
+fn with_serial(color: Vec<u32>, mut counts: Vec<u32>, cap: usize, overflow: u32) -> Coloring {
+    if overflow > 0 {
+        counts.resize(cap + 1, 0);
+        counts[cap] = overflow;
+    }
+    let mut coloring = sort_by_color(&color, &counts);
+    coloring.serial = vec![false; coloring.ranges.len()];
+    if let (true, Some(last)) = (overflow > 0, coloring.serial.last_mut()) {
+        *last = true;
+    }
+    coloring
 }
 
 /// Per-particle bit sets of the colors already touching each particle.
@@ -379,15 +461,15 @@ impl ColorMasks {
         let (w, b) = (c as usize / 64, 1u64 << (c % 64));
         (self.row(i)[w] | self.row(j)[w]) & b == 0
     }
-    fn lowest_free(&self, [i, j]: [u32; 2]) -> u32 {
+    /// The lowest color below `cap` free at both particles, if any.
+    fn lowest_free(&self, [i, j]: [u32; 2], cap: usize) -> Option<u32> {
         let (a, b) = (self.row(i), self.row(j));
-        for w in 0..self.words {
-            let used = a[w] | b[w];
-            if used != u64::MAX {
-                return (w * 64) as u32 + (!used).trailing_zeros();
-            }
-        }
-        unreachable!("ColorMasks sized for 2 * max degree colors")
+        (0..self.words)
+            .find_map(|w| {
+                let used = a[w] | b[w];
+                (used != u64::MAX).then(|| (w * 64) as u32 + (!used).trailing_zeros())
+            })
+            .filter(|&c| (c as usize) < cap)
     }
     fn set(&mut self, [i, j]: [u32; 2], c: u32, on: bool) {
         let (w, b) = (c as usize / 64, 1u64 << (c % 64));
@@ -398,24 +480,27 @@ impl ColorMasks {
     }
 }
 
-/// Colors `pairs` (particle index pairs, each `< particle_count`) and returns the sorted order.
+/// Colors `pairs` (particle index pairs, each `< particle_count`) and returns the sorted order:
+/// at most [`MAX_DISTANCE_COLORS`] colors, then the pairs that fit none of them as one serial
+/// color.
 ///
 /// Panics only on malformed input (an index out of range), which the cloth builder rules out.
 pub fn color_constraints(pairs: &[[u32; 2]], particle_count: usize) -> Coloring {
-    let mut degree = vec![0u32; particle_count];
-    for &[i, j] in pairs {
-        degree[i as usize] += 1;
-        degree[j as usize] += 1;
-    }
-    let max_degree = degree.iter().copied().max().unwrap_or(0) as usize;
-    // A constraint conflicts with at most 2 (max_degree - 1) others, so greedy never needs more
-    // than 2 max_degree - 1 colors.
-    let mut masks = ColorMasks::new(particle_count, 2 * max_degree);
+    color_constraints_within(pairs, particle_count, MAX_DISTANCE_COLORS)
+}
 
+/// [`color_constraints`] with at most `cap` colors before the serial one.
+fn color_constraints_within(pairs: &[[u32; 2]], particle_count: usize, cap: usize) -> Coloring {
+    let mut masks = ColorMasks::new(particle_count, cap);
     let mut color = Vec::with_capacity(pairs.len());
     let mut counts: Vec<u32> = Vec::new();
+    let mut overflow = 0;
     for &pair in pairs {
-        let c = masks.lowest_free(pair);
+        let Some(c) = masks.lowest_free(pair, cap) else {
+            color.push(cap as u32);
+            overflow += 1;
+            continue;
+        };
         masks.set(pair, c, true);
         if c as usize >= counts.len() {
             counts.resize(c as usize + 1, 0);
@@ -425,12 +510,13 @@ pub fn color_constraints(pairs: &[[u32; 2]], particle_count: usize) -> Coloring 
     }
 
     balance(pairs, &mut masks, &mut color, &mut counts);
-    sort_by_color(&color, &counts)
+    with_serial(color, counts, cap, overflow)
 }
 
-/// Moves constraints between colors so that sizes even out and tiny colors disappear.
+/// Moves constraints between colors so that sizes even out and tiny colors disappear (the
+/// serial color's overflow, color `counts.len()`, stays where it is).
 fn balance(pairs: &[[u32; 2]], masks: &mut ColorMasks, color: &mut [u32], counts: &mut [u32]) {
-    let m = pairs.len() as u32;
+    let m = counts.iter().sum::<u32>();
     let colors = counts.len() as u32;
     if colors < 2 {
         return;
@@ -450,7 +536,7 @@ fn balance(pairs: &[[u32; 2]], masks: &mut ColorMasks, color: &mut [u32], counts
     for _ in 0..2 {
         for k in 0..pairs.len() {
             let from = color[k];
-            if counts[from as usize] * 4 >= mean {
+            if from >= colors || counts[from as usize] * 4 >= mean {
                 continue;
             }
             let target = (0..colors)
@@ -467,7 +553,7 @@ fn balance(pairs: &[[u32; 2]], masks: &mut ColorMasks, color: &mut [u32], counts
     let target = m.div_ceil(live.max(1));
     for k in 0..pairs.len() {
         let from = color[k];
-        if counts[from as usize] <= target {
+        if from >= colors || counts[from as usize] <= target {
             continue;
         }
         let to = (0..colors).find(|&c| {
@@ -501,5 +587,9 @@ fn sort_by_color(color: &[u32], counts: &[u32]) -> Coloring {
         .filter(|(n, _)| **n > 0)
         .map(|(&n, &s)| s..s + n)
         .collect();
-    Coloring { order, ranges }
+    Coloring {
+        order,
+        ranges,
+        serial: Vec::new(),
+    }
 }

@@ -98,9 +98,10 @@ pub struct StepParams {
 }
 
 /// Uniform block of `solve_color` (`ColorRange` in `shaders/common.wgsl`): which slice of the
-/// color-sorted constraint buffer one dispatch solves, and whether it is the substep's first
+/// color-sorted constraint buffer one dispatch solves, whether it is the substep's first
 /// sweep (which starts the XPBD multipliers at 0 instead of reading them, so no pass is needed
-/// to clear them).
+/// to clear them), and whether one thread solves it all (a serial color: the overflow of a
+/// vertex of high valence, [`crate::coloring::MAX_DISTANCE_COLORS`]).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct ColorRange {
@@ -110,8 +111,8 @@ pub struct ColorRange {
     pub count: u32,
     /// 1 on the substep's first sweep: the multipliers start at 0.
     pub first_sweep: u32,
-    /// Padding to 16 bytes.
-    pub pad: u32,
+    /// 1 when one thread solves the records one after another (they may share particles).
+    pub serial: u32,
 }
 
 impl ColorRange {
@@ -121,8 +122,21 @@ impl ColorRange {
             start: range.start,
             count: range.end - range.start,
             first_sweep: 0,
-            pad: 0,
+            serial: 0,
         }
+    }
+
+    /// The same range, solved by one thread when `serial`.
+    pub fn serial(self, serial: bool) -> Self {
+        Self {
+            serial: serial as u32,
+            ..self
+        }
+    }
+
+    /// True when one thread solves the range ([`Self::serial`]).
+    pub fn is_serial(&self) -> bool {
+        self.serial != 0
     }
 
     /// The same range on the substep's first sweep.
@@ -568,7 +582,7 @@ pub const GPU_STRUCTS: &[GpuStructLayout] = &[
         start,
         count,
         first_sweep,
-        pad
+        serial
     }),
     layout!(Constraint { i, j, rest, packed }),
     layout!(TetherSlot { anchor, rest }),

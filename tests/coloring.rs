@@ -1,7 +1,9 @@
 //! Graph coloring: valid on grids and random graphs, 8 distance colors and 12 of bending
-//! stencils on a full grid, and a broken coloring is caught.
+//! stencils on a full grid, bounded whatever the valence, and a broken coloring is caught.
 
-use chiffon::coloring::{ColoredConstraints, Coloring, color_constraints};
+use chiffon::coloring::{
+    ColoredConstraints, Coloring, MAX_DISTANCE_COLORS, MAX_STENCIL_COLORS, color_constraints,
+};
 use chiffon::config::{ColorRange, StepParams};
 use chiffon::{Cloth, ClothBuilder, ClothDesc, Constraint, ConstraintKind, Pinning};
 use glam::{Vec3, Vec4};
@@ -56,6 +58,7 @@ fn grids_are_validly_colored_with_at_most_8_distance_and_12_stencil_colors() {
             ColoredConstraints::from_sorted(
                 cloth.constraints().to_vec(),
                 cloth.colors().to_vec(),
+                cloth.colored().serial_colors().to_vec(),
                 cloth.particle_count(),
             )
             .unwrap_or_else(|e| panic!("{w}x{h} {s:?}: {e}"));
@@ -156,6 +159,68 @@ fn random_graphs_are_validly_colored() {
     }
 }
 
+/// A hub of any valence: greedy coloring stops at `MAX_DISTANCE_COLORS`, and the constraints
+/// that fit no color go into one serial color after them, which alone may name a particle
+/// twice. Before, a fan of 2000 spokes took 2000 colors, a dispatch each.
+#[test]
+fn a_hub_of_2000_spokes_takes_a_bounded_number_of_colors() {
+    let spokes = 2000u32;
+    // Spokes from particle 0, and the rim between their ends.
+    let mut pairs: Vec<[u32; 2]> = (1..=spokes).map(|k| [0, k]).collect();
+    pairs.extend((1..=spokes).map(|k| [k, 1 + k % spokes]));
+    let n = spokes as usize + 1;
+    let coloring = color_constraints(&pairs, n);
+    coloring.validate(&pairs, n).unwrap();
+    let colors = coloring.ranges.len();
+    assert!(colors <= MAX_DISTANCE_COLORS + 1, "{colors} colors");
+    // The serial color is the last, and the only one.
+    assert_eq!(coloring.serial.iter().filter(|&&s| s).count(), 1);
+    assert_eq!(coloring.serial.last(), Some(&true));
+    let serial = coloring.ranges.last().unwrap();
+    assert!(serial.end - serial.start >= spokes - MAX_DISTANCE_COLORS as u32);
+
+    // The same check, not told the color is serial, refuses it.
+    let mut parallel = coloring.clone();
+    *parallel.serial.last_mut().unwrap() = false;
+    let err = parallel.validate(&pairs, n).unwrap_err();
+    assert!(err.to_string().contains("appears twice"), "{err}");
+}
+
+/// A disc of 300 triangles round one vertex, as a cloth: its distance and stencil colors are
+/// each bounded, a serial color after each; a serial color's records are solved only when the
+/// range says so, never in parallel.
+#[test]
+fn a_fans_serial_colors_are_solved_only_as_serial() {
+    let segments = 300u32;
+    let mut positions = vec![Vec3::ZERO];
+    positions.extend((0..segments).map(|k| {
+        let a = std::f32::consts::TAU * k as f32 / segments as f32;
+        Vec3::new(a.cos(), 0.0, a.sin())
+    }));
+    let triangles = (0..segments)
+        .map(|k| [0, 1 + k, 1 + (k + 1) % segments])
+        .collect();
+    let mesh = chiffon::geometry::TriangleMesh::new("fan", positions, triangles);
+    let cloth = ClothBuilder::mesh(mesh).build().unwrap();
+    let colored = cloth.colored();
+    let serial: Vec<usize> = (0..cloth.colors().len())
+        .filter(|&c| colored.is_serial_color(c))
+        .collect();
+    assert_eq!(
+        serial.len(),
+        2,
+        "a serial distance color and a serial stencil color"
+    );
+    assert!(cloth.colors().len() <= MAX_DISTANCE_COLORS + MAX_STENCIL_COLORS + 2);
+    for &c in &serial {
+        let range = colored.color_range(c);
+        assert!(range.is_serial() && colored.color(&range).is_some());
+        assert_eq!(colored.color_threads(c), 1);
+        // The same records as a parallel range are not one of the colors.
+        assert!(colored.color(&range.serial(false)).is_none());
+    }
+}
+
 #[test]
 fn balancing_dissolves_tiny_colors() {
     for seed in 0..5 {
@@ -177,6 +242,7 @@ fn broken_colorings_are_detected() {
     let good = Coloring {
         order: (0..pairs.len() as u32).collect(),
         ranges: cloth.colors().to_vec(),
+        serial: vec![false; cloth.colors().len()],
     };
     good.validate(&pairs, n).unwrap();
 
@@ -234,7 +300,9 @@ fn solve_color_is_sound_with_an_invalid_coloring() {
         .find(|&k| shares(&sorted[k], &sorted[first.start as usize]))
         .unwrap();
     sorted.swap(first.start as usize + 1, k1);
-    let err = ColoredConstraints::from_sorted(sorted, cloth.colors().to_vec(), n).unwrap_err();
+    let serial = vec![false; cloth.colors().len()];
+    let err =
+        ColoredConstraints::from_sorted(sorted, cloth.colors().to_vec(), serial, n).unwrap_err();
     assert!(err.to_string().contains("appears twice"), "{err}");
 
     // Nor one naming a particle that does not exist, or joining a particle to itself.

@@ -115,13 +115,7 @@ impl Engine for CpuEngine {
         self.multipliers = vec![0.0; layout.constraints.len()];
         self.global = layout.global.clone();
         self.constraints = layout.constraints.clone();
-        self.colors = layout
-            .global
-            .constraints()
-            .colors()
-            .iter()
-            .map(ColorRange::new)
-            .collect();
+        self.colors = layout.global.constraints().color_ranges();
         self.coarse_ranges = layout.global.ranges();
         self.snapshot = vec![Vec4::ZERO; layout.global.nodes().len()];
         self.fused_colors = layout.fused_colors.clone();

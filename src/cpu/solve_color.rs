@@ -4,8 +4,8 @@ use glam::{Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
 use super::common::{
-    is_structural, limit_held, limit_pair, material_slot, solve_pair, solve_stencil, stencil_slot,
-    stencil_weights,
+    color_walk, is_structural, limit_held, limit_pair, material_slot, solve_pair, solve_stencil,
+    stencil_slot, stencil_weights,
 };
 use super::{MIN_PER_TASK, SharedSlice};
 use crate::coloring::ColoredConstraints;
@@ -46,6 +46,37 @@ pub fn solve_color(
     );
     // Four floats a material, indexed by the constraint's kind bits as the kernel does.
     let alphas: &[f32] = bytemuck::cast_slice(materials);
+    let record = Record {
+        params,
+        alphas,
+        previous,
+        first_sweep: color.first_sweep == 1,
+    };
+    if color.is_serial() {
+        // Thread 0 alone, record after record (`color_walk`): the records may share particles.
+        let stencils = batch.first().is_some_and(Constraint::is_stencil);
+        let width = if stencils { 2 } else { 1 };
+        let (first, step) = color_walk(color, 0, width, color.count);
+        for at in (first..color.count).step_by(step as usize) {
+            let k = at as usize;
+            let lambda = &mut multipliers[color.start as usize + k];
+            if stencils {
+                let [head, tail] = [&batch[k], &batch[k + 1]];
+                let ids = [head.i, head.j, tail.i, tail.j].map(|i| i as usize);
+                let mut x = ids.map(|i| positions[i]);
+                record.solve_stencil_record(head, tail, &mut x, lambda);
+                for (i, v) in ids.into_iter().zip(x) {
+                    positions[i] = v;
+                }
+            } else {
+                let c = &batch[k];
+                let (mut pi, mut pj) = (positions[c.i as usize], positions[c.j as usize]);
+                record.solve_distance_record(c, &mut pi, &mut pj, lambda);
+                (positions[c.i as usize], positions[c.j as usize]) = (pi, pj);
+            }
+        }
+        return;
+    }
     let (positions, multipliers) = (SharedSlice::new(positions), SharedSlice::new(multipliers));
     let (positions, multipliers) = (&positions, &multipliers);
     let first = color.start as usize;
@@ -58,28 +89,19 @@ pub fn solve_color(
             .for_each(|(k, pair)| {
                 let (head, tail) = (&pair[0], &pair[1]);
                 let ids = [head.i, head.j, tail.i, tail.j];
-                let weights = stencil_weights(head, tail);
                 // SAFETY: the four particles are below particle_count <= positions.len() and
                 // distinct, and no other record of this color names any of them (the
                 // coloring's invariant covers both records of a stencil, which it keeps in one
-                // color); multiplier first + 2k is this stencil's alone. So these are the only
-                // live references.
+                // color, and a color that is not serial); multiplier first + 2k is this
+                // stencil's alone. So these are the only live references.
                 let (mut p, lambda) = unsafe {
                     (
                         ids.map(|i| &mut *positions.at(i as usize)),
                         &mut *multipliers.at(first + 2 * k),
                     )
                 };
-                let alpha = alphas[stencil_slot(head)];
                 let mut x = p.each_ref().map(|q| **q);
-                solve_stencil(
-                    params,
-                    weights,
-                    &mut x,
-                    alpha,
-                    lambda,
-                    color.first_sweep == 1,
-                );
+                record.solve_stencil_record(head, tail, &mut x, lambda);
                 for (q, v) in p.iter_mut().zip(x) {
                     **q = v;
                 }
@@ -92,9 +114,10 @@ pub fn solve_color(
         .with_min_len(MIN_PER_TASK)
         .for_each(|(k, c)| {
             // SAFETY: i and j are below particle_count <= positions.len() and differ, and no
-            // other constraint of this color names either (ColoredConstraints' invariant,
-            // checked at construction); multiplier first + k is this constraint's alone and
-            // in bounds (checked above). So these are the only live references.
+            // other constraint of this color names either (ColoredConstraints' invariant for
+            // a color that is not serial, checked at construction); multiplier first + k is
+            // this constraint's alone and in bounds (checked above). So these are the only
+            // live references.
             let (pi, pj, lambda) = unsafe {
                 (
                     &mut *positions.at(c.i as usize),
@@ -102,27 +125,63 @@ pub fn solve_color(
                     &mut *multipliers.at(first + k),
                 )
             };
-            let (qi, qj) = (previous[c.i as usize], previous[c.j as usize]);
-            let r = qi.xyz() - qj.xyz();
-            // A limit is rigid; any other constraint reads its material's compliance.
-            let alpha = if c.is_limit() {
-                0.0
-            } else {
-                alphas[material_slot(c)]
-            };
-            let held = (qi.w, qj.w);
-            solve_pair(
-                params,
-                c,
-                pi,
-                pj,
-                r,
-                held,
-                alpha,
-                lambda,
-                color.first_sweep == 1,
-            );
+            record.solve_distance_record(c, pi, pj, lambda);
         });
+}
+
+/// What every record of one `solve_color` dispatch reads besides its particles.
+struct Record<'a> {
+    params: &'a StepParams,
+    alphas: &'a [f32],
+    previous: &'a [Vec4],
+    first_sweep: bool,
+}
+
+impl Record<'_> {
+    /// Twin of `solve_stencil_record`: one bending stencil (`head` and `tail`), its four
+    /// particles `x`, its multiplier `lambda`.
+    fn solve_stencil_record(
+        &self,
+        head: &Constraint,
+        tail: &Constraint,
+        x: &mut [Vec4; 4],
+        lambda: &mut f32,
+    ) {
+        let alpha = self.alphas[stencil_slot(head)];
+        let weights = stencil_weights(head, tail);
+        solve_stencil(self.params, weights, x, alpha, lambda, self.first_sweep);
+    }
+
+    /// Twin of `solve_distance_record`: one distance constraint (or a coarse level's limit)
+    /// between `pi` and `pj`, its multiplier `lambda`.
+    fn solve_distance_record(
+        &self,
+        c: &Constraint,
+        pi: &mut Vec4,
+        pj: &mut Vec4,
+        lambda: &mut f32,
+    ) {
+        let (qi, qj) = (self.previous[c.i as usize], self.previous[c.j as usize]);
+        let r = qi.xyz() - qj.xyz();
+        // A limit is rigid; any other constraint reads its material's compliance.
+        let alpha = if c.is_limit() {
+            0.0
+        } else {
+            self.alphas[material_slot(c)]
+        };
+        let held = (qi.w, qj.w);
+        solve_pair(
+            self.params,
+            c,
+            pi,
+            pj,
+            r,
+            held,
+            alpha,
+            lambda,
+            self.first_sweep,
+        );
+    }
 }
 
 /// Twin of `limit_color` in `shaders/solve_color.wgsl`: the strain limit over one color, in
@@ -143,13 +202,23 @@ pub fn limit_color(
         .color(color)
         .expect("limit_color: the range is not one of the checked colors");
     check_particles("limit_color", constraints, positions, previous);
+    if color.is_serial() {
+        // One thread, record after record (`color_walk`): the records may share particles.
+        for c in batch.iter().filter(|c| is_structural(c)) {
+            let (mut pi, mut pj) = (positions[c.i as usize], positions[c.j as usize]);
+            let held = limit_held(params, previous[c.i as usize].w, previous[c.j as usize].w);
+            limit_pair(params.strain_limit, c, &mut pi, &mut pj, held);
+            (positions[c.i as usize], positions[c.j as usize]) = (pi, pj);
+        }
+        return;
+    }
     let positions = &SharedSlice::new(positions);
     batch.par_iter().with_min_len(MIN_PER_TASK).for_each(|c| {
         if !is_structural(c) {
             return;
         }
         // SAFETY: as in `solve_color`: i and j are in bounds and distinct, and no other
-        // record of this color names either.
+        // record of this color (not serial) names either.
         let (pi, pj) = unsafe {
             (
                 &mut *positions.at(c.i as usize),

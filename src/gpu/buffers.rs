@@ -145,14 +145,8 @@ impl TopologyBuffers {
 
     /// Writes the color table: slot 2c is color c's first sweep of a substep, 2c + 1 its later
     /// sweeps, so a color is chosen by the dynamic offset and nothing is rewritten per frame.
-    pub(crate) fn write_colors(
-        &self,
-        queue: &wgpu::Queue,
-        stride: u64,
-        colors: &[std::ops::Range<u32>],
-    ) {
-        for (c, range) in colors.iter().enumerate() {
-            let later = ColorRange::new(range);
+    pub(crate) fn write_colors(&self, queue: &wgpu::Queue, stride: u64, colors: &[ColorRange]) {
+        for (c, &later) in colors.iter().enumerate() {
             for (k, uniform) in [later.first(), later].iter().enumerate() {
                 queue.write_buffer(
                     &self.color_uniform,

@@ -334,7 +334,7 @@ impl Engine for GpuEngine {
         q.write_buffer(&p.previous, 0, bytemuck::cast_slice(previous));
         q.write_buffer(&p.tethers, 0, bytemuck::cast_slice(layout.tethers.slots()));
         q.write_buffer(&t.constraints, 0, bytemuck::cast_slice(&layout.constraints));
-        t.write_colors(q, stride, layout.global.constraints().colors());
+        t.write_colors(q, stride, &layout.global.constraints().color_ranges());
         t.write_hierarchy(q, stride, &layout.global);
         // The fused table after this layout's records (written each frame): the colors, the
         // fused particles' tether slots, then the coarse levels (world::layout::FusedRows).
@@ -373,16 +373,11 @@ impl Engine for GpuEngine {
         self.fused_cloths = layout.records.len() as u32;
         self.wake(0..self.fused_cloths);
         self.global_particles = layout.global_particles;
-        // A color of bending stencils takes one thread per stencil (two records).
+        // A color of bending stencils takes one thread per stencil (two records), a serial
+        // color one.
         let constraints = layout.global.constraints();
-        self.color_sizes = (constraints.color_sizes().into_iter().enumerate())
-            .map(|(c, n)| {
-                if constraints.is_stencil_color(c) {
-                    n / 2
-                } else {
-                    n
-                }
-            })
+        self.color_sizes = (0..constraints.colors().len())
+            .map(|c| constraints.color_threads(c))
             .collect();
         self.coarse_counts = layout.global.ranges().iter().map(|r| r.count).collect();
         Ok(())

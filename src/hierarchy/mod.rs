@@ -140,7 +140,9 @@ impl Hierarchy {
         // Solve order: coarsest level first; after level ℓ, the particles it dropped from level
         // ℓ − 1 follow it.
         let mut constraints: Vec<Constraint> = cloth.constraints().to_vec();
-        let mut colors: Vec<Range<u32>> = cloth.colors().to_vec();
+        let mut colors: Vec<(Range<u32>, bool)> = (cloth.colors().iter().cloned())
+            .zip(cloth.colored().serial_colors().iter().copied())
+            .collect();
         let mut levels = Vec::with_capacity(built.len());
         let mut prolong = Vec::new();
         for (particles, limits, follows) in built.iter().rev() {
@@ -187,28 +189,40 @@ impl Hierarchy {
     /// are in ascending particle order; `particle_count` is the world's.
     pub(crate) fn concat(parts: &[Part<'_>], particle_count: usize) -> Result<Self> {
         // Color c of `of(part)` (a range of the part's colors) of every part, one after
-        // another, becomes one merged color; `count` such colors.
+        // another, becomes one merged color; a serial color (at most the last of a part's
+        // range) merges only with serial ones, after the others, so it never makes a color
+        // that could run in parallel serial.
         fn merge_colors(
             parts: &[Part<'_>],
             constraints: &mut Vec<Constraint>,
-            colors: &mut Vec<Range<u32>>,
-            count: usize,
+            colors: &mut Vec<(Range<u32>, bool)>,
             of: &dyn Fn(&Part<'_>) -> Option<Range<u32>>,
         ) {
-            for color in 0..count {
-                let start = constraints.len() as u32;
-                for part in parts {
-                    let Some(own) = of(part).and_then(|mut r| r.nth(color)) else {
-                        continue;
-                    };
-                    let r = &part.hierarchy.constraints.colors()[own as usize];
-                    constraints.extend(
-                        part.hierarchy.constraints.constraints()[r.start as usize..r.end as usize]
-                            .iter()
-                            .map(|c| c.shifted(part.base).with_material(part.material)),
-                    );
+            for serial in [false, true] {
+                let own = |p: &Part<'_>| -> Vec<u32> {
+                    let h = &p.hierarchy.constraints;
+                    of(p).map_or_else(Vec::new, |r| {
+                        r.filter(|&c| h.is_serial_color(c as usize) == serial)
+                            .collect()
+                    })
+                };
+                let count = parts.iter().map(|p| own(p).len()).max().unwrap_or(0);
+                for color in 0..count {
+                    let start = constraints.len() as u32;
+                    for part in parts {
+                        let Some(&own) = own(part).get(color) else {
+                            continue;
+                        };
+                        let r = &part.hierarchy.constraints.colors()[own as usize];
+                        constraints.extend(
+                            part.hierarchy.constraints.constraints()
+                                [r.start as usize..r.end as usize]
+                                .iter()
+                                .map(|c| c.shifted(part.base).with_material(part.material)),
+                        );
+                    }
+                    colors.push((start..constraints.len() as u32, serial));
                 }
-                colors.push(start..constraints.len() as u32);
             }
         }
         let mut constraints = Vec::new();
@@ -222,21 +236,12 @@ impl Hierarchy {
                 .count() as u32
         };
         let distance_colors = |p: &Part<'_>| p.hierarchy.cloth_colors as u32 - stencil_colors(p);
-        let most = |count: &dyn Fn(&Part<'_>) -> u32| parts.iter().map(count).max().unwrap_or(0);
-        merge_colors(
-            parts,
-            &mut constraints,
-            &mut colors,
-            most(&distance_colors) as usize,
-            &|p| Some(0..distance_colors(p)),
-        );
-        merge_colors(
-            parts,
-            &mut constraints,
-            &mut colors,
-            most(&stencil_colors) as usize,
-            &|p| Some(distance_colors(p)..p.hierarchy.cloth_colors as u32),
-        );
+        merge_colors(parts, &mut constraints, &mut colors, &|p| {
+            Some(0..distance_colors(p))
+        });
+        merge_colors(parts, &mut constraints, &mut colors, &|p| {
+            Some(distance_colors(p)..p.hierarchy.cloth_colors as u32)
+        });
         let cloth_colors = colors.len();
         let depth = parts
             .iter()
@@ -258,14 +263,8 @@ impl Hierarchy {
         let mut levels = Vec::with_capacity(depth);
         let mut prolong = Vec::new();
         for w in 0..depth {
-            let level_colors = parts
-                .iter()
-                .filter_map(|p| own_level(p, w, depth))
-                .map(|l| (l.colors.end - l.colors.start) as usize)
-                .max()
-                .unwrap_or(0);
             let first_color = colors.len() as u32;
-            merge_colors(parts, &mut constraints, &mut colors, level_colors, &|p| {
+            merge_colors(parts, &mut constraints, &mut colors, &|p| {
                 own_level(p, w, depth).map(|l| l.colors.clone())
             });
             let first_entry = prolong.len() as u32;
@@ -293,14 +292,9 @@ impl Hierarchy {
         }
         // The strain limit's colors last, color c of every part's one merged color.
         let strain_start = colors.len() as u32;
-        let strain_colors = |p: &Part<'_>| p.hierarchy.strain.len() as u32;
-        merge_colors(
-            parts,
-            &mut constraints,
-            &mut colors,
-            most(&strain_colors) as usize,
-            &|p| Some(p.hierarchy.strain.clone()),
-        );
+        merge_colors(parts, &mut constraints, &mut colors, &|p| {
+            Some(p.hierarchy.strain.clone())
+        });
         let strain = strain_start..colors.len() as u32;
         Self::checked(
             constraints,
@@ -320,7 +314,7 @@ impl Hierarchy {
     #[allow(clippy::too_many_arguments)]
     fn checked(
         constraints: Vec<Constraint>,
-        colors: Vec<Range<u32>>,
+        colors: Vec<(Range<u32>, bool)>,
         cloth_colors: usize,
         strain: Range<u32>,
         levels: Vec<Level>,
@@ -345,7 +339,9 @@ impl Hierarchy {
                 }
             }
         }
-        let constraints = ColoredConstraints::from_sorted(constraints, colors, particle_count)?;
+        let (colors, serial) = colors.into_iter().unzip();
+        let constraints =
+            ColoredConstraints::from_sorted(constraints, colors, serial, particle_count)?;
         Ok(Self {
             limit_colors: constraints.limit_colors_below(cloth_colors),
             constraints,
@@ -458,7 +454,7 @@ type Built = (Vec<u32>, Vec<Constraint>, Vec<(u32, Vec<(u32, f32)>)>);
 /// returns the new colors' indices.
 fn append_colored(
     constraints: &mut Vec<Constraint>,
-    colors: &mut Vec<Range<u32>>,
+    colors: &mut Vec<(Range<u32>, bool)>,
     records: &[Constraint],
     particle_count: usize,
 ) -> Result<Range<u32>> {
@@ -466,10 +462,9 @@ fn append_colored(
     let (base, first_color) = (constraints.len() as u32, colors.len() as u32);
     constraints.extend_from_slice(colored.constraints());
     colors.extend(
-        colored
-            .colors()
-            .iter()
-            .map(|r| r.start + base..r.end + base),
+        (colored.colors().iter())
+            .zip(colored.serial_colors())
+            .map(|(r, &serial)| (r.start + base..r.end + base, serial)),
     );
     Ok(first_color..colors.len() as u32)
 }

@@ -23,9 +23,15 @@ use crate::hierarchy::{Hierarchy, Part};
 use crate::tethers::Tethers;
 
 /// The most colors a cloth on the fused path may have (its color table has room for this many
-/// per cloth); a cloth with more takes the global path. Full grids have 20, meshes about 27,
-/// a fan of 100 triangles round one vertex 200.
+/// per cloth); a cloth with more would take the global path. Full grids have 20, meshes about
+/// 27, and no coloring more than 58: a fan's hub, past the bound, fills one serial color
+/// ([`crate::coloring::MAX_DISTANCE_COLORS`]).
 pub const MAX_COLORS: usize = 64;
+
+// Every cloth's colors fit the fused table: the bounded colors and a serial one of each kind.
+const _: () = assert!(
+    crate::coloring::MAX_DISTANCE_COLORS + crate::coloring::MAX_STENCIL_COLORS + 2 <= MAX_COLORS
+);
 
 /// One cloth's place.
 #[derive(Clone, Debug, PartialEq)]
@@ -97,9 +103,8 @@ impl Layout {
     ) -> Result<Self> {
         let path_of = |c: &Cloth| {
             let n = c.particle_count() as u32;
-            // A cloth with more colors than the fused table holds (a mesh with a vertex that
-            // meets many triangles: a fan's hub) is solved on the global path, which has no
-            // bound on colors.
+            // A cloth with more colors than the fused table holds (none that a coloring
+            // makes: it is bounded) is solved on the global path, which has no bound.
             if paths != PathChoice::Global && n <= fused_max_particles && fuses_colors(c) {
                 ClothPath::Fused {
                     workgroup_memory: n <= workgroup_capacity,
@@ -153,14 +158,15 @@ impl Layout {
             let base = placed[k].particles.start;
             let h = m.hierarchy;
             let color_offset = fused_colors.len() as u32;
-            for range in h.constraints().colors() {
+            for (c, range) in h.constraints().colors().iter().enumerate() {
                 let start = constraints.len() as u32;
                 constraints.extend(
                     h.constraints().constraints()[range.start as usize..range.end as usize]
                         .iter()
                         .map(|c| c.shifted(base).with_material(k as u32)),
                 );
-                fused_colors.push(ColorRange::new(&(start..constraints.len() as u32)));
+                let range = ColorRange::new(&(start..constraints.len() as u32));
+                fused_colors.push(range.serial(h.constraints().is_serial_color(c)));
             }
             let (level_offset, node_offset) = (fused_levels.len(), fused_nodes.len());
             let prolong_base = fused_prolongations.len() as u32;

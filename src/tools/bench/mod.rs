@@ -691,18 +691,23 @@ pub fn table(scene: &dyn SceneBench, records: &[BenchRecord]) -> String {
 }
 
 /// One line on a cloth's coloring: "`what`: C colors, sizes a/b/c (largest/smallest x.xx)";
-/// past [`LISTED_COLORS`] colors (a fan's hub) the sizes are cut short with "…".
-pub fn describe_colors(what: &str, sizes: &[u32]) -> String {
-    let max = sizes.iter().copied().max().unwrap_or(0);
-    let min = sizes.iter().copied().min().unwrap_or(0);
-    let mut list: Vec<String> = sizes
-        .iter()
-        .take(LISTED_COLORS)
-        .map(u32::to_string)
+/// a serial color (`serial[c]`: one thread solves it, the overflow of a hub) is marked, and
+/// left out of the ratio, which is what the parallel colors' balance costs.
+pub fn describe_colors(what: &str, sizes: &[u32], serial: &[bool]) -> String {
+    let is_serial = |c: usize| serial.get(c).copied().unwrap_or(false);
+    let parallel = || {
+        (0..sizes.len())
+            .filter(|&c| !is_serial(c))
+            .map(|c| sizes[c])
+    };
+    let max = parallel().max().unwrap_or(0);
+    let min = parallel().min().unwrap_or(0);
+    let list: Vec<String> = (0..sizes.len())
+        .map(|c| {
+            let serial = if is_serial(c) { " serial" } else { "" };
+            format!("{}{serial}", sizes[c])
+        })
         .collect();
-    if sizes.len() > LISTED_COLORS {
-        list.push("…".into());
-    }
     format!(
         "{what}: {} colors, constraints per color {} (largest/smallest {:.2})",
         sizes.len(),
@@ -710,9 +715,6 @@ pub fn describe_colors(what: &str, sizes: &[u32]) -> String {
         max as f64 / min.max(1) as f64
     )
 }
-
-/// The most color sizes [`describe_colors`] lists.
-pub const LISTED_COLORS: usize = 32;
 
 /// The solver settings for the header.
 fn describe_params(p: &SolverParams) -> String {

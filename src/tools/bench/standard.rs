@@ -163,6 +163,7 @@ impl SceneBench for StandardConfig {
                 s.push_str(&super::describe_colors(
                     &format!("{0}x{0} {1}", f.n, f.sheet),
                     &f.color_sizes,
+                    &[],
                 ));
                 s.push('\n');
             }

@@ -67,7 +67,11 @@ pub(super) fn describe_cloth(scene: &SceneArgs, cloth: &crate::Cloth) -> String 
             .count(),
         cloth.constraint_count(),
         cloth.triangles().len(),
-        crate::tools::bench::describe_colors("coloring", &cloth.color_sizes())
+        crate::tools::bench::describe_colors(
+            "coloring",
+            &cloth.color_sizes(),
+            cloth.colored().serial_colors(),
+        )
     );
     let st = cloth.mesh_stats();
     if scene.cloth.mesh.is_some() {
