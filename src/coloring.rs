@@ -13,7 +13,7 @@
 //! (bending stencils at [`MAX_STENCIL_COLORS`]), and what does not fit goes into one *serial*
 //! color after them, which one thread solves record after record (Gauss–Seidel within the
 //! color, so a hub converges as well as its colored neighbours do). Meshes of ordinary valence
-//! (a grid takes 8 and 12; a Delaunay sheet about 12 and 20) never reach the bound.
+//! (a grid takes 8 and 12, a Delaunay sheet about 9 and 18) never reach the bound.
 
 use std::ops::Range;
 
@@ -41,6 +41,9 @@ pub const MAX_DISTANCE_COLORS: usize = 24;
 
 /// As [`MAX_DISTANCE_COLORS`], for bending stencils (four particles each, so more conflicts).
 pub const MAX_STENCIL_COLORS: usize = 32;
+
+// The greedy colorings keep a particle's colors in one 64-bit word.
+const _: () = assert!(MAX_DISTANCE_COLORS <= 64 && MAX_STENCIL_COLORS <= 64);
 
 impl ColoredConstraints {
     /// Colors `constraints` (in any order) over `particle_count` particles, balances the colors
@@ -354,17 +357,27 @@ fn validate_stencils(constraints: &[Constraint], coloring: &Coloring) -> Result<
             .map(|pos| &constraints[coloring.order[pos as usize] as usize])
             .collect();
         let stencil = records[0].is_stencil();
+        // A stencil's four particles differ (in a serial color too, where the per-color
+        // check allows a particle twice).
+        let distinct = |p: &[&Constraint]| {
+            let q = [p[0].i, p[0].j, p[1].i, p[1].j];
+            (1..4).all(|a| !q[..a].contains(&q[a]))
+        };
         let ok = if stencil {
             records.len().is_multiple_of(2)
-                && records
-                    .chunks_exact(2)
-                    .all(|p| !p[0].is_stencil_tail() && p[0].is_stencil() && p[1].is_stencil_tail())
+                && records.chunks_exact(2).all(|p| {
+                    !p[0].is_stencil_tail()
+                        && p[0].is_stencil()
+                        && p[1].is_stencil_tail()
+                        && distinct(p)
+                })
         } else {
             records.iter().all(|x| x.is_distance())
         };
         if !ok {
             return Err(ChiffonError::InvalidColoring(format!(
-                "color {c} mixes bending stencils with distance constraints or splits a stencil"
+                "color {c} mixes bending stencils with distance constraints, splits a stencil or \
+                 has a stencil that names a particle twice"
             )));
         }
     }
@@ -514,7 +527,8 @@ fn color_constraints_within(pairs: &[[u32; 2]], particle_count: usize, cap: usiz
 }
 
 /// Moves constraints between colors so that sizes even out and tiny colors disappear (the
-/// serial color's overflow, color `counts.len()`, stays where it is).
+/// serial color's overflow, the constraints whose color is `counts.len()` or more, stays where
+/// it is).
 fn balance(pairs: &[[u32; 2]], masks: &mut ColorMasks, color: &mut [u32], counts: &mut [u32]) {
     let m = counts.iter().sum::<u32>();
     let colors = counts.len() as u32;

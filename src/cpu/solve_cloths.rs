@@ -2,7 +2,8 @@
 //! one cloth per "workgroup" (here one rayon task per cloth), stage by stage in the kernel's
 //! order. Within a cloth the twin runs each stage's threads one after another, which gives the
 //! same result as the kernel's threads in parallel: a stage's threads never touch the same
-//! particle (own particles, or one color). Where the kernel keeps the cloth (workgroup memory
+//! particle (own particles, or one color), but in a serial color, which the kernel's thread 0
+//! walks alone in the order the twin does. Where the kernel keeps the cloth (workgroup memory
 //! or storage) changes nothing in the arithmetic; like the kernel's two pipelines, one call
 //! takes the cloths of one kind (`workgroup_memory`). Sleeping follows the kernel's rules
 //! exactly (the same measure, the same threshold, the same wake test), so the twin's cloths
