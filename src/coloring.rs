@@ -11,9 +11,10 @@
 //! UV sphere's pole) would need as many colors as it has constraints, one dispatch each, and more
 //! than a fused workgroup's table holds. So greedy coloring stops at [`MAX_DISTANCE_COLORS`]
 //! (bending stencils at [`MAX_STENCIL_COLORS`]), and what does not fit goes into one *serial*
-//! color after them, which one thread solves record after record (Gauss–Seidel within the
-//! color, so a hub converges as well as its colored neighbours do). Meshes of ordinary valence
-//! (a grid takes 8 and 12, a Delaunay sheet about 9 and 18) never reach the bound.
+//! color after them (one per [`SERIAL_UNITS`]), which one thread solves record after record
+//! (Gauss–Seidel within the color, so a hub converges as well as its colored neighbours do).
+//! Meshes of ordinary valence (a grid takes 8 and 12, a Delaunay sheet about 9 and 18) never
+//! reach the bound.
 
 use std::ops::Range;
 
@@ -41,6 +42,12 @@ pub const MAX_DISTANCE_COLORS: usize = 24;
 
 /// As [`MAX_DISTANCE_COLORS`], for bending stencils (four particles each, so more conflicts).
 pub const MAX_STENCIL_COLORS: usize = 32;
+
+/// The most units (constraints, or bending stencils) of one serial color: a larger overflow
+/// takes several, one after another. One thread walks a serial color, and llvmpipe (lavapipe)
+/// ends an invocation's loops after 65 535 iterations in all, silently: a serial color within
+/// this bound runs whole there, as it does on a GPU.
+pub const SERIAL_UNITS: u32 = 16384;
 
 // The greedy colorings keep a particle's colors in one 64-bit word.
 const _: () = assert!(MAX_DISTANCE_COLORS <= 64 && MAX_STENCIL_COLORS <= 64);
@@ -228,16 +235,19 @@ impl ColoredConstraints {
             .collect()
     }
 
-    /// Threads one dispatch of color `c` takes: one per record, one per bending stencil (two
-    /// records), one for a serial color.
-    pub fn color_threads(&self, c: usize) -> u32 {
+    /// Units of color `c`: its constraints, a bending stencil (two records) counting once.
+    pub fn color_units(&self, c: usize) -> u32 {
         let n = self.colors[c].end - self.colors[c].start;
+        if self.is_stencil_color(c) { n / 2 } else { n }
+    }
+
+    /// Threads one dispatch of color `c` takes: one a unit ([`Self::color_units`]), one for a
+    /// serial color.
+    pub fn color_threads(&self, c: usize) -> u32 {
         if self.serial[c] {
             1
-        } else if self.is_stencil_color(c) {
-            n / 2
         } else {
-            n
+            self.color_units(c)
         }
     }
 
@@ -438,7 +448,7 @@ fn color_stencils(quads: &[[u32; 4]], particle_count: usize) -> Coloring {
 }
 
 /// Sorts by color, the `overflow` constraints of color `cap` (those greedy coloring found no
-/// free color for) last, as one serial color.
+/// free color for) last, as serial colors of at most [`SERIAL_UNITS`] each.
 fn with_serial(color: Vec<u32>, mut counts: Vec<u32>, cap: usize, overflow: u32) -> Coloring {
     if overflow > 0 {
         counts.resize(cap + 1, 0);
@@ -446,8 +456,15 @@ fn with_serial(color: Vec<u32>, mut counts: Vec<u32>, cap: usize, overflow: u32)
     }
     let mut coloring = sort_by_color(&color, &counts);
     coloring.serial = vec![false; coloring.ranges.len()];
-    if let (true, Some(last)) = (overflow > 0, coloring.serial.last_mut()) {
-        *last = true;
+    if overflow > 0 {
+        let last = coloring.ranges.pop().expect("the overflow's range");
+        coloring.serial.pop();
+        for start in (last.start..last.end).step_by(SERIAL_UNITS as usize) {
+            coloring
+                .ranges
+                .push(start..(start + SERIAL_UNITS).min(last.end));
+            coloring.serial.push(true);
+        }
     }
     coloring
 }

@@ -2,7 +2,8 @@
 //! stencils on a full grid, bounded whatever the valence, and a broken coloring is caught.
 
 use chiffon::coloring::{
-    ColoredConstraints, Coloring, MAX_DISTANCE_COLORS, MAX_STENCIL_COLORS, color_constraints,
+    ColoredConstraints, Coloring, MAX_DISTANCE_COLORS, MAX_STENCIL_COLORS, SERIAL_UNITS,
+    color_constraints,
 };
 use chiffon::config::{ColorRange, StepParams};
 use chiffon::{Cloth, ClothBuilder, ClothDesc, Constraint, ConstraintKind, Pinning};
@@ -184,6 +185,31 @@ fn a_hub_of_2000_spokes_takes_a_bounded_number_of_colors() {
     *parallel.serial.last_mut().unwrap() = false;
     let err = parallel.validate(&pairs, n).unwrap_err();
     assert!(err.to_string().contains("appears twice"), "{err}");
+}
+
+/// A hub of 40 000 spokes: its overflow is split into serial colors of at most
+/// `SERIAL_UNITS`, one after another, since llvmpipe ends one thread's loops after 65 535
+/// iterations (a 70 000-triangle fan parted from its CPU twin by 0.13 mm in 10 frames on
+/// lavapipe with one serial color; `chiffon conform --mesh` now gives 0.0 m).
+#[test]
+fn a_hubs_overflow_is_split_into_serial_colors_one_thread_can_walk() {
+    let spokes = 40_000u32;
+    let pairs: Vec<[u32; 2]> = (1..=spokes).map(|k| [0, k]).collect();
+    let n = spokes as usize + 1;
+    let coloring = color_constraints(&pairs, n);
+    coloring.validate(&pairs, n).unwrap();
+    let serial: Vec<u32> = (coloring.ranges.iter().zip(&coloring.serial))
+        .filter(|(_, s)| **s)
+        .map(|(r, _)| r.end - r.start)
+        .collect();
+    let overflow = spokes - MAX_DISTANCE_COLORS as u32;
+    assert_eq!(
+        serial.len() as u32,
+        overflow.div_ceil(SERIAL_UNITS),
+        "{serial:?}"
+    );
+    assert!(serial.iter().all(|&n| n <= SERIAL_UNITS), "{serial:?}");
+    assert_eq!(serial.iter().sum::<u32>(), overflow);
 }
 
 /// A disc of 300 triangles round one vertex, as a cloth: its distance and stencil colors are

@@ -166,11 +166,12 @@ fn a_uv_spheres_poles_and_a_cones_apex_simulate() {
     }
 }
 
-/// GPU = CPU (bit for bit on llvmpipe) for a fan beside a grid in one world, on each path: the
-/// serial colors run the same on both backends, in the per-color kernels and the fused one.
+/// GPU = CPU (bit for bit on llvmpipe) for two fans beside a grid in one world, on each path:
+/// the serial colors (the two fans' merged, on the global path) run the same on both backends,
+/// in the per-color kernels and the fused one.
 #[test]
-fn a_fan_beside_a_grid_matches_on_both_backends() {
-    let ctx = common::gpu_or_return!("a_fan_beside_a_grid_matches_on_both_backends");
+fn fans_beside_a_grid_match_on_both_backends() {
+    let ctx = common::gpu_or_return!("fans_beside_a_grid_match_on_both_backends");
     let drum = cloth(fan(80), rim(80));
     assert_bounded("fan of 80", &drum);
     let sheet = ClothBuilder::grid(16, 16)
@@ -188,6 +189,8 @@ fn a_fan_beside_a_grid_matches_on_both_backends() {
             let mut world = World::new(backend, SolverParams::default(), config).unwrap();
             let a = world.add(&drum, ClothOptions::default()).unwrap();
             let b = world.add(&sheet, ClothOptions::default()).unwrap();
+            // A second fan: on the global path the two fans' serial colors merge.
+            let c = world.add(&drum, ClothOptions::default()).unwrap();
             for k in 0..60 {
                 world
                     .step(if k % 2 == 0 { 1.0 / 60.0 } else { 1.0 / 75.0 })
@@ -195,17 +198,18 @@ fn a_fan_beside_a_grid_matches_on_both_backends() {
             }
             let fused = paths == PathChoice::Fused
                 && (ctx.fuses_cloths() || matches!(backend, Backend::Cpu));
-            for h in [a, b] {
+            for h in [a, b, c] {
                 let path = world.path(h).unwrap();
                 assert_eq!(matches!(path, ClothPath::Fused { .. }), fused, "{path:?}");
             }
             let mut x = world.positions(a).unwrap();
             x.extend(world.positions(b).unwrap());
+            x.extend(world.positions(c).unwrap());
             ends.push(x);
         }
         let d = chiffon::conformance::deviation(&ends[0], &ends[1]);
         eprintln!(
-            "fan beside a grid, {paths:?}: GPU − CPU at most {:.3e} m",
+            "fans beside a grid, {paths:?}: GPU − CPU at most {:.3e} m",
             d.max_m
         );
         if ctx.info().name.to_lowercase().contains("llvmpipe") {

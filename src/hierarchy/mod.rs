@@ -31,7 +31,7 @@
 use std::ops::Range;
 
 use crate::cloth::Cloth;
-use crate::coloring::ColoredConstraints;
+use crate::coloring::{ColoredConstraints, SERIAL_UNITS};
 use crate::config::{PARENTS, Prolongation};
 use crate::constraint::{Constraint, LIMIT_KIND, LIMIT_SHARE_SCALE};
 use crate::error::Result;
@@ -189,40 +189,63 @@ impl Hierarchy {
     /// are in ascending particle order; `particle_count` is the world's.
     pub(crate) fn concat(parts: &[Part<'_>], particle_count: usize) -> Result<Self> {
         // Color c of `of(part)` (a range of the part's colors) of every part, one after
-        // another, becomes one merged color; a serial color (at most the last of a part's
-        // range) merges only with serial ones, after the others, so it never makes a color
-        // that could run in parallel serial.
+        // another, becomes one merged color. A serial color (the last of a part's range) merges
+        // only with serial ones, after the others, so it never makes a color that could run in
+        // parallel serial; each part's serial colors, in order, go to the first merged serial
+        // color after its previous one with room (`coloring::SERIAL_UNITS`), so none grows past
+        // what one thread walks whole on every adapter.
         fn merge_colors(
             parts: &[Part<'_>],
             constraints: &mut Vec<Constraint>,
             colors: &mut Vec<(Range<u32>, bool)>,
             of: &dyn Fn(&Part<'_>) -> Option<Range<u32>>,
         ) {
-            for serial in [false, true] {
-                let own = |p: &Part<'_>| -> Vec<u32> {
-                    let h = &p.hierarchy.constraints;
-                    of(p).map_or_else(Vec::new, |r| {
-                        r.filter(|&c| h.is_serial_color(c as usize) == serial)
-                            .collect()
-                    })
-                };
-                let count = parts.iter().map(|p| own(p).len()).max().unwrap_or(0);
-                for color in 0..count {
-                    let start = constraints.len() as u32;
-                    for part in parts {
-                        let Some(&own) = own(part).get(color) else {
-                            continue;
-                        };
-                        let r = &part.hierarchy.constraints.colors()[own as usize];
-                        constraints.extend(
-                            part.hierarchy.constraints.constraints()
-                                [r.start as usize..r.end as usize]
-                                .iter()
-                                .map(|c| c.shifted(part.base).with_material(part.material)),
-                        );
-                    }
-                    colors.push((start..constraints.len() as u32, serial));
+            let own = |p: &Part<'_>, serial: bool| -> Vec<u32> {
+                let h = &p.hierarchy.constraints;
+                of(p).map_or_else(Vec::new, |r| {
+                    r.filter(|&c| h.is_serial_color(c as usize) == serial)
+                        .collect()
+                })
+            };
+            // Which part's colors make each merged color, in order.
+            let parallel = parts.iter().map(|p| own(p, false).len()).max().unwrap_or(0);
+            let mut merged: Vec<(Vec<(usize, u32)>, bool)> = (0..parallel)
+                .map(|color| {
+                    let from = (parts.iter().enumerate())
+                        .filter_map(|(k, p)| own(p, false).get(color).map(|&c| (k, c)))
+                        .collect();
+                    (from, false)
+                })
+                .collect();
+            let mut room: Vec<u32> = Vec::new();
+            for (k, p) in parts.iter().enumerate() {
+                let mut after = 0;
+                for c in own(p, true) {
+                    let n = p.hierarchy.constraints.color_units(c as usize);
+                    let bin = (after..room.len())
+                        .find(|&b| room[b] >= n)
+                        .unwrap_or_else(|| {
+                            room.push(SERIAL_UNITS);
+                            merged.push((Vec::new(), true));
+                            room.len() - 1
+                        });
+                    room[bin] -= n.min(room[bin]);
+                    merged[parallel + bin].0.push((k, c));
+                    after = bin + 1;
                 }
+            }
+            for (from, serial) in merged {
+                let start = constraints.len() as u32;
+                for (k, own) in from {
+                    let part = &parts[k];
+                    let r = &part.hierarchy.constraints.colors()[own as usize];
+                    constraints.extend(
+                        part.hierarchy.constraints.constraints()[r.start as usize..r.end as usize]
+                            .iter()
+                            .map(|c| c.shifted(part.base).with_material(part.material)),
+                    );
+                }
+                colors.push((start..constraints.len() as u32, serial));
             }
         }
         let mut constraints = Vec::new();

@@ -23,12 +23,13 @@ use crate::hierarchy::{Hierarchy, Part};
 use crate::tethers::Tethers;
 
 /// The most colors a cloth on the fused path may have (its color table has room for this many
-/// per cloth); a cloth with more would take the global path. Full grids have 20, meshes about
-/// 27, and no coloring more than 58: a fan's hub, past the bound, fills one serial color
-/// ([`crate::coloring::MAX_DISTANCE_COLORS`]).
+/// per cloth); a cloth with more takes the global path. Full grids have 20, meshes about 27,
+/// and a coloring at most 58: a fan's hub, past the bound, fills a serial color
+/// ([`crate::coloring::MAX_DISTANCE_COLORS`]), one more per
+/// [`crate::coloring::SERIAL_UNITS`] of overflow (a hub of tens of thousands of triangles).
 pub const MAX_COLORS: usize = 64;
 
-// Every cloth's colors fit the fused table: the bounded colors and a serial one of each kind.
+// A cloth's colors fit the fused table with a serial color of each kind.
 const _: () = assert!(
     crate::coloring::MAX_DISTANCE_COLORS + crate::coloring::MAX_STENCIL_COLORS + 2 <= MAX_COLORS
 );
@@ -103,8 +104,9 @@ impl Layout {
     ) -> Result<Self> {
         let path_of = |c: &Cloth| {
             let n = c.particle_count() as u32;
-            // A cloth with more colors than the fused table holds (none that a coloring
-            // makes: it is bounded) is solved on the global path, which has no bound.
+            // A cloth with more colors than the fused table holds (only a hub's overflow of
+            // more than `SERIAL_UNITS` makes one) is solved on the global path, which has no
+            // bound.
             if paths != PathChoice::Global && n <= fused_max_particles && fuses_colors(c) {
                 ClothPath::Fused {
                     workgroup_memory: n <= workgroup_capacity,
