@@ -58,6 +58,16 @@ pub(crate) fn unordered(u: u32) -> f32 {
     }
 }
 
+/// Twin of `color_walk` (common.wgsl): where thread `t` starts in a color and how far it
+/// steps, in records (`width` records a unit, `stride` between a thread's units); a serial
+/// color is walked by thread 0 alone, unit after unit.
+pub(crate) fn color_walk(range: &ColorRange, t: u32, width: u32, stride: u32) -> (u32, u32) {
+    if range.serial != 0 {
+        return (if t == 0 { 0 } else { range.count }, width);
+    }
+    (width * t, stride)
+}
+
 /// Twin of `cross3` (common.wgsl).
 #[inline]
 pub(crate) fn cross3(a: Vec3, b: Vec3) -> Vec3 {
@@ -201,16 +211,6 @@ pub(crate) fn solve_pair(
     *lambda = lambda0 + d_lambda;
     *pi = (pi.xyz() + dir * (d_lambda * wi)).extend(pi.w);
     *pj = (pj.xyz() - dir * (d_lambda * wj)).extend(pj.w);
-}
-
-/// Twin of `color_walk` (common.wgsl): where thread `t` starts in a color and how far it
-/// steps, in records (`width` records a unit, `stride` between a thread's units); a serial
-/// color is walked by thread 0 alone, unit after unit.
-pub(crate) fn color_walk(range: &ColorRange, t: u32, width: u32, stride: u32) -> (u32, u32) {
-    if range.serial != 0 {
-        return (if t == 0 { 0 } else { range.count }, width);
-    }
-    (width * t, stride)
 }
 
 /// Twin of `is_structural` (common.wgsl): the strain limit applies to a structural edge
