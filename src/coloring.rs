@@ -88,8 +88,7 @@ impl ColoredConstraints {
             ));
         }
         let distance_pairs: Vec<[u32; 2]> = distances.iter().map(|&k| pairs[k as usize]).collect();
-        let mut coloring =
-            color_constraints_within(&distance_pairs, particle_count, MAX_DISTANCE_COLORS);
+        let mut coloring = color_constraints(&distance_pairs, particle_count);
         for k in &mut coloring.order {
             *k = distances[*k as usize];
         }
@@ -395,18 +394,17 @@ fn validate_stencils(constraints: &[Constraint], coloring: &Coloring) -> Result<
 }
 
 /// Colors bending stencils (four particles each), greedily: no particle twice in a color, at
-/// most [`MAX_STENCIL_COLORS`] colors, the stencils that fit none of them in one serial color
+/// most [`MAX_STENCIL_COLORS`] colors, the stencils that fit none of them in serial colors
 /// after them.
 fn color_stencils(quads: &[[u32; 4]], particle_count: usize) -> Coloring {
     let cap = MAX_STENCIL_COLORS;
-    let mut masks = ColorMasks::new(particle_count, cap);
+    let mut masks = ColorMasks::new(particle_count);
     let mut color = Vec::with_capacity(quads.len());
     let mut counts: Vec<u32> = Vec::new();
     let mut overflow = 0;
     for q in quads {
         let [a, b, c, d] = *q;
-        let row = |p: u32| masks.row(p);
-        let used = row(a)[0] | row(b)[0] | row(c)[0] | row(d)[0];
+        let used = masks.row(a) | masks.row(b) | masks.row(c) | masks.row(d);
         let k = (!used).trailing_zeros();
         if k as usize >= cap {
             color.push(cap as u32);
@@ -469,59 +467,49 @@ fn with_serial(color: Vec<u32>, mut counts: Vec<u32>, cap: usize, overflow: u32)
     coloring
 }
 
-/// Per-particle bit sets of the colors already touching each particle.
+/// Per-particle bit sets of the colors already touching each particle: one word each, as a
+/// coloring has at most 64 colors before its serial ones.
 struct ColorMasks {
-    words: usize,
     bits: Vec<u64>,
 }
 
 impl ColorMasks {
-    fn new(particle_count: usize, max_colors: usize) -> Self {
-        let words = max_colors.div_ceil(64).max(1);
+    fn new(particle_count: usize) -> Self {
         Self {
-            words,
-            bits: vec![0; particle_count * words],
+            bits: vec![0; particle_count],
         }
     }
-    fn row(&self, p: u32) -> &[u64] {
-        let s = p as usize * self.words;
-        &self.bits[s..s + self.words]
+    fn row(&self, p: u32) -> u64 {
+        self.bits[p as usize]
     }
     fn is_free(&self, [i, j]: [u32; 2], c: u32) -> bool {
-        let (w, b) = (c as usize / 64, 1u64 << (c % 64));
-        (self.row(i)[w] | self.row(j)[w]) & b == 0
+        (self.row(i) | self.row(j)) & (1u64 << c) == 0
     }
     /// The lowest color below `cap` free at both particles, if any.
     fn lowest_free(&self, [i, j]: [u32; 2], cap: usize) -> Option<u32> {
-        let (a, b) = (self.row(i), self.row(j));
-        (0..self.words)
-            .find_map(|w| {
-                let used = a[w] | b[w];
-                (used != u64::MAX).then(|| (w * 64) as u32 + (!used).trailing_zeros())
-            })
-            .filter(|&c| (c as usize) < cap)
+        let c = (!(self.row(i) | self.row(j))).trailing_zeros();
+        ((c as usize) < cap).then_some(c)
     }
     fn set(&mut self, [i, j]: [u32; 2], c: u32, on: bool) {
-        let (w, b) = (c as usize / 64, 1u64 << (c % 64));
         for p in [i, j] {
-            let slot = &mut self.bits[p as usize * self.words + w];
-            if on { *slot |= b } else { *slot &= !b }
+            let slot = &mut self.bits[p as usize];
+            if on {
+                *slot |= 1u64 << c
+            } else {
+                *slot &= !(1u64 << c)
+            }
         }
     }
 }
 
 /// Colors `pairs` (particle index pairs, each `< particle_count`) and returns the sorted order:
-/// at most [`MAX_DISTANCE_COLORS`] colors, then the pairs that fit none of them as one serial
-/// color.
+/// at most [`MAX_DISTANCE_COLORS`] colors, then the pairs that fit none of them as serial
+/// colors.
 ///
 /// Panics only on malformed input (an index out of range), which the cloth builder rules out.
 pub fn color_constraints(pairs: &[[u32; 2]], particle_count: usize) -> Coloring {
-    color_constraints_within(pairs, particle_count, MAX_DISTANCE_COLORS)
-}
-
-/// [`color_constraints`] with at most `cap` colors before the serial one.
-fn color_constraints_within(pairs: &[[u32; 2]], particle_count: usize, cap: usize) -> Coloring {
-    let mut masks = ColorMasks::new(particle_count, cap);
+    let cap = MAX_DISTANCE_COLORS;
+    let mut masks = ColorMasks::new(particle_count);
     let mut color = Vec::with_capacity(pairs.len());
     let mut counts: Vec<u32> = Vec::new();
     let mut overflow = 0;

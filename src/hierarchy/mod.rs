@@ -200,27 +200,30 @@ impl Hierarchy {
             colors: &mut Vec<(Range<u32>, bool)>,
             of: &dyn Fn(&Part<'_>) -> Option<Range<u32>>,
         ) {
-            let own = |p: &Part<'_>, serial: bool| -> Vec<u32> {
-                let h = &p.hierarchy.constraints;
-                of(p).map_or_else(Vec::new, |r| {
-                    r.filter(|&c| h.is_serial_color(c as usize) == serial)
-                        .collect()
+            // Each part's colors of the range, parallel ones and serial ones.
+            let own: Vec<(Vec<u32>, Vec<u32>)> = parts
+                .iter()
+                .map(|p| {
+                    let h = &p.hierarchy.constraints;
+                    of(p)
+                        .unwrap_or_default()
+                        .partition(|&c| !h.is_serial_color(c as usize))
                 })
-            };
+                .collect();
             // Which part's colors make each merged color, in order.
-            let parallel = parts.iter().map(|p| own(p, false).len()).max().unwrap_or(0);
+            let parallel = own.iter().map(|o| o.0.len()).max().unwrap_or(0);
             let mut merged: Vec<(Vec<(usize, u32)>, bool)> = (0..parallel)
                 .map(|color| {
-                    let from = (parts.iter().enumerate())
-                        .filter_map(|(k, p)| own(p, false).get(color).map(|&c| (k, c)))
+                    let from = (own.iter().enumerate())
+                        .filter_map(|(k, o)| o.0.get(color).map(|&c| (k, c)))
                         .collect();
                     (from, false)
                 })
                 .collect();
             let mut room: Vec<u32> = Vec::new();
-            for (k, p) in parts.iter().enumerate() {
+            for (k, (p, o)) in parts.iter().zip(&own).enumerate() {
                 let mut after = 0;
-                for c in own(p, true) {
+                for &c in &o.1 {
                     let n = p.hierarchy.constraints.color_units(c as usize);
                     let bin = (after..room.len())
                         .find(|&b| room[b] >= n)
