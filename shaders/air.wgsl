@@ -84,9 +84,7 @@ fn triangle_air(area: vec3<f32>, u: vec3<f32>) -> vec3<f32> {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn air_winds(thread: Thread) {
     let i = thread_index(thread);
-    if (i >= air.particle_count) {
-        return;
-    }
+    if (i >= air.particle_count) { return; }
     winds[i] = vec4<f32>(wind_at(positions[i].xyz), 0.0);
 }
 
@@ -94,9 +92,7 @@ fn air_winds(thread: Thread) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn air_forces(thread: Thread) {
     let t = thread_index(thread);
-    if (t >= table[0]) {
-        return;
-    }
+    if (t >= table[0]) { return; }
     let corner = 2u + table[1] + 1u + 3u * table[0] + 3u * t;
     let a = table[corner];
     let b = table[corner + 1u];
@@ -116,14 +112,10 @@ fn air_forces(thread: Thread) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn apply_air(thread: Thread) {
     let i = thread_index(thread);
-    if (i >= air.particle_count) {
-        return;
-    }
+    if (i >= air.particle_count) { return; }
     let p = positions[i];
     // Pinned particles (inverse mass 0) never move.
-    if (p.w <= 0.0) {
-        return;
-    }
+    if (p.w <= 0.0) { return; }
     let incident = 2u + table[1] + 1u;
     var force = vec3<f32>(0.0);
     for (var k = table[2u + i]; k < table[3u + i]; k = k + 1u) {

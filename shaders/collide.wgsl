@@ -10,9 +10,7 @@
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn collide(thread: Thread) {
     let i = free_particle(thread);
-    if (i == NO_PARTICLE) {
-        return;
-    }
+    if (i == NO_PARTICLE) { return; }
     let p = positions[i];
     let q = previous[i];
     let contact = collide_all(params.collider_count, params.t_from, params.t_to, p.xyz, q.xyz, substep_pull(params));

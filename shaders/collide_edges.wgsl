@@ -253,9 +253,7 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn edge_contacts(thread: Thread) {
     let t = thread_index(thread);
-    if (t >= triangle_table[0]) {
-        return;
-    }
+    if (t >= triangle_table[0]) { return; }
     let at = corners_start() + 3u * t;
     let i0 = triangle_table[at];
     let i1 = triangle_table[at + 1u];
@@ -268,9 +266,7 @@ fn edge_contacts(thread: Thread) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn apply_edge_contacts(thread: Thread) {
     let i = free_particle(thread);
-    if (i == NO_PARTICLE) {
-        return;
-    }
+    if (i == NO_PARTICLE) { return; }
     let p = positions[i];
     var moved = vec3<f32>(0.0);
     var largest = 0.0;
@@ -297,9 +293,7 @@ fn apply_edge_contacts(thread: Thread) {
         }
     }
     let len = length(moved);
-    if (len <= 0.0) {
-        return;
-    }
+    if (len <= 0.0) { return; }
     let dir = moved / len;
     let q = previous[i];
     let into = min(dot(p.xyz - q.xyz, dir), 0.0);

@@ -8,9 +8,7 @@
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn check_health(thread: Thread) {
     let i = thread_index(thread);
-    if (i >= params.particle_count) {
-        return;
-    }
+    if (i >= params.particle_count) { return; }
     if (is_bad(params, positions[i].xyz)) {
         // Both fields only go down: the lowest bad particle, the first frame that found one
         // (a storage pointer cannot be passed to a shared function, so this is written out

@@ -9,9 +9,7 @@
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn integrate(thread: Thread) {
     let i = thread_index(thread);
-    if (i >= params.particle_count) {
-        return;
-    }
+    if (i >= params.particle_count) { return; }
     let p = positions[i];
     let q = previous[i];
     // A pinned particle (inverse mass 0) moves only while the host carries it over the frame

@@ -15,9 +15,7 @@
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn compute_normals(thread: Thread) {
     let i = thread_index(thread);
-    if (i >= mesh.particle_count) {
-        return;
-    }
+    if (i >= mesh.particle_count) { return; }
     var sum = vec3<f32>(0.0);
     for (var k = offsets[i]; k < offsets[i + 1u]; k = k + 1u) {
         let t = incident[k] * 3u;

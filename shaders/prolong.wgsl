@@ -8,15 +8,11 @@
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn prolong(thread: Thread) {
     let k = thread_index(thread);
-    if (k >= range.count) {
-        return;
-    }
+    if (k >= range.count) { return; }
     let e = prolongations[range.start + k];
     let p = positions[e.particle];
     // Pinned (and held) particles stay where they are.
-    if (p.w == 0.0) {
-        return;
-    }
+    if (p.w == 0.0) { return; }
     var moved = vec3<f32>(0.0);
     for (var m = 0u; m < 4u; m++) {
         let s = e.parents[m];

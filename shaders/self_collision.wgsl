@@ -102,9 +102,7 @@ fn builds() -> bool {
 // builds anyway, and skips it.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn self_check(thread: Thread) {
-    if (params.t_from == 0.0) {
-        return;
-    }
+    if (params.t_from == 0.0) { return; }
     if (thread.local == 0u) {
         for (var a = 0u; a < 3u; a++) {
             atomicStore(&low[a], 0xffffffffu);
@@ -135,9 +133,7 @@ fn self_check(thread: Thread) {
 // moves is wider than an eighth of the distance on any axis.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn self_plan(thread: Thread) {
-    if (thread_index(thread) != 0u) {
-        return;
-    }
+    if (thread_index(thread) != 0u) { return; }
     let s = state();
     var build = params.t_from == 0.0 || atomicLoad(&table[s + STATE_OVERFLOW]) != 0u;
     let most = params.self_distance * 0.125;
@@ -165,9 +161,7 @@ fn hash_clear(thread: Thread) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn hash_count(thread: Thread) {
     let i = thread_index(thread);
-    if (i >= params.particle_count || !builds()) {
-        return;
-    }
+    if (i >= params.particle_count || !builds()) { return; }
     let b = bucket(cell_of(positions[i].xyz));
     hash[i] = b;
     atomicAdd(&table[b], 1u);
@@ -201,15 +195,11 @@ fn hash_scan_blocks(
     if (local == 0u) {
         building = u32(builds());
     }
-    if (workgroupUniformLoad(&building) == 0u) {
-        return;
-    }
+    if (workgroupUniformLoad(&building) == 0u) { return; }
     // A dispatch split over y has padding workgroups past the last block: their totals would
     // land on the lists' state after the block sums.
     let block = group.y * groups.x + group.x;
-    if (block >= params.hash_cells / WORKGROUP_SIZE) {
-        return;
-    }
+    if (block >= params.hash_cells / WORKGROUP_SIZE) { return; }
     let c = block * WORKGROUP_SIZE + local;
     var v = 0u;
     if (c < params.hash_cells) {
@@ -230,9 +220,7 @@ fn hash_scan_sums(@builtin(local_invocation_index) local: u32) {
     if (local == 0u) {
         building = u32(builds());
     }
-    if (workgroupUniformLoad(&building) == 0u) {
-        return;
-    }
+    if (workgroupUniformLoad(&building) == 0u) { return; }
     let blocks = params.hash_cells / WORKGROUP_SIZE;
     var carried = 0u;
     for (var base = 0u; base < blocks; base += WORKGROUP_SIZE) {
@@ -255,9 +243,7 @@ fn hash_scan_sums(@builtin(local_invocation_index) local: u32) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn hash_scan_add(thread: Thread) {
     let c = thread_index(thread);
-    if (c >= params.hash_cells || !builds()) {
-        return;
-    }
+    if (c >= params.hash_cells || !builds()) { return; }
     let offset = atomicLoad(&table[sums() + c / WORKGROUP_SIZE]);
     atomicAdd(&table[starts() + c], offset);
     atomicStore(&table[c], 0u);
@@ -269,9 +255,7 @@ fn hash_scan_add(thread: Thread) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn hash_scatter(thread: Thread) {
     let i = thread_index(thread);
-    if (i >= params.particle_count || !builds()) {
-        return;
-    }
+    if (i >= params.particle_count || !builds()) { return; }
     let b = hash[i];
     let slot = atomicAdd(&table[b], 1u);
     hash[params.particle_count + atomicLoad(&table[starts() + b]) + slot] = i;
@@ -282,9 +266,7 @@ fn hash_scatter(thread: Thread) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn hash_sort(thread: Thread) {
     let c = thread_index(thread);
-    if (c >= params.hash_cells || !builds()) {
-        return;
-    }
+    if (c >= params.hash_cells || !builds()) { return; }
     let n = params.particle_count;
     let start = n + atomicLoad(&table[starts() + c]);
     let end = n + atomicLoad(&table[starts() + c + 1u]);
@@ -404,9 +386,7 @@ fn near_pair(i: u32, j: u32, pi: vec4<f32>, pj: vec4<f32>, ri: vec4<f32>, radius
 fn self_candidates(thread: Thread) {
     let i = thread_index(thread);
     let n = params.particle_count;
-    if (i >= n || !builds()) {
-        return;
-    }
+    if (i >= n || !builds()) { return; }
     let pi = positions[i];
     moved[n + i] = pi;
     let row = list_start(i);
@@ -439,15 +419,11 @@ fn self_candidates(thread: Thread) {
 fn self_collide(thread: Thread) {
     let i = thread_index(thread);
     let n = params.particle_count;
-    if (i >= n) {
-        return;
-    }
+    if (i >= n) { return; }
     let pi = positions[i];
     moved[i] = pi;
     // Pinned and held particles stay where they are (others are pushed off them).
-    if (pi.w == 0.0) {
-        return;
-    }
+    if (pi.w == 0.0) { return; }
     let row = list_start(i);
     let count = hash[row];
     var total = vec3<f32>(0.0);

@@ -7,8 +7,6 @@
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn snapshot_nodes(thread: Thread) {
     let k = thread_index(thread);
-    if (k >= range.count) {
-        return;
-    }
+    if (k >= range.count) { return; }
     snapshot[k] = positions[nodes[k]];
 }

@@ -9,15 +9,11 @@
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn solve_tethers(thread: Thread) {
     let i = free_particle(thread);
-    if (i == NO_PARTICLE) {
-        return;
-    }
+    if (i == NO_PARTICLE) { return; }
     let p = positions[i];
     // Slots fill nearest first: no first anchor, no tethers; no second, the first twice.
     let first = tethers[i * TETHER_SLOTS];
-    if (first.anchor == NO_ANCHOR) {
-        return;
-    }
+    if (first.anchor == NO_ANCHOR) { return; }
     var second = tethers[i * TETHER_SLOTS + 1u];
     if (second.anchor == NO_ANCHOR) {
         second = first;

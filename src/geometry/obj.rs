@@ -593,18 +593,16 @@ mod tests {
         let text = "g 𝄞a\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\ng b𝄞\nf 3 2 1\n";
         let want = read(text.as_bytes(), "t").unwrap().0;
         for little in [true, false] {
-            let mut bytes = if little {
-                vec![0xFF, 0xFE]
+            // The byte-order mark is U+FEFF in the text's own byte order.
+            let order = if little {
+                u16::to_le_bytes
             } else {
-                vec![0xFE, 0xFF]
+                u16::to_be_bytes
             };
-            for u in text.encode_utf16() {
-                bytes.extend(if little {
-                    u.to_le_bytes()
-                } else {
-                    u.to_be_bytes()
-                });
-            }
+            let bytes: Vec<u8> = std::iter::once(0xFEFF)
+                .chain(text.encode_utf16())
+                .flat_map(order)
+                .collect();
             // From 3: the byte-order mark is looked for in the first chunk.
             for capacity in 3..=9 {
                 let input = std::io::BufReader::with_capacity(capacity, &bytes[..]);

@@ -70,123 +70,80 @@ const WALKER_BONES: [Bone; 13] = {
         }
     }
     const fn limb(
+        body: Body,
         parent: Option<usize>,
-        joint: Vec3,
+        joint: [f32; 3],
         len: f32,
         radii: (f32, f32),
         swing: Swing,
     ) -> Bone {
         Bone {
             parent,
-            body: Body::Hips,
-            joint,
+            body,
+            joint: Vec3::from_array(joint),
             end: Vec3::new(0.0, -len, 0.0),
             radii,
             swing,
         }
     }
-    [
+    // The left limbs (x > 0): body (an upper arm hangs from the shoulders; the body of a bone
+    // with a parent is its parent's), parent (the left bone above), joint, length, radii, swing.
+    #[rustfmt::skip]
+    const LEFT: [Bone; 4] = [
+        limb(Body::Upper, None, [0.23, 1.4, 0.0], 0.28, (0.05, 0.042), Swing::Arm(1.0)),
+        limb(Body::Hips, Some(5), [0.0, -0.28, 0.0], 0.26, (0.042, 0.035), Swing::Elbow(1.0)),
+        limb(Body::Hips, None, [0.1, 0.92, 0.0], 0.42, (0.075, 0.055), Swing::Thigh(1.0)),
+        limb(Body::Hips, Some(9), [0.0, -0.42, 0.0], 0.42, (0.052, 0.04), Swing::Knee(1.0)),
+    ];
+    // A left limb's right twin: its joint mirrored in x, its swing the other way, its parent
+    // the right bone (each right bone follows its left one).
+    const fn mirrored(left: Bone) -> Bone {
+        Bone {
+            parent: match left.parent {
+                Some(p) => Some(p + 1),
+                None => None,
+            },
+            joint: Vec3::new(0.0 - left.joint.x, left.joint.y, left.joint.z), // 0 stays +0
+            swing: match left.swing {
+                Swing::Thigh(s) => Swing::Thigh(-s),
+                Swing::Knee(s) => Swing::Knee(-s),
+                Swing::Arm(s) => Swing::Arm(-s),
+                Swing::Elbow(s) => Swing::Elbow(-s),
+                Swing::Fixed => Swing::Fixed,
+            },
+            ..left
+        }
+    }
+    // The trunk: body, joint, the capsule's far end from it, radii.
+    #[rustfmt::skip]
+    let trunk = [
         // Pelvis, across the hips.
-        bone(
-            Body::Hips,
-            Vec3::new(-0.09, 0.93, 0.0),
-            Vec3::new(0.18, 0.0, 0.0),
-            (0.12, 0.12),
-        ),
+        bone(Body::Hips, Vec3::new(-0.09, 0.93, 0.0), Vec3::new(0.18, 0.0, 0.0), (0.12, 0.12)),
         // Torso, waist to chest.
-        bone(
-            Body::Upper,
-            Vec3::new(0.0, 1.0, 0.0),
-            Vec3::new(0.0, 0.3, 0.0),
-            (0.13, 0.16),
-        ),
+        bone(Body::Upper, Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.0, 0.3, 0.0), (0.13, 0.16)),
         // Shoulders.
-        bone(
-            Body::Upper,
-            Vec3::new(-0.17, 1.4, 0.0),
-            Vec3::new(0.34, 0.0, 0.0),
-            (0.07, 0.07),
-        ),
+        bone(Body::Upper, Vec3::new(-0.17, 1.4, 0.0), Vec3::new(0.34, 0.0, 0.0), (0.07, 0.07)),
         // Neck.
-        bone(
-            Body::Upper,
-            Vec3::new(0.0, 1.42, 0.0),
-            Vec3::new(0.0, 0.12, 0.0),
-            (0.05, 0.05),
-        ),
-        // Head (a sphere: a capsule of one point).
-        bone(
-            Body::Upper,
-            Vec3::new(0.0, 1.65, 0.01),
-            Vec3::ZERO,
-            (0.11, 0.11),
-        ),
-        // Upper arms (body: the shoulders of the upper body; see `walker_poses`).
-        Bone {
-            body: Body::Upper,
-            ..limb(
-                None,
-                Vec3::new(0.23, 1.4, 0.0),
-                0.28,
-                (0.05, 0.042),
-                Swing::Arm(1.0),
-            )
-        },
-        Bone {
-            body: Body::Upper,
-            ..limb(
-                None,
-                Vec3::new(-0.23, 1.4, 0.0),
-                0.28,
-                (0.05, 0.042),
-                Swing::Arm(-1.0),
-            )
-        },
-        // Forearms.
-        limb(
-            Some(5),
-            Vec3::new(0.0, -0.28, 0.0),
-            0.26,
-            (0.042, 0.035),
-            Swing::Elbow(1.0),
-        ),
-        limb(
-            Some(6),
-            Vec3::new(0.0, -0.28, 0.0),
-            0.26,
-            (0.042, 0.035),
-            Swing::Elbow(-1.0),
-        ),
-        // Thighs.
-        limb(
-            None,
-            Vec3::new(0.1, 0.92, 0.0),
-            0.42,
-            (0.075, 0.055),
-            Swing::Thigh(1.0),
-        ),
-        limb(
-            None,
-            Vec3::new(-0.1, 0.92, 0.0),
-            0.42,
-            (0.075, 0.055),
-            Swing::Thigh(-1.0),
-        ),
-        // Shins.
-        limb(
-            Some(9),
-            Vec3::new(0.0, -0.42, 0.0),
-            0.42,
-            (0.052, 0.04),
-            Swing::Knee(1.0),
-        ),
-        limb(
-            Some(10),
-            Vec3::new(0.0, -0.42, 0.0),
-            0.42,
-            (0.052, 0.04),
-            Swing::Knee(-1.0),
-        ),
+        bone(Body::Upper, Vec3::new(0.0, 1.42, 0.0), Vec3::new(0.0, 0.12, 0.0), (0.05, 0.05)),
+        // Head: a capsule of one point.
+        bone(Body::Upper, Vec3::new(0.0, 1.65, 0.01), Vec3::ZERO, (0.11, 0.11)),
+    ];
+    [
+        trunk[0],
+        trunk[1],
+        trunk[2],
+        trunk[3],
+        trunk[4],
+        // The limbs, each on the left and then mirrored onto the right: upper arms (body: the
+        // shoulders of the upper body; see `walker_poses`), forearms, thighs, shins.
+        LEFT[0],
+        mirrored(LEFT[0]),
+        LEFT[1],
+        mirrored(LEFT[1]),
+        LEFT[2],
+        mirrored(LEFT[2]),
+        LEFT[3],
+        mirrored(LEFT[3]),
     ]
 };
 

@@ -128,17 +128,14 @@ pub fn asset(name: &str) -> String {
 
 /// `text` as UTF-16 with its byte order mark (as some Windows tools write OBJ files).
 pub fn utf16_with_bom(text: &str, big_endian: bool) -> Vec<u8> {
-    let mut bytes = if big_endian {
-        vec![0xFE, 0xFF]
+    // The mark is U+FEFF in the text's own byte order.
+    let order = if big_endian {
+        u16::to_be_bytes
     } else {
-        vec![0xFF, 0xFE]
+        u16::to_le_bytes
     };
-    for unit in text.encode_utf16() {
-        bytes.extend(if big_endian {
-            unit.to_be_bytes()
-        } else {
-            unit.to_le_bytes()
-        });
-    }
-    bytes
+    std::iter::once(0xFEFF)
+        .chain(text.encode_utf16())
+        .flat_map(order)
+        .collect()
 }
