@@ -26,11 +26,14 @@ struct StepParams {
     self_distance: f32,        // self-collision: distance kept between particles (m); 0 = off
     self_friction: f32,        // self-collision: Coulomb friction between particles
     hash_cells: u32,           // self-collision: cells of the spatial hash
-    strain_limit: f32,         // longest a structural edge may be after contact, × rest; 0 = none
-    limit_sweeps: u32,         // sweeps of the strain limit over the colors a substep
+    strain_limit: f32,         // what the strain limit shortens a structural edge to, × rest; 0 = none
+    limit_sweeps: u32,         // sweeps of the strain limit over the colors in a substep with contact
     limit_holds: u32,          // 1: the limit holds what static friction holds (box frames)
-    pad2: u32,
+    end_sweeps: u32,           // sweeps of the limit in the frame's last substep instead, over-relaxed; 0 = as the others
 }
+
+// The over-relaxation of the strain limit's frame-end sweeps (Rust: config::LIMIT_END_RELAX).
+const LIMIT_END_RELAX: f32 = 1.8;
 
 // The slice of the color-sorted constraint buffer one `solve_color` dispatch covers
 // (Rust: config::ColorRange).
@@ -360,7 +363,8 @@ fn solve_pair(params: StepParams, con: Constraint, pi: vec4<f32>, pj: vec4<f32>,
 
 // The strain limit (SolverParams::strain_limit) on one constraint (CPU:
 // cpu::common::limit_pair): a structural edge (kind 0, not a stencil) longer than `limit` ×
-// its rest length is shortened to it, its ends moving along it by their inverse masses. An end
+// its rest length is shortened to it (by `relax` × its excess: `limit_relax`), its ends moving
+// along it by their inverse masses. An end
 // that contact holds stays (`held`, as a coarse level's limit reads it) in frames whose
 // StepParams say so (`limit_held`); in others it moves too. `moved` is false when nothing
 // changed (then the caller writes nothing). Shared by limit_color and the fused kernel.
@@ -385,7 +389,20 @@ fn limit_held(params: StepParams, wi: f32, wj: f32) -> vec2<f32> {
     return select(vec2<f32>(0.0), vec2<f32>(wi, wj), params.limit_holds != 0u);
 }
 
-fn limit_pair(limit: f32, con: Constraint, pi: vec4<f32>, pj: vec4<f32>, held: vec2<f32>) -> Limited {
+// How many times the strain limit sweeps in a substep (CPU: cpu::common::limit_sweeps_in):
+// `end_sweeps` in the frame's last substep (`last`) when the frame has them, else
+// `limit_sweeps`.
+fn limit_sweeps_in(params: StepParams, last: bool) -> u32 {
+    return select(params.limit_sweeps, params.end_sweeps, last && params.end_sweeps > 0u);
+}
+
+// The factor of the strain limit's corrections in a substep (CPU: cpu::common::limit_relax):
+// LIMIT_END_RELAX in the frame-end sweeps, 1 in any other.
+fn limit_relax(params: StepParams, last: bool) -> f32 {
+    return select(1.0, LIMIT_END_RELAX, last && params.end_sweeps > 0u);
+}
+
+fn limit_pair(limit: f32, relax: f32, con: Constraint, pi: vec4<f32>, pj: vec4<f32>, held: vec2<f32>) -> Limited {
     let unchanged = Limited(pi, pj, false);
     if (!is_structural(con)) {
         return unchanged;
@@ -403,7 +420,7 @@ fn limit_pair(limit: f32, con: Constraint, pi: vec4<f32>, pj: vec4<f32>, held: v
         return unchanged;
     }
     let len = sqrt(len2);
-    let k = (len - longest) / (len * w_sum);
+    let k = (len - longest) * relax / (len * w_sum);
     return Limited(vec4<f32>(pi.xyz - d * (k * wi), pi.w), vec4<f32>(pj.xyz + d * (k * wj), pj.w), true);
 }
 

@@ -262,13 +262,14 @@ fn integrate_and_solve(params: StepParams, s: u32, cloth: ClothRecord, local: u3
 
 // The strain limit after contact (limit_color's sweeps, `limit_pair` in common.wgsl) over its
 // own colors (a copy of the cloth's structural edges), or in frames that hold what static
-// friction holds over the cloth's first `limit_colors` colors, `limit_sweeps` times, when the frame has one: a barrier first (collide moved
-// every thread's own particles) and after each color (the next color, or the next substep's
-// integrate, reads particles this one moved).
-fn limit_strain(params: StepParams, cloth: ClothRecord, local: u32) {
-    if (params.strain_limit <= 0.0) {
-        return;
-    }
+// friction holds over the cloth's first `limit_colors` colors, `limit_sweeps` times (in the
+// frame's last substep, `last`, `end_sweeps` times over-relaxed when there are any), when the
+// frame has one: a barrier first (collide moved every thread's own particles) and after each
+// color (the next color, or the next substep's integrate, reads particles this one moved).
+fn limit_strain(params: StepParams, cloth: ClothRecord, local: u32, last: bool) {
+    let sweeps = limit_sweeps_in(params, last);
+    if (params.strain_limit <= 0.0 || sweeps == 0u) { return; }
+    let relax = limit_relax(params, last);
     let offset = cloth.particle_offset;
     sync();
     var first = cloth.strain_first;
@@ -277,7 +278,7 @@ fn limit_strain(params: StepParams, cloth: ClothRecord, local: u32) {
         first = 0u;
         count = cloth.limit_colors;
     }
-    for (var sweep = 0u; sweep < params.limit_sweeps; sweep++) {
+    for (var sweep = 0u; sweep < sweeps; sweep++) {
         for (var c = first; c < first + count; c++) {
             let range = fused_color(cloth.color_offset + c);
             let walk = color_walk(range, local, 1u, WORKGROUP_SIZE);
@@ -287,7 +288,7 @@ fn limit_strain(params: StepParams, cloth: ClothRecord, local: u32) {
                     continue;
                 }
                 let held = limit_held(params, previous[con.i].w, previous[con.j].w);
-                let limited = limit_pair(params.strain_limit, con, load_x(offset, con.i), load_x(offset, con.j), held);
+                let limited = limit_pair(params.strain_limit, relax, con, load_x(offset, con.i), load_x(offset, con.j), held);
                 if (limited.moved) {
                     store_x(offset, con.i, limited.pi);
                     store_x(offset, con.j, limited.pj);
@@ -351,9 +352,7 @@ fn solve_cloths(
     // One workgroup per fused cloth; this pipeline takes only the cloths kept where it keeps
     // them (the other pipeline takes the rest).
     let cloth = cloth_record(group.x);
-    if ((cloth.shared_memory == 1u) != SHARED_MEMORY) {
-        return;
-    }
+    if ((cloth.shared_memory == 1u) != SHARED_MEMORY) { return; }
     let sleeping = frame.sleep_frames > 0u;
     if (sleeping) {
         // Thread 0 reads the cloth's rest state (read_write storage: not uniform to the
@@ -377,9 +376,7 @@ fn solve_cloths(
                 atomicStore(&high[a], 0u);
             }
         }
-        if (workgroupUniformLoad(&asleep) == 1u) {
-            return;
-        }
+        if (workgroupUniformLoad(&asleep) == 1u) { return; }
     }
     let offset = cloth.particle_offset;
     let end = offset + cloth.particle_count;
@@ -389,14 +386,15 @@ fn solve_cloths(
         }
     }
     for (var s = 0u; s < frame.substeps; s++) {
+        let last = s + 1u == frame.substeps;
         if (s == 0u) {
             integrate_and_solve(first, s, cloth, local);
             tethers_and_collide(first, s, cloth, local);
-            limit_strain(first, cloth, local);
+            limit_strain(first, cloth, local, last);
         } else {
             integrate_and_solve(rest, s, cloth, local);
             tethers_and_collide(rest, s, cloth, local);
-            limit_strain(rest, cloth, local);
+            limit_strain(rest, cloth, local, last);
         }
     }
     // llvmpipe ends every loop of an invocation once its loops have run 65 535 iterations in

@@ -21,9 +21,7 @@
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn solve_color(thread: Thread) {
     let k = thread_index(thread);
-    if (k >= color.count) {
-        return;
-    }
+    if (k >= color.count) { return; }
     // A color of bending stencils: thread k takes the k-th (records 2k and 2k + 1); a serial
     // color, thread 0 every record in turn (`color_walk`).
     if ((constraints[color.start].packed & STENCIL) != 0u) {
@@ -83,13 +81,13 @@ fn solve_distance_record(index: u32) {
 // of the cloths' colors; a structural edge longer than the limit is shortened to it
 // (`limit_pair`, common.wgsl), any other record is left alone. Same bindings as solve_color
 // (the multipliers and materials unused): within a color no two edges share a particle. The
-// host sweeps the colors `limit_sweeps` times.
+// host sweeps the colors `limit_sweeps` times (`end_sweeps` in the frame's last substep, the one
+// whose t_to is 1, over-relaxed).
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn limit_color(thread: Thread) {
     let k = thread_index(thread);
-    if (k >= color.count) {
-        return;
-    }
+    if (k >= color.count) { return; }
+    let relax = limit_relax(params, params.t_to == 1.0);
     let walk = color_walk(color, k, 1u, color.count);
     for (var at = walk.x; at < color.count; at += walk.y) {
         let c = constraints[color.start + at];
@@ -97,7 +95,7 @@ fn limit_color(thread: Thread) {
             continue;
         }
         let held = limit_held(params, previous[c.i].w, previous[c.j].w);
-        let limited = limit_pair(params.strain_limit, c, positions[c.i], positions[c.j], held);
+        let limited = limit_pair(params.strain_limit, relax, c, positions[c.i], positions[c.j], held);
         if (limited.moved) {
             positions[c.i] = limited.pi;
             positions[c.j] = limited.pj;

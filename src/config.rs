@@ -87,15 +87,24 @@ pub struct StepParams {
     /// What the strain limit's sweeps shorten a structural edge to, as a multiple of its rest
     /// length (`SolverParams::limit_aim`); 0 when there is no limit.
     pub strain_limit: f32,
-    /// Sweeps of the strain limit over the colors each substep
-    /// (`SolverParams::limit_sweeps`).
+    /// Sweeps of the strain limit over the colors in each substep with contact
+    /// (`SolverParams::limit_sweeps`; 0 in a frame without).
     pub limit_sweeps: u32,
     /// 1 when the strain limit holds the particles static friction holds
     /// (`SolverParams::limit_holds`), else 0.
     pub limit_holds: u32,
-    /// Padding to a multiple of 16 bytes.
-    pub pad2: u32,
+    /// Sweeps of the strain limit in the frame's last substep instead, each correction
+    /// over-relaxed by [`LIMIT_END_RELAX`] (`SolverParams::end_sweeps`; 0: that substep sweeps
+    /// as the others).
+    pub end_sweeps: u32,
 }
+
+/// How far the strain limit's frame-end sweeps ([`StepParams::end_sweeps`]) over-relax each
+/// correction: an edge past the aim is shortened by 1.8 × its excess, which a run of edges
+/// stretched one after another needs (plain sweeps carry a correction one edge a sweep; 20
+/// sweeps brought the irregular sheet's worst frame to 1.150, over-relaxed 1.080:
+/// docs/quality.md, "The limit at the frame's end"). `LIMIT_END_RELAX` in common.wgsl.
+pub const LIMIT_END_RELAX: f32 = 1.8;
 
 /// Uniform block of `solve_color` (`ColorRange` in `shaders/common.wgsl`): which slice of the
 /// color-sorted constraint buffer one dispatch solves, whether it is the substep's first
@@ -558,7 +567,7 @@ pub const GPU_STRUCTS: &[GpuStructLayout] = &[
         strain_limit,
         limit_sweeps,
         limit_holds,
-        pad2
+        end_sweeps
     }),
     layout!(ColliderRecord {
         kind,

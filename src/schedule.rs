@@ -22,11 +22,12 @@
 //!   self-collide  when self-collision is on: the spatial hash built by counting sort, then
 //!             each particle pushed off the others near it (`shaders/self_collision.wgsl`)
 //!   collide   when there is a collider (`shaders/collide.wgsl`)
-//!   limit     when there is contact (or SolverParams::strain_limit_frames is All) and a
-//!             strain limit (SolverParams::strain_limit): `params::LIMIT_SWEEPS` sweeps over
-//!             the limit's own colors (one over the cloths' distance colors in frames with a
-//!             box) shortening each structural edge longer than the aim (`limit_color`,
-//!             `shaders/solve_color.wgsl`)
+//!   limit     when there is contact and a strain limit (SolverParams::strain_limit):
+//!             `params::LIMIT_SWEEPS` sweeps over the limit's own colors (one over the
+//!             cloths' distance colors in frames with a box) shortening each structural edge
+//!             longer than the aim (`limit_color`, `shaders/solve_color.wgsl`); with
+//!             SolverParams::strain_limit_frames All, the frame's last substep sweeps
+//!             `params::LIMIT_END_SWEEPS` times instead, over-relaxed, with contact or not
 //!   collide   with a box among the colliders: each triangle pushed off the boxes' edges and
 //!             corners (`shaders/collide_edges.wgsl`), after the limit so that its pull
 //!             cannot drag a triangle back over an edge
@@ -237,8 +238,12 @@ pub struct FrameSchedule {
     /// How many colors the limit stage sweeps from `limit_first`; 0 when the stage does not
     /// run ([`SolverParams::active_strain_limit`]).
     pub limit_colors: u32,
-    /// How many times the limit stage sweeps them ([`SolverParams::limit_sweeps`]).
+    /// How many times the limit stage sweeps them in each substep
+    /// ([`SolverParams::limit_sweeps`]; 0 in a frame without contact).
     pub limit_sweeps: u32,
+    /// How many times it sweeps them in the frame's last substep instead, over-relaxed
+    /// ([`SolverParams::end_sweeps`]; 0: that substep sweeps as the others).
+    pub end_sweeps: u32,
     /// True when the collide stage also keeps the boxes' edges and corners out of the
     /// triangles (a box among the colliders, and triangles on the global path).
     pub box_edges: bool,
@@ -278,6 +283,7 @@ impl FrameSchedule {
             limit_first: 0,
             limit_colors: 1,
             limit_sweeps: crate::params::LIMIT_SWEEPS,
+            end_sweeps: crate::params::LIMIT_END_SWEEPS,
             box_edges: true,
             air: true,
             global: true,
@@ -323,9 +329,14 @@ impl FrameSchedule {
             if self.collide {
                 exec.stage(Stage::Collide, &mut std::iter::once(Pass::Collide(s)));
             }
-            if self.limit_colors > 0 {
+            let sweeps = if s + 1 == global_substeps && self.end_sweeps > 0 {
+                self.end_sweeps
+            } else {
+                self.limit_sweeps
+            };
+            if self.limit_colors > 0 && sweeps > 0 {
                 let colors = self.limit_first..self.limit_first + self.limit_colors;
-                let mut limits = (0..self.limit_sweeps)
+                let mut limits = (0..sweeps)
                     .flat_map(|_| colors.clone())
                     .map(|color| Pass::LimitColor { color, substep: s });
                 exec.stage(Stage::Limit, &mut limits);
@@ -532,7 +543,7 @@ fn step_params(params: &SolverParams, c: StepCoefficients, h: f64) -> StepParams
         strain_limit: params.limit_aim().unwrap_or(0.0),
         limit_sweeps: params.limit_sweeps(),
         limit_holds: params.limit_holds() as u32,
-        pad2: 0,
+        end_sweeps: params.end_sweeps(),
     }
 }
 
@@ -604,6 +615,7 @@ mod tests {
             limit_first: 0,
             limit_colors: 0,
             limit_sweeps: 0,
+            end_sweeps: 0,
             box_edges: false,
             air: false,
             global: true,
@@ -639,6 +651,20 @@ mod tests {
         };
         assert_eq!(limited.dispatches(), s.dispatches() + 2 * 4 * 4);
         assert_eq!(limited.stages(), s.stages() + 2);
+        // The limit at the frame's end: 20 sweeps in the last substep instead of its 4.
+        let ends = FrameSchedule {
+            end_sweeps: 20,
+            ..limited
+        };
+        assert_eq!(ends.dispatches(), limited.dispatches() + (20 - 4) * 4);
+        assert_eq!(ends.stages(), limited.stages());
+        // Without contact only the last substep sweeps: one limit stage a frame.
+        let ends_only = FrameSchedule {
+            limit_sweeps: 0,
+            ..ends
+        };
+        assert_eq!(ends_only.dispatches(), s.dispatches() + 20 * 4);
+        assert_eq!(ends_only.stages(), s.stages() + 1);
         // Air: three kernels once a frame, in a stage of their own, on either path.
         let windy = FrameSchedule { air: true, ..s };
         assert_eq!(windy.dispatches(), s.dispatches() + 3);

@@ -532,7 +532,7 @@ impl Collider {
 /// automatic divergence limit), `colliders` (a list of `Collider`), `self_collision` (bool,
 /// or a dict with `thickness` (m, None: automatic) and `friction`), `strain_limit` (a factor
 /// ≥ 1, or None for none), `strain_limit_frames` ("contact", the default, or "all": every
-/// frame, a cloth that hangs free too).
+/// frame also ends within it, a cloth that hangs free too).
 #[pyclass(module = "chiffon", frozen)]
 #[derive(Clone)]
 struct SolverParams(chiffon::SolverParams);

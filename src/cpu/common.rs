@@ -4,7 +4,7 @@
 
 use glam::{Vec3, Vec4, Vec4Swizzles};
 
-use crate::config::{ColorRange, PIN_MOVING, PIN_TO, StepParams};
+use crate::config::{ColorRange, LIMIT_END_RELAX, PIN_MOVING, PIN_TO, StepParams};
 use crate::constraint::{Constraint, LIMIT_SHARE_SCALE};
 use crate::integrator::verlet_next;
 
@@ -232,13 +232,34 @@ pub(crate) fn limit_held(params: &StepParams, wi: f32, wj: f32) -> (f32, f32) {
     }
 }
 
+/// Twin of `limit_sweeps_in` (common.wgsl): how many times the strain limit sweeps in a
+/// substep, `end_sweeps` in the frame's last (`last`) when the frame has them.
+pub(crate) fn limit_sweeps_in(params: &StepParams, last: bool) -> u32 {
+    if last && params.end_sweeps > 0 {
+        params.end_sweeps
+    } else {
+        params.limit_sweeps
+    }
+}
+
+/// Twin of `limit_relax` (common.wgsl): the factor of the strain limit's corrections,
+/// [`LIMIT_END_RELAX`] in the frame-end sweeps, 1 in any other.
+pub(crate) fn limit_relax(params: &StepParams, last: bool) -> f32 {
+    if last && params.end_sweeps > 0 {
+        LIMIT_END_RELAX
+    } else {
+        1.0
+    }
+}
+
 /// Twin of `limit_pair` (common.wgsl): one structural edge (kind 0, not a stencil) longer than
-/// `limit` × its rest length shortened to it, its ends moving along it by their inverse
-/// masses; an end that contact holds (`held`, [`limit_held`]) stays. Shared by
-/// [`limit_color`] and the fused kernel's twin.
+/// `limit` × its rest length shortened to it (by `relax` × its excess, [`limit_relax`]), its
+/// ends moving along it by their inverse masses; an end that contact holds (`held`,
+/// [`limit_held`]) stays. Shared by [`limit_color`] and the fused kernel's twin.
 #[inline]
 pub(crate) fn limit_pair(
     limit: f32,
+    relax: f32,
     c: &Constraint,
     pi: &mut Vec4,
     pj: &mut Vec4,
@@ -259,7 +280,7 @@ pub(crate) fn limit_pair(
         return;
     }
     let len = len2.sqrt();
-    let k = (len - longest) / (len * w_sum);
+    let k = (len - longest) * relax / (len * w_sum);
     *pi = (pi.xyz() - d * (k * wi)).extend(pi.w);
     *pj = (pj.xyz() + d * (k * wj)).extend(pj.w);
 }

@@ -14,8 +14,8 @@ use rayon::prelude::*;
 
 use super::colliders::{collide_all, collider_wakes};
 use super::common::{
-    constraint_alpha, is_bad, is_structural, limit_held, limit_pair, solve_pair, solve_stencil,
-    stencil_weights, substep_pull, tether_pull,
+    constraint_alpha, is_bad, is_structural, limit_held, limit_pair, limit_relax, limit_sweeps_in,
+    solve_pair, solve_stencil, stencil_weights, substep_pull, tether_pull,
 };
 use super::health::report_bad;
 use super::integrate::integrate_particle;
@@ -272,7 +272,7 @@ fn solve_cloth(
         let params = if s == 0 { first } else { rest };
         integrate_and_solve(frame, params, s, shared, c);
         tethers_and_collide(frame, params, s, shared, c);
-        limit_strain(params, shared, c);
+        limit_strain(params, shared, c, s + 1 == frame.substeps);
     }
     c.positions
         .iter()
@@ -427,12 +427,15 @@ fn tethers_and_collide(
 
 /// Twin of `limit_strain` (solve_cloths.wgsl): the strain limit after contact over its own
 /// colors (a copy of the cloth's structural edges), or in frames that hold what static
-/// friction holds over the cloth's first `limit_colors` colors, `limit_sweeps` times, when
-/// the frame has one ([`limit_pair`], as `limit_color` runs it).
-fn limit_strain(params: &StepParams, shared: &Shared<'_>, c: &mut ClothSlices<'_>) {
-    if params.strain_limit <= 0.0 {
+/// friction holds over the cloth's first `limit_colors` colors, `limit_sweeps` times (in the
+/// frame's last substep, `last`, `end_sweeps` times over-relaxed when there are any), when the
+/// frame has one ([`limit_pair`], as `limit_color` runs it).
+fn limit_strain(params: &StepParams, shared: &Shared<'_>, c: &mut ClothSlices<'_>, last: bool) {
+    let sweeps = limit_sweeps_in(params, last);
+    if params.strain_limit <= 0.0 || sweeps == 0 {
         return;
     }
+    let relax = limit_relax(params, last);
     let record = c.record;
     let (first, count) = if params.limit_holds != 0 {
         (0, record.limit_colors)
@@ -441,7 +444,7 @@ fn limit_strain(params: &StepParams, shared: &Shared<'_>, c: &mut ClothSlices<'_
     };
     let colors = &shared.colors[(record.color_offset + first) as usize..][..count as usize];
     let offset = record.particle_offset;
-    for _ in 0..params.limit_sweeps {
+    for _ in 0..sweeps {
         for range in colors {
             for con in shared.constraints[range.range()]
                 .iter()
@@ -450,7 +453,7 @@ fn limit_strain(params: &StepParams, shared: &Shared<'_>, c: &mut ClothSlices<'_
                 let (i, j) = ((con.i - offset) as usize, (con.j - offset) as usize);
                 let (mut pi, mut pj) = (c.positions[i], c.positions[j]);
                 let held = limit_held(params, c.previous[i].w, c.previous[j].w);
-                limit_pair(params.strain_limit, con, &mut pi, &mut pj, held);
+                limit_pair(params.strain_limit, relax, con, &mut pi, &mut pj, held);
                 (c.positions[i], c.positions[j]) = (pi, pj);
             }
         }

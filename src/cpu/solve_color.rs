@@ -4,8 +4,8 @@ use glam::{Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
 use super::common::{
-    color_walk, is_structural, limit_held, limit_pair, material_slot, solve_pair, solve_stencil,
-    stencil_slot, stencil_weights,
+    color_walk, is_structural, limit_held, limit_pair, limit_relax, material_slot, solve_pair,
+    solve_stencil, stencil_slot, stencil_weights,
 };
 use super::{MIN_PER_TASK, SharedSlice};
 use crate::coloring::ColoredConstraints;
@@ -202,12 +202,14 @@ pub fn limit_color(
         .color(color)
         .expect("limit_color: the range is not one of the checked colors");
     check_particles("limit_color", constraints, positions, previous);
+    // The frame's last substep is the one that ends at t = 1.
+    let relax = limit_relax(params, params.t_to == 1.0);
     if color.is_serial() {
         // One thread, record after record (`color_walk`): the records may share particles.
         for c in batch.iter().filter(|c| is_structural(c)) {
             let (mut pi, mut pj) = (positions[c.i as usize], positions[c.j as usize]);
             let held = limit_held(params, previous[c.i as usize].w, previous[c.j as usize].w);
-            limit_pair(params.strain_limit, c, &mut pi, &mut pj, held);
+            limit_pair(params.strain_limit, relax, c, &mut pi, &mut pj, held);
             (positions[c.i as usize], positions[c.j as usize]) = (pi, pj);
         }
         return;
@@ -226,7 +228,7 @@ pub fn limit_color(
             )
         };
         let held = limit_held(params, previous[c.i as usize].w, previous[c.j as usize].w);
-        limit_pair(params.strain_limit, c, pi, pj, held);
+        limit_pair(params.strain_limit, relax, c, pi, pj, held);
     });
 }
 

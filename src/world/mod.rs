@@ -546,6 +546,7 @@ impl World {
             self_collision: self.params.self_collision.is_some() && l.global_particles > 0,
             collide: self.params.has_colliders(),
             limit_sweeps: self.params.limit_sweeps(),
+            end_sweeps: self.params.end_sweeps(),
             limit_first: limits.start,
             limit_colors: limits.end - limits.start,
             box_edges: self.params.has_boxes() && l.triangle_table.first().is_some_and(|&t| t > 0),

@@ -39,8 +39,8 @@ fn choices(names: &[&str]) -> String {
 }
 
 fn strain_limit_help() -> String {
-    let text = "With contact (in every frame with --strain-limit-frames all), the longest a \
-                structural edge may be after each substep, × its rest length, or none";
+    let text = "With contact, the longest a structural edge may be after each substep, × its \
+                rest length (with --strain-limit-frames all also at every frame's end), or none";
     match defaults().strain_limit {
         Some(f) => with_default(text, f),
         None => with_default(text, "none"),
@@ -86,8 +86,8 @@ fn projection_help() -> String {
 fn strain_limit_frames_help() -> String {
     with_default(
         &format!(
-            "Which frames run the strain limit: {} (all: a cloth that hangs free too; an \
-             irregular mesh's folds, docs/quality.md)",
+            "Which frames run the strain limit: {} (all: every frame also ends within it, \
+             a cloth that hangs free too; an irregular mesh's folds, docs/quality.md)",
             choices(&LimitFrames::ALL.map(LimitFrames::name))
         ),
         defaults().strain_limit_frames,
