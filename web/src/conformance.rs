@@ -104,7 +104,9 @@ async fn grid(ctx: &GpuContext, frames: u32) -> Result<Outcome> {
 /// tethers), pinned at its rim's highest-x particles and blown onto the ground; with `sphere`,
 /// also onto a sphere, as `a_non_grid_mesh_matches_...` does natively. Both match the CPU
 /// twin bit for bit on SwiftShader since the colliders stopped using `mix` (`docs/web.md`).
-async fn mesh(ctx: &GpuContext, frames: u32, sphere: bool) -> Result<Outcome> {
+/// With `limit`, the strain limit at 1.05 ends every frame too (`LimitFrames::All`: its
+/// over-relaxed sweeps in each frame's last substep).
+async fn mesh(ctx: &GpuContext, frames: u32, sphere: bool, limit: bool) -> Result<Outcome> {
     let obj = include_bytes!("../../assets/tablecloth.obj");
     let cloth = ClothBuilder::mesh(chiffon::geometry::obj::parse(obj, "tablecloth.obj")?)
         .pinning(Pinning::Box {
@@ -116,11 +118,15 @@ async fn mesh(ctx: &GpuContext, frames: u32, sphere: bool) -> Result<Outcome> {
     if sphere {
         colliders.push(Collider::sphere(Vec3::new(0.0, 0.8, 0.0), 0.25));
     }
-    let params = SolverParams {
+    let mut params = SolverParams {
         colliders,
         air: Some(chiffon::Air::wind(Vec3::new(-3.0, 0.0, 3.0)).with_gusts(0.3)),
         ..Default::default()
     };
+    if limit {
+        params.strain_limit = Some(1.05);
+        params.strain_limit_frames = chiffon::params::LimitFrames::All;
+    }
     let mut gpu = Solver::new(Backend::Gpu(ctx), &cloth, params.clone())?;
     let mut cpu = Solver::new(Backend::Cpu, &cloth, params)?;
     let mut cpu_ms = 0.0;
@@ -128,7 +134,11 @@ async fn mesh(ctx: &GpuContext, frames: u32, sphere: bool) -> Result<Outcome> {
         gpu.step(dt)?;
         timed(&mut cpu_ms, || cpu.step(dt))?;
     }
-    let name = if sphere { "mesh-sphere" } else { "mesh" };
+    let name = match (sphere, limit) {
+        (true, _) => "mesh-sphere",
+        (false, true) => "mesh-limit",
+        (false, false) => "mesh",
+    };
     let contacts = |c: &[Vec3]| {
         let mut touching = vec![("ground", on_ground(c, 0.65))];
         if sphere {
@@ -384,15 +394,16 @@ pub async fn run_conformance(
         let start = now_ms();
         let outcome = match scene {
             "grid" => grid(&ctx, frames).await,
-            "mesh" => mesh(&ctx, frames, false).await,
-            "mesh-sphere" => mesh(&ctx, frames, true).await,
+            "mesh" => mesh(&ctx, frames, false, false).await,
+            "mesh-sphere" => mesh(&ctx, frames, true, false).await,
+            "mesh-limit" => mesh(&ctx, frames, false, true).await,
             "world" => world(&ctx, frames, WorldScene::Auto).await,
             "world-sphere" => world(&ctx, frames, WorldScene::Sphere).await,
             "world-global" => world(&ctx, frames, WorldScene::Global).await,
             _ => {
                 return Err(JsError::new(&format!(
                     "no scene {scene:?}: the scenes are grid, mesh, world, world-global, \
-                     mesh-sphere and world-sphere"
+                     mesh-sphere, mesh-limit and world-sphere"
                 )));
             }
         }
