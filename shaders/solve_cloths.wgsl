@@ -303,7 +303,9 @@ fn limit_strain(params: StepParams, cloth: ClothRecord, local: u32, last: bool) 
 // tether reads only its anchors, which are pinned and which collide never moves), nor before
 // the next substep's integrate (own particles again). Substep s of the frame runs from
 // fraction s/S to (s+1)/S (the per-pass kernels read these from their substep's StepParams).
-fn tethers_and_collide(params: StepParams, s: u32, cloth: ClothRecord, local: u32) {
+// Without `tethers`, collide alone: the second collide of a frame's last substep, after the
+// limit's last barrier (frame_end_collides).
+fn tethers_and_collide(params: StepParams, s: u32, cloth: ClothRecord, local: u32, tethers: bool) {
     let t_from = f32(s) / f32(frame.substeps);
     let t_to = f32(s + 1u) / f32(frame.substeps);
     let offset = cloth.particle_offset;
@@ -314,7 +316,8 @@ fn tethers_and_collide(params: StepParams, s: u32, cloth: ClothRecord, local: u3
             continue;
         }
         var x = p.xyz;
-        if (cloth.tethers == 1u) {
+        let tethered = tethers && cloth.tethers == 1u;
+        if (tethered) {
             // As solve_tethers does: slots fill nearest first.
             let slots = tether_slots(cloth, i);
             let first = slots[0];
@@ -334,7 +337,7 @@ fn tethers_and_collide(params: StepParams, s: u32, cloth: ClothRecord, local: u3
             store_x(offset, i, vec4<f32>(contact.x, p.w));
             previous[i] = vec4<f32>(contact.x_prev, contact_flag(contact));
         } else {
-            if (cloth.tethers == 1u) {
+            if (tethered) {
                 store_x(offset, i, vec4<f32>(x, p.w));
             }
             if (q.w != 0.0) {
@@ -342,6 +345,13 @@ fn tethers_and_collide(params: StepParams, s: u32, cloth: ClothRecord, local: u3
             }
         }
     }
+}
+
+// True in a frame's last substep when it has end sweeps and colliders: it collides again after
+// the sweeps, as the schedule orders that substep, since they are over-relaxed and many, and
+// what they pull into a collider must go back out before the frame is shown.
+fn frame_end_collides(params: StepParams, last: bool) -> bool {
+    return last && params.end_sweeps > 0u && params.collider_count > 0u;
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -389,12 +399,14 @@ fn solve_cloths(
         let last = s + 1u == frame.substeps;
         if (s == 0u) {
             integrate_and_solve(first, s, cloth, local);
-            tethers_and_collide(first, s, cloth, local);
+            tethers_and_collide(first, s, cloth, local, true);
             limit_strain(first, cloth, local, last);
+            if (frame_end_collides(first, last)) { tethers_and_collide(first, s, cloth, local, false); }
         } else {
             integrate_and_solve(rest, s, cloth, local);
-            tethers_and_collide(rest, s, cloth, local);
+            tethers_and_collide(rest, s, cloth, local, true);
             limit_strain(rest, cloth, local, last);
+            if (frame_end_collides(rest, last)) { tethers_and_collide(rest, s, cloth, local, false); }
         }
     }
     // llvmpipe ends every loop of an invocation once its loops have run 65 535 iterations in

@@ -211,22 +211,24 @@ pub struct SolverParams {
     /// what stretches cloth past what one sweep restores (a sheet caught by a sphere or a
     /// table while the rest of it still falls); tethers do this job for pinned cloth. So the
     /// limit runs in frames with contact (colliders or self-collision; every frame when
-    /// [`Self::strain_limit_frames`] is [`LimitFrames::All`]): after the collide
-    /// stage, [`LIMIT_SWEEPS`] sweeps over the limit's own colors shorten each edge longer than
-    /// [`Self::limit_aim`] back to it, moving its ends by their inverse masses
+    /// [`Self::strain_limit_frames`] is [`LimitFrames::All`]): after each substep's collide
+    /// stage, [`LIMIT_SWEEPS`] sweep over the limit's own colors shortens each edge longer
+    /// than [`Self::limit_aim`] back to it, moving its ends by their inverse masses
     /// (`limit_pair` in `shaders/common.wgsl`: `limit_color` on the global path, the fused
-    /// kernel's `limit_strain` on the fused path); in frames with a box, one sweep that holds
-    /// what static friction holds ([`Self::limit_holds`]). In `[1, `[`MAX_STRAIN_LIMIT`]`]`.
+    /// kernel's `limit_strain` on the fused path), and the frame's last substep sweeps
+    /// [`LIMIT_CONTACT_END_SWEEPS`] times, over-relaxed, then collides again
+    /// ([`Self::end_sweeps`]), so that every frame ends within the limit; in frames with a
+    /// box, one sweep a substep that holds what static friction holds ([`Self::limit_holds`]).
+    /// In `[1, `[`MAX_STRAIN_LIMIT`]`]`.
     /// Default `Some(`[`DEFAULT_STRAIN_LIMIT`]`)` (docs/contact.md measures it).
     #[cfg_attr(feature = "serde", serde(default = "default_strain_limit"))]
     pub strain_limit: Option<f32>,
     /// Which frames run the strain limit: [`LimitFrames::Contact`] (the default: frames with
     /// a collider or self-collision) or [`LimitFrames::All`] (every frame ends within it, a
     /// cloth that hangs free too). A mesh whose triangulation is irregular leaves some edges
-    /// stretched in the folds of a drape that one sweep a substep does not hold (up to 1.29 ×
-    /// on the standard scene's jittered Delaunay sheet, where a grid stays at 1.12); `All`
-    /// with a limit of 1.05 holds them at 1.08 (docs/quality.md, "The limit at the frame's
-    /// end"), for a third more time.
+    /// stretched in the folds of a free drape (up to 1.29 × on the standard scene's jittered
+    /// Delaunay sheet, where a grid stays at 1.12); `All` with a limit of 1.05 holds them at
+    /// 1.08 (docs/quality.md, "The limit at the frame's end"), for a third more time.
     #[cfg_attr(feature = "serde", serde(default))]
     pub strain_limit_frames: LimitFrames,
 }
@@ -239,10 +241,10 @@ pub enum LimitFrames {
     /// hanging cloth costs what it did without it.
     #[default]
     Contact,
-    /// Every frame: frames with contact as [`Self::Contact`], and every frame's last substep
-    /// sweeps the limit [`LIMIT_END_SWEEPS`] times, over-relaxed
+    /// Every frame: frames with contact as [`Self::Contact`], and the last substep of a frame
+    /// without contact sweeps the limit [`LIMIT_END_SWEEPS`] times too, over-relaxed
     /// ([`SolverParams::end_sweeps`]), so that each frame ends within it: what an irregular
-    /// mesh's drape needs (docs/quality.md).
+    /// mesh's free drape needs (docs/quality.md).
     All,
 }
 
@@ -499,15 +501,19 @@ impl SolverParams {
 
     /// Sweeps of the strain limit in a frame's last substep, instead of
     /// [`Self::limit_sweeps`], each correction over-relaxed by
-    /// `config::LIMIT_END_RELAX` (1.8): [`LIMIT_END_SWEEPS`] with [`LimitFrames::All`] and
-    /// a limit, else 0 (and 0 in frames with a box, whose one sweep the edge pushes after it
-    /// need as it is).
+    /// `config::LIMIT_END_RELAX` (1.8), followed by a second collide in frames with colliders
+    /// (what the sweeps pulled into a collider goes back out): [`LIMIT_CONTACT_END_SWEEPS`] in
+    /// a frame with contact, whose other substeps sweep too, [`LIMIT_END_SWEEPS`] in a frame
+    /// without (with [`LimitFrames::All`]); 0 without a limit ([`Self::active_strain_limit`]),
+    /// and in frames with a box, whose one sweep a substep the edge pushes after it need as it
+    /// is.
     pub fn end_sweeps(&self) -> u32 {
-        let all = self.strain_limit_frames == LimitFrames::All;
-        if all && self.strain_limit.is_some() && !self.limit_holds() {
-            LIMIT_END_SWEEPS
-        } else {
+        if self.active_strain_limit().is_none() || self.limit_holds() {
             0
+        } else if self.limit_sweeps() > 0 {
+            LIMIT_CONTACT_END_SWEEPS
+        } else {
+            LIMIT_END_SWEEPS
         }
     }
 
@@ -523,20 +529,29 @@ impl SolverParams {
 }
 
 /// Sweeps of the strain limit ([`SolverParams::strain_limit`]) over its own colors each
-/// substep of a frame with contact and no box ([`SolverParams::limit_sweeps`]). One sweep
-/// leaves edges over the limit where the colors pull against each other; four bring a sheet
-/// draped on a ball from 1.14 to 1.11 × at rest and its worst frame from 1.56 to 1.26 (the
-/// table in docs/contact.md). Its own colors are a copy of the cloth's structural edges
-/// colored apart (`Hierarchy::strain_colors`), 4 on a grid, so four sweeps take 16
-/// dispatches where three over the cloth's 8 distance colors took 24.
-pub const LIMIT_SWEEPS: u32 = 4;
+/// substep of a frame with contact and no box ([`SolverParams::limit_sweeps`]) but the last,
+/// which sweeps [`LIMIT_CONTACT_END_SWEEPS`] times. With the frame-end sweeps, one a substep
+/// ends every contact scene of docs/contact.md as four did (within 0.005 at rest and in the
+/// worst frame), for 60 fewer dispatches a frame. Its own colors are a copy of the cloth's
+/// structural edges colored apart (`Hierarchy::strain_colors`), 4 on a grid.
+pub const LIMIT_SWEEPS: u32 = 1;
 
-/// Sweeps of the strain limit at each frame's end with [`LimitFrames::All`]
-/// ([`SolverParams::end_sweeps`]), in the frame's last substep, over-relaxed. Measured on the
-/// irregular 192² sheet of docs/quality.md ("The limit at the frame's end"), worst edge in
-/// any frame from 5 to 70 / at rest: 12 sweeps 1.156 / 1.045, 16 1.110, 20 1.080 / 1.045, 24
-/// 1.060; four plain sweeps in every substep (24 a frame) left 1.292 / 1.071.
+/// Sweeps of the strain limit at the end of a frame without contact, with
+/// [`LimitFrames::All`] ([`SolverParams::end_sweeps`]), in the frame's last substep,
+/// over-relaxed. Measured on the irregular 192² sheet of docs/quality.md ("The limit at the
+/// frame's end"), worst edge in any frame from 5 to 70 / at rest: 12 sweeps 1.156 / 1.045, 16
+/// 1.110, 20 1.080 / 1.045, 24 1.060; four plain sweeps in every substep (24 a frame) left
+/// 1.292 / 1.071.
 pub const LIMIT_END_SWEEPS: u32 = 20;
+
+/// Sweeps of the strain limit at the end of a frame with contact and no box
+/// ([`SolverParams::end_sweeps`]), over-relaxed, after which the frame collides again: fewer
+/// than [`LIMIT_END_SWEEPS`], since every other substep of such a frame sweeps too. On the
+/// contact scenes of docs/contact.md (worst frame / max at rest) 12 did what 20 did to the last
+/// digit but on the chaotic heap (every scene 1.090–1.118 / 1.090–1.095, from 1.16–1.24 /
+/// 1.09–1.11 with four sweeps a substep and none at the end); 8 left the towel's worst frame
+/// at 1.102 and the walking cape's at 1.110.
+pub const LIMIT_CONTACT_END_SWEEPS: u32 = 12;
 
 /// The share of the strain limit's allowance over the rest length that its sweeps aim at
 /// ([`SolverParams::limit_aim`]): a margin for what one color's corrections stretch of

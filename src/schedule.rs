@@ -23,11 +23,13 @@
 //!             each particle pushed off the others near it (`shaders/self_collision.wgsl`)
 //!   collide   when there is a collider (`shaders/collide.wgsl`)
 //!   limit     when there is contact and a strain limit (SolverParams::strain_limit):
-//!             `params::LIMIT_SWEEPS` sweeps over the limit's own colors (one over the
+//!             `params::LIMIT_SWEEPS` sweep over the limit's own colors (one over the
 //!             cloths' distance colors in frames with a box) shortening each structural edge
-//!             longer than the aim (`limit_color`, `shaders/solve_color.wgsl`); with
-//!             SolverParams::strain_limit_frames All, the frame's last substep sweeps
-//!             `params::LIMIT_END_SWEEPS` times instead, over-relaxed, with contact or not
+//!             longer than the aim (`limit_color`, `shaders/solve_color.wgsl`); the frame's
+//!             last substep sweeps `params::LIMIT_CONTACT_END_SWEEPS` times instead,
+//!             over-relaxed (not with a box; with SolverParams::strain_limit_frames All,
+//!             `params::LIMIT_END_SWEEPS` in a frame without contact)
+//!   collide   again after those end sweeps, when there is a collider
 //!   collide   with a box among the colliders: each triangle pushed off the boxes' edges and
 //!             corners (`shaders/collide_edges.wgsl`), after the limit so that its pull
 //!             cannot drag a triangle back over an edge
@@ -283,7 +285,8 @@ impl FrameSchedule {
             limit_first: 0,
             limit_colors: 1,
             limit_sweeps: crate::params::LIMIT_SWEEPS,
-            end_sweeps: crate::params::LIMIT_END_SWEEPS,
+            end_sweeps: crate::params::LIMIT_END_SWEEPS
+                .max(crate::params::LIMIT_CONTACT_END_SWEEPS),
             box_edges: true,
             air: true,
             global: true,
@@ -326,10 +329,11 @@ impl FrameSchedule {
                     .map(move |step| Pass::SelfCollision { step, substep: s });
                 exec.stage(Stage::SelfCollide, &mut kernels);
             }
+            let frame_end = s + 1 == global_substeps && self.end_sweeps > 0;
             if self.collide {
                 exec.stage(Stage::Collide, &mut std::iter::once(Pass::Collide(s)));
             }
-            let sweeps = if s + 1 == global_substeps && self.end_sweeps > 0 {
+            let sweeps = if frame_end {
                 self.end_sweeps
             } else {
                 self.limit_sweeps
@@ -340,6 +344,11 @@ impl FrameSchedule {
                     .flat_map(|_| colors.clone())
                     .map(|color| Pass::LimitColor { color, substep: s });
                 exec.stage(Stage::Limit, &mut limits);
+            }
+            // The frame-end sweeps are over-relaxed and many: what they pull into a collider
+            // goes back out before the frame is shown (a second collide in that substep).
+            if self.collide && frame_end {
+                exec.stage(Stage::Collide, &mut std::iter::once(Pass::Collide(s)));
             }
             if self.collide && self.box_edges {
                 exec.stage(
@@ -641,30 +650,32 @@ mod tests {
         };
         assert_eq!(boxed.dispatches(), s.dispatches() + 2 * 2);
         assert_eq!(boxed.stages(), s.stages() + 2);
-        // The strain limit: four sweeps over its own 4 colors (after the 12), a stage of its
+        // The strain limit: one sweep over its own 4 colors (after the 12), a stage of its
         // own, each substep.
         let limited = FrameSchedule {
             limit_first: 12,
             limit_colors: 4,
-            limit_sweeps: 4,
+            limit_sweeps: 1,
             ..s
         };
-        assert_eq!(limited.dispatches(), s.dispatches() + 2 * 4 * 4);
+        assert_eq!(limited.dispatches(), s.dispatches() + 2 * 4);
         assert_eq!(limited.stages(), s.stages() + 2);
-        // The limit at the frame's end: 20 sweeps in the last substep instead of its 4.
+        // The limit at the frame's end: 20 sweeps in the last substep instead of its one, and
+        // a second collide after them.
         let ends = FrameSchedule {
             end_sweeps: 20,
             ..limited
         };
-        assert_eq!(ends.dispatches(), limited.dispatches() + (20 - 4) * 4);
-        assert_eq!(ends.stages(), limited.stages());
-        // Without contact only the last substep sweeps: one limit stage a frame.
+        assert_eq!(ends.dispatches(), limited.dispatches() + (20 - 1) * 4 + 1);
+        assert_eq!(ends.stages(), limited.stages() + 1);
+        // Without contact only the last substep sweeps: one limit stage a frame, no collide.
         let ends_only = FrameSchedule {
             limit_sweeps: 0,
+            collide: false,
             ..ends
         };
-        assert_eq!(ends_only.dispatches(), s.dispatches() + 20 * 4);
-        assert_eq!(ends_only.stages(), s.stages() + 1);
+        assert_eq!(ends_only.dispatches(), s.dispatches() - 2 + 20 * 4);
+        assert_eq!(ends_only.stages(), s.stages() - 2 + 1);
         // Air: three kernels once a frame, in a stage of their own, on either path.
         let windy = FrameSchedule { air: true, ..s };
         assert_eq!(windy.dispatches(), s.dispatches() + 3);

@@ -424,9 +424,9 @@ fn a_non_grid_mesh_matches_over_a_long_random_dt_run_with_colliders() {
 
 /// The strain limit in every frame (`LimitFrames::All`) runs the limit stage in frames with
 /// no contact (its over-relaxed sweeps in each frame's last substep only), and in frames with
-/// contact also its plain sweeps in the others: GPU = CPU on the global path (a lone solver)
-/// and the fused path (a world), and the limit changes the run (without it the sheet ends
-/// elsewhere).
+/// contact also its plain sweep in the others and a second collide after the end sweeps: GPU =
+/// CPU on the global path (a lone solver) and the fused path (a world), and the limit changes
+/// the run (without it the sheet ends elsewhere).
 #[test]
 fn a_strain_limit_in_every_frame_matches_on_the_global_and_fused_paths() {
     use chiffon::params::LimitFrames;
@@ -449,7 +449,6 @@ fn a_strain_limit_in_every_frame_matches_on_the_global_and_fused_paths() {
 
 /// One scene of [`a_strain_limit_in_every_frame_matches_on_the_global_and_fused_paths`].
 fn limit_in_every_frame_matches(ctx: &chiffon::GpuContext, cloth: &Cloth, params: &SolverParams) {
-    use chiffon::params::LimitFrames;
     use chiffon::world::{ClothPath, PathChoice};
     use chiffon::{ClothOptions, World, WorldConfig};
     let dts = [1.0 / 60.0; 60];
@@ -465,7 +464,7 @@ fn limit_in_every_frame_matches(ctx: &chiffon::GpuContext, cloth: &Cloth, params
         Backend::Cpu,
         cloth,
         SolverParams {
-            strain_limit_frames: LimitFrames::Contact,
+            strain_limit: None,
             ..params.clone()
         },
     )

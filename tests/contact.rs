@@ -838,9 +838,15 @@ fn a_sheet_draped_over_a_sphere_keeps_within_the_strain_limit() {
         };
         let (free, free_worst) = run(&unlimited);
         let (last, worst) = run(&limited);
+        eprintln!(
+            "{backend:?}: without the limit {:.3} at the end, {free_worst:.3} at worst; with it \
+             {:.3} and {worst:.3}",
+            free.max, last.max
+        );
         // Without the limit (measured: 1.13 at the end, 1.84 on impact) the scene is one
-        // that stretches; with it, 1.090 and 1.13 (1.100 and 1.26 while the sweeps aimed at
-        // the limit itself, not under it: the ending edge is within the limit it promises).
+        // that stretches; with it, 1.090 at the end and in every frame, the impact's too,
+        // since each frame ends with the limit's over-relaxed sweeps (1.090 and 1.13 while
+        // only each substep swept, 1.100 and 1.26 while the sweeps aimed at the limit itself).
         assert!(
             free.max > 1.12 && free_worst > 1.6,
             "{backend:?}: the drop no longer stretches the sheet ({free:?}, {free_worst}): \
@@ -851,8 +857,9 @@ fn a_sheet_draped_over_a_sphere_keeps_within_the_strain_limit() {
             "{backend:?}: the draped sheet ends at {last:?}, past its strain limit of 1.1"
         );
         assert!(
-            worst < 1.25,
-            "{backend:?}: on impact its worst edge reached {worst}"
+            worst <= 1.1,
+            "{backend:?}: a frame ended with an edge at {worst}, past the strain limit of 1.1 \
+             (the impact)"
         );
     }
 }

@@ -271,8 +271,12 @@ fn solve_cloth(
     for s in 0..frame.substeps {
         let params = if s == 0 { first } else { rest };
         integrate_and_solve(frame, params, s, shared, c);
-        tethers_and_collide(frame, params, s, shared, c);
-        limit_strain(params, shared, c, s + 1 == frame.substeps);
+        tethers_and_collide(frame, params, s, shared, c, true);
+        let last = s + 1 == frame.substeps;
+        limit_strain(params, shared, c, last);
+        if frame_end_collides(params, last) {
+            tethers_and_collide(frame, params, s, shared, c, false);
+        }
     }
     c.positions
         .iter()
@@ -377,14 +381,15 @@ fn integrate_and_solve(
     }
 }
 
-/// Twin of `tethers_and_collide`: each particle's tethers, then the colliders, for substep `s`
-/// of the frame (from fraction s/S to (s+1)/S).
+/// Twin of `tethers_and_collide`: each particle's tethers (with `tethers`), then the
+/// colliders, for substep `s` of the frame (from fraction s/S to (s+1)/S).
 fn tethers_and_collide(
     frame: &FusedFrame,
     params: &StepParams,
     s: u32,
     shared: &Shared<'_>,
     c: &mut ClothSlices<'_>,
+    tethers: bool,
 ) {
     let record = c.record;
     let offset = record.particle_offset;
@@ -397,7 +402,7 @@ fn tethers_and_collide(
             continue;
         }
         let mut x = p.xyz();
-        if record.tethers == 1 {
+        if tethers && record.tethers == 1 {
             let slots = &shared.tethers[(offset as usize + i) * TETHER_SLOTS..][..TETHER_SLOTS];
             if let Some((first, second)) = anchor_pair(slots) {
                 let a = c.positions[local(first.anchor)].xyz();
@@ -423,6 +428,12 @@ fn tethers_and_collide(
         }
         c.positions[i] = x.extend(p.w);
     }
+}
+
+/// Twin of `frame_end_collides`: true in a frame's last substep when it has end sweeps and
+/// colliders, which collides again after the sweeps (the schedule's order for that substep).
+fn frame_end_collides(params: &StepParams, last: bool) -> bool {
+    last && params.end_sweeps > 0 && params.collider_count > 0
 }
 
 /// Twin of `limit_strain` (solve_cloths.wgsl): the strain limit after contact over its own

@@ -39,8 +39,8 @@ fn choices(names: &[&str]) -> String {
 }
 
 fn strain_limit_help() -> String {
-    let text = "With contact, the longest a structural edge may be after each substep, × its \
-                rest length (with --strain-limit-frames all also at every frame's end), or none";
+    let text = "With contact, the longest a structural edge may be at each frame's end, × its \
+                rest length (with --strain-limit-frames all without contact too), or none";
     match defaults().strain_limit {
         Some(f) => with_default(text, f),
         None => with_default(text, "none"),
