@@ -236,6 +236,7 @@ const CAPES_FIELDS: &[&str] = &[
     "at_rest",
     "sleep",
     "asleep",
+    "auto_trial_ms",
     "dispatches_per_frame",
     "substeps",
     "iterations",
@@ -263,14 +264,14 @@ fn capes_bench_writes_every_path_and_the_fields_scripts_read() {
         "--cloth-size",
         "12x10",
         "--path",
-        "fused,global,separate",
+        "fused,global,separate,auto",
         "--frames",
         "3",
         "--warmup",
         "1",
     ];
     let (backends, _, records, svg) = bench_run("capes_bench_writes_every_path", &args);
-    assert_eq!(records.len(), backends * 2 * 3, "{records:?}");
+    assert_eq!(records.len(), backends * 2 * 4, "{records:?}");
     for r in &records {
         for f in CAPES_FIELDS {
             assert!(r.get(f).is_some(), "record lacks {f}: {r}");
@@ -292,7 +293,25 @@ fn capes_bench_writes_every_path_and_the_fields_scripts_read() {
         // separate, that schedule once per cape.
         let d = r["dispatches_per_frame"].as_u64().unwrap();
         let substeps = u64::from(SolverParams::default().substeps.count(1.0 / 60.0));
-        match r["path"].as_str().unwrap() {
+        // Auto: the path its trial kept, by the trial's own times (fused then global, ms).
+        let path = match r["path"].as_str().unwrap() {
+            "auto" => {
+                let t = r["auto_trial_ms"].as_array().expect("auto's trial times");
+                let (f, g) = (t[0].as_f64().unwrap(), t[1].as_f64().unwrap());
+                assert!(f > 0.0 && g > 0.0, "{r}");
+                let fused = r["cloth_paths"].get("fused (workgroup memory)").is_some()
+                    || r["cloth_paths"].get("fused (storage)").is_some();
+                if f != g {
+                    assert_eq!(fused, f < g, "{r}");
+                }
+                if fused { "fused" } else { "global" }
+            }
+            p => {
+                assert!(r["auto_trial_ms"].is_null(), "{r}");
+                p
+            }
+        };
+        match path {
             "fused" => assert_eq!(d, 1, "{r}"),
             "global" => assert_eq!(d, substeps * (GRID_COLORS + 2) + 1, "{r}"),
             "separate" => assert_eq!(d, cloths * (substeps * (GRID_COLORS + 2) + 1), "{r}"),
@@ -344,6 +363,7 @@ fn capes_bench_writes_every_path_and_the_fields_scripts_read() {
     for cloths in [1, 3] {
         assert_eq!(stretch_of("fused", cloths), stretch_of("separate", cloths));
         assert_eq!(stretch_of("global", cloths), stretch_of("separate", cloths));
+        assert_eq!(stretch_of("auto", cloths), stretch_of("separate", cloths));
     }
     assert!(
         svg.contains("<svg") && svg.contains("number of capes"),

@@ -163,9 +163,9 @@ impl GpuContext {
             >= super::kernels::fused_storage_buffers()
     }
 
-    /// Whether the adapter runs on the CPU (lavapipe, SwiftShader, WARP): there the fused
-    /// kernel's workgroup barriers cost more than the global path's dispatches
-    /// ([`crate::world::PathChoice::Auto`]).
+    /// Whether the adapter runs on the CPU (lavapipe, SwiftShader, WARP): there
+    /// [`crate::world::PathChoice::Auto`] guesses the global path until it has timed both, and
+    /// tries the fused one only for cloths well under llvmpipe's loop cap.
     pub fn runs_on_cpu(&self) -> bool {
         self.adapter.get_info().device_type == wgpu::DeviceType::Cpu
     }

@@ -256,6 +256,11 @@ impl GpuEngine {
     }
 }
 
+/// Particle-substeps a fused thread may take in a frame of `Auto`'s trial on an adapter that
+/// runs on the CPU ([`Engine::fused_trial_fits`]): a quarter of the ~1 520 that ran past
+/// llvmpipe's loop cap.
+const FUSED_TRIAL_PER_THREAD: u64 = 380;
+
 /// Threads per fused workgroup when [`WorldConfig::fused_workgroup_size`] is `None`: 64 on a
 /// CPU adapter, else [`DEFAULT_FUSED_WORKGROUP_SIZE`]. Lavapipe runs a workgroup on one core,
 /// and each barrier costs it a pass over every thread, so 16 measured fastest; but llvmpipe
@@ -287,6 +292,17 @@ impl Engine for GpuEngine {
 
     fn prefers_fused(&self) -> bool {
         !self.ctx.runs_on_cpu()
+    }
+
+    /// llvmpipe ends an invocation's loops after 65 535 iterations (see
+    /// [`default_fused_workgroup_size`]): a 47² cloth at 11 substeps ran past it at 16 threads,
+    /// 24 300 particle-substeps, about 1 520 a thread. A frame cut short is an error that lasts
+    /// until a reset, so `Auto` tries the fused path on an adapter that runs on the CPU only
+    /// for cloths at a quarter of that a thread (a 63² cloth at 6 substeps on 64 threads).
+    fn fused_trial_fits(&self, particles: u32, substeps: u32) -> bool {
+        !self.ctx.runs_on_cpu()
+            || u64::from(particles) * u64::from(substeps)
+                <= FUSED_TRIAL_PER_THREAD * u64::from(self.fused_workgroup_size)
     }
 
     fn load(&mut self, layout: &Layout, positions: &[Vec4], previous: &[Vec4]) -> Result<()> {

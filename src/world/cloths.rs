@@ -233,11 +233,13 @@ impl World {
         };
         // Self-collision and the boxes' edges run in the per-pass stages: every cloth takes
         // the global path; so does every cloth of a device that cannot bind the fused
-        // kernel's buffers, or where the global path is the faster (`Auto`).
+        // kernel's buffers. `Auto` takes the path its trial runs or chose (auto_path.rs).
         let paths = match self.config.paths {
             _ if self.params.contact_needs_global() || !self.engine.fuses() => PathChoice::Global,
-            PathChoice::Auto if !self.engine.prefers_fused() => PathChoice::Global,
-            PathChoice::Auto => PathChoice::Fused,
+            PathChoice::Auto => {
+                self.laid_out_auto = self.auto_path();
+                self.laid_out_auto
+            }
             chosen => chosen,
         };
         let layout = Layout::build(&members, paths, self.config.fused_max_particles, capacity)?;

@@ -41,9 +41,14 @@ pub(crate) trait Engine: wgpu::WasmNotSend {
     fn fuses(&self) -> bool {
         true
     }
-    /// Whether [`super::PathChoice::Auto`] takes the fused path here: it is the faster one
-    /// (see there).
+    /// Whether [`super::PathChoice::Auto`] guesses the fused path here until its trial has
+    /// measured both (see there).
     fn prefers_fused(&self) -> bool {
+        true
+    }
+    /// Whether `Auto`'s trial may run a cloth of `particles` on the fused path for a frame of
+    /// `substeps` here without meeting a cap on the kernel's loops (see the GPU engine's).
+    fn fused_trial_fits(&self, _particles: u32, _substeps: u32) -> bool {
         true
     }
     /// Loads a new layout with these positions and previous positions.

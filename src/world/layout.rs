@@ -104,10 +104,7 @@ impl Layout {
     ) -> Result<Self> {
         let path_of = |c: &Cloth| {
             let n = c.particle_count() as u32;
-            // A cloth with more colors than the fused table holds (only a hub's overflow of
-            // more than `SERIAL_UNITS` makes one) is solved on the global path, which has no
-            // bound.
-            if paths != PathChoice::Global && n <= fused_max_particles && fuses_colors(c) {
+            if paths != PathChoice::Global && can_fuse(c, fused_max_particles) {
                 ClothPath::Fused {
                     workgroup_memory: n <= workgroup_capacity,
                 }
@@ -312,6 +309,13 @@ pub(crate) struct FusedRows {
     pub prolongations: u32,
     /// Rows in all.
     pub end: u32,
+}
+
+/// Whether `cloth` may take the fused path: at most `fused_max_particles` particles, and colors
+/// the fused table has room for. A cloth with more colors than it holds (only a hub's overflow
+/// of more than `SERIAL_UNITS` makes one) is solved on the global path, which has no bound.
+pub(crate) fn can_fuse(cloth: &Cloth, fused_max_particles: u32) -> bool {
+    cloth.particle_count() as u32 <= fused_max_particles && fuses_colors(cloth)
 }
 
 /// Whether the fused path's color table has room for `cloth`'s colors ([`MAX_COLORS`]).

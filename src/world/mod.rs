@@ -29,6 +29,7 @@
 //! Adding or removing cloths takes effect at the next step or read, which repacks the buffers
 //! (on the GPU this waits for the device once and copies the state through the host).
 
+mod auto_path;
 mod cloths;
 mod contact;
 pub(crate) mod engine;
@@ -55,6 +56,7 @@ use engine::{Engine, WorldFrame};
 use health::FrameCount;
 use layout::{Layout, check_capacity};
 
+pub use auto_path::{AUTO_TRIAL_FRAMES, PathTimes};
 pub(crate) use cloths::initial_positions;
 pub use layout::MAX_COLORS;
 pub use options::{
@@ -105,6 +107,12 @@ pub struct World {
     /// The pins [`World::move_pin`] carries over the next frame: (cloth, particle) → target.
     /// A map, so a call per pin per frame stays linear in the pins moved.
     pin_moves: std::collections::HashMap<(ClothHandle, usize), Vec3>,
+    /// [`PathChoice::Auto`]'s guess, trial and choice (`auto_path.rs`).
+    auto: auto_path::AutoPath,
+    /// The path `Auto` resolved to when the layout was made.
+    laid_out_auto: PathChoice,
+    /// Whether the frame being stepped is a frame of `Auto`'s trial.
+    trial_frame: bool,
 }
 
 impl World {
@@ -121,6 +129,11 @@ impl World {
         }
         let engine = make_engine(backend, &config)?;
         let layout = Layout::build(&[], config.paths, config.fused_max_particles, 0)?;
+        let guess = if engine.prefers_fused() {
+            PathChoice::Fused
+        } else {
+            PathChoice::Global
+        };
         Ok(Self {
             engine,
             config,
@@ -136,6 +149,9 @@ impl World {
             grids: Vec::new(),
             laid_out_global_only: false,
             pin_moves: std::collections::HashMap::new(),
+            auto: auto_path::AutoPath::new(guess),
+            laid_out_auto: guess,
+            trial_frame: false,
         })
     }
 
@@ -186,6 +202,7 @@ impl World {
         entry.generation += 1;
         entry.live = Some(live);
         self.dirty = true;
+        self.auto.restart();
         Ok(ClothHandle {
             index: index as u32,
             generation: entry.generation,
@@ -198,6 +215,7 @@ impl World {
         self.pin_moves.retain(|&(h, _), _| h != handle);
         self.entries[handle.index as usize].live = None;
         self.dirty = true;
+        self.auto.restart();
         Ok(())
     }
 
@@ -373,6 +391,18 @@ impl World {
     /// As [`World::step`], timing each stage with `timer` on the GPU (the benchmark's).
     pub fn step_timed(&mut self, dt: f64, timer: Option<&mut StageTimer>) -> Result<()> {
         self.check_diverged()?;
+        // `PathChoice::Auto`'s trial: this frame's path, and the frame waited for and timed.
+        let substeps = self.params.substeps.count(dt);
+        self.trial_frame = self.auto.in_trial() && self.auto_trial_applies(substeps);
+        if self.config.paths == PathChoice::Auto && self.auto_path() != self.laid_out_auto {
+            self.dirty = true;
+        }
+        let started = if self.trial_frame {
+            self.engine.wait()?;
+            Some(std::time::Instant::now())
+        } else {
+            None
+        };
         self.sync()?;
         self.refresh_tethers()?;
         let scene = self.scene();
@@ -446,7 +476,57 @@ impl World {
         if let Some(h) = health {
             self.note_health(h);
         }
+        if let Some(started) = started {
+            self.engine.wait()?;
+            self.auto.record(started.elapsed().as_secs_f64());
+        }
         self.check_diverged()
+    }
+
+    /// What [`PathChoice::Auto`] last measured, each path's least frame (waited for); `None`
+    /// before its first trial has ended, or where it runs none (another choice, a browser,
+    /// contact that puts every cloth on the global path, no cloth that could take either).
+    /// A trial starts when cloths join or leave and takes [`AUTO_TRIAL_FRAMES`] frames.
+    pub fn path_times(&self) -> Option<PathTimes> {
+        self.auto.measured()
+    }
+
+    /// The path `Auto` lays the cloths out on now: the trial's path while one runs.
+    fn auto_path(&self) -> PathChoice {
+        if self.trial_frame {
+            self.auto.path()
+        } else {
+            self.auto.chosen()
+        }
+    }
+
+    /// Whether `Auto` can time its two paths in a frame of `substeps`: a clock (not in a
+    /// browser, which cannot wait for its device), a device that fuses, no contact that needs
+    /// every cloth global, and a cloth that could take either path, with the cloths that cannot
+    /// fuse before those that can (so both paths place every cloth's particles alike, and a
+    /// renderer's ranges stay valid), each small enough for the device's fused loops
+    /// ([`Engine::fused_trial_fits`]).
+    fn auto_trial_applies(&self, substeps: u32) -> bool {
+        if cfg!(target_arch = "wasm32")
+            || self.config.paths != PathChoice::Auto
+            || !self.engine.fuses()
+            || self.params.contact_needs_global()
+        {
+            return false;
+        }
+        let mut fusable = false;
+        for l in self.live() {
+            if layout::can_fuse(&l.cloth, self.config.fused_max_particles) {
+                let n = l.cloth.particle_count() as u32;
+                if !self.engine.fused_trial_fits(n, substeps) {
+                    return false;
+                }
+                fusable = true;
+            } else if fusable {
+                return false;
+            }
+        }
+        fusable
     }
 
     /// The divergence check now: `Err(Diverged)` naming the cloth, its first bad particle and

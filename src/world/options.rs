@@ -54,13 +54,17 @@ impl ClothOptions {
 /// Which cloths may take the fused path.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum PathChoice {
-    /// [`PathChoice::Fused`] where the fused path is the faster one, [`PathChoice::Global`]
-    /// where it is not: fused on the CPU reference and on GPUs, global on an adapter that
-    /// runs on the CPU (lavapipe, SwiftShader, WARP), where every workgroup barrier switches
-    /// between all of the workgroup's invocations. Measured with `chiffon bench --scene capes
-    /// --cloths 100 --cloth-size 32x32 --path fused,global --frames 10 --warmup 3`: lavapipe
-    /// 788 ms fused against 237 ms global, the CPU reference 71 against 84 (docs/many-cloths.md).
-    /// The default.
+    /// The faster of [`PathChoice::Fused`] and [`PathChoice::Global`] where the world runs,
+    /// measured: when cloths join or leave, the next [`crate::world::AUTO_TRIAL_FRAMES`]
+    /// frames run half on each path, each waited for and timed, and the world keeps the one
+    /// whose least frame was shorter ([`crate::World::path_times`]). Until then it guesses: fused
+    /// on the CPU reference and on GPUs, global on an adapter that runs on the CPU (lavapipe,
+    /// SwiftShader, WARP). Both paths give the same cloth to the bit, so the choice changes only
+    /// the time. Why it measures: on lavapipe the fused path is faster for a few capes and the
+    /// global one for a hundred (`chiffon bench --scene capes --path auto,fused,global`,
+    /// docs/many-cloths.md). A browser cannot wait for its device and keeps the guess; so
+    /// does a world whose cloths that cannot fuse come after ones that can (the two paths
+    /// would place their particles differently). The default.
     #[default]
     Auto,
     /// Fused for every cloth of at most [`WorldConfig::fused_max_particles`] particles and

@@ -3,7 +3,10 @@
 //! - `separate`: one lone [`crate::Solver`] per cape, each frame submitted per cape, one wait
 //!   at the end of the frame (how chiffon ran many cloths before the world);
 //! - `global`: one [`crate::World`] with every cape on the global path ([`PathChoice::Global`]);
-//! - `fused`: one [`crate::World`] with [`PathChoice::Fused`] (each cape one workgroup).
+//! - `fused`: one [`crate::World`] with [`PathChoice::Fused`] (each cape one workgroup);
+//! - `auto`: one [`crate::World`] with [`PathChoice::Auto`], which times both paths over its
+//!   first frames (in the warm-up) and keeps the faster: its row says which it kept, beside
+//!   the two it chose between.
 //!
 //! Bytes moved per frame follow the module model of [`super`], cloth by cloth on its path.
 //!
@@ -15,7 +18,7 @@ use std::collections::BTreeMap;
 
 use anyhow::{Result, bail};
 use glam::Affine3A;
-use plotters::style::{BLUE, GREEN, RED};
+use plotters::style::{BLACK, BLUE, GREEN, RED};
 use serde::Serialize;
 
 use super::{BenchConfig, BenchRecord, Build, Case, Column, Placed, Ran, SceneBench, SceneFields};
@@ -34,12 +37,15 @@ pub enum BenchPath {
     Global,
     /// One solver per cape.
     Separate,
+    /// One world that times both paths and keeps the faster ([`PathChoice::Auto`]).
+    Auto,
 }
 
 crate::names::named_enum!(BenchPath "path" {
     Fused => "fused",
     Global => "global",
     Separate => "separate",
+    Auto => "auto",
 });
 
 /// The capes scene's settings.
@@ -49,7 +55,7 @@ pub struct CapesConfig {
     pub cloths: Vec<u32>,
     /// Particles of one cape (columns, rows).
     pub cloth_size: (u32, u32),
-    /// Paths. Default all three.
+    /// Paths. Default all four.
     pub paths: Vec<BenchPath>,
     /// Threads per workgroup of the fused kernel (`None`: the world's default for the
     /// adapter).
@@ -66,7 +72,7 @@ pub struct CapesConfig {
 pub struct Fields {
     /// Capes.
     pub cloths: u32,
-    /// `fused`, `global` or `separate`.
+    /// `fused`, `global`, `separate` or `auto`.
     pub path: BenchPath,
     /// One cape's particles, `columns x rows`.
     pub cloth_size: String,
@@ -76,6 +82,9 @@ pub struct Fields {
     pub at_rest: u32,
     /// Whether the world let capes sleep (lone solvers never do).
     pub sleep: bool,
+    /// `auto`: the least frame (ms) of each path in the world's trial, `[fused, global]`,
+    /// waited for: what it chose by.
+    pub auto_trial_ms: Option<[f64; 2]>,
     /// Capes asleep at the end of the run.
     pub asleep: u32,
     /// Capes solved per millisecond of wall time (cloths / ms per frame).
@@ -159,6 +168,7 @@ impl SceneBench for CapesConfig {
                         match path {
                             BenchPath::Fused => world(PathChoice::Fused),
                             BenchPath::Global => world(PathChoice::Global),
+                            BenchPath::Auto => world(PathChoice::Auto),
                             BenchPath::Separate => Build::Solvers {
                                 workgroup_size: cfg.workgroup_size,
                                 cloths: cloths.clone(),
@@ -176,6 +186,13 @@ impl SceneBench for CapesConfig {
                         params: cfg.params.clone(),
                         build,
                         release: false,
+                        // Auto's trial is its first frames, not the frames to time; every
+                        // path warms up as long, so the rows end in the same state.
+                        warmup_at_least: if self.paths.contains(&BenchPath::Auto) {
+                            crate::world::AUTO_TRIAL_FRAMES as usize
+                        } else {
+                            0
+                        },
                         fields: SceneFields::Capes(Fields {
                             cloths: count,
                             path,
@@ -184,6 +201,7 @@ impl SceneBench for CapesConfig {
                             at_rest: self.at_rest.min(count),
                             sleep,
                             asleep: 0,
+                            auto_trial_ms: None,
                             cloths_per_ms: None,
                             speedup_vs_separate: None,
                         }),
@@ -204,6 +222,7 @@ impl SceneBench for CapesConfig {
                 }
             }
             f.asleep = ran.asleep;
+            f.auto_trial_ms = ran.path_times.map(|t| [t.fused * 1e3, t.global * 1e3]);
             f.cloths_per_ms = median.map(|ms| f.cloths as f64 / ms);
         }
     }
@@ -267,7 +286,13 @@ impl SceneBench for CapesConfig {
                         .iter()
                         .map(|(k, v)| format!("{v} {k}"))
                         .collect();
-                    paths.join(", ")
+                    match f.auto_trial_ms {
+                        Some([fused, global]) => format!(
+                            "{} (trial: fused {fused:.3}, global {global:.3} ms)",
+                            paths.join(", ")
+                        ),
+                        None => paths.join(", "),
+                    }
                 })
             }),
         ]
@@ -276,7 +301,7 @@ impl SceneBench for CapesConfig {
     fn plot(&self, records: &[BenchRecord]) -> (LogLog, (u32, u32)) {
         let mut series = Vec::new();
         for backend in Backend::ALL {
-            for (path, color) in BenchPath::ALL.into_iter().zip([BLUE, GREEN, RED]) {
+            for (path, color) in BenchPath::ALL.into_iter().zip([BLUE, GREEN, RED, BLACK]) {
                 series.push(Series {
                     name: format!("{} {}", backend.name(), path.name()),
                     color,

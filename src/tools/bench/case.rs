@@ -111,6 +111,10 @@ pub struct Case {
     /// (the heap's towel hangs from its corner through the warm-up, and the timed frames are
     /// its fall and fold).
     pub release: bool,
+    /// Warm-up frames this case needs whatever `--warmup` says: a world on
+    /// [`crate::world::PathChoice::Auto`] times both paths over its first
+    /// [`crate::world::AUTO_TRIAL_FRAMES`] frames, which are not the frames to time.
+    pub warmup_at_least: usize,
     /// The scene's own fields of its record, as known before it runs.
     pub fields: SceneFields,
 }
@@ -123,6 +127,9 @@ pub struct Ran {
     pub schedules: Vec<FrameSchedule>,
     /// Cloths asleep at the end ([`World::is_asleep`]; lone solvers never sleep).
     pub asleep: u32,
+    /// What a world on [`crate::world::PathChoice::Auto`] measured of each path
+    /// ([`World::path_times`]).
+    pub path_times: Option<crate::world::PathTimes>,
 }
 
 /// What the frames run on.
@@ -255,6 +262,7 @@ impl Runner {
                     .into_iter()
                     .filter(|&a| a)
                     .count() as u32,
+                path_times: world.path_times(),
             }),
             Runner::Solvers(solvers) => Ok(Ran {
                 paths: vec![ClothPath::Global; solvers.len()],
@@ -263,6 +271,7 @@ impl Runner {
                     .map(|s| s.schedule(STANDARD_DT))
                     .collect::<crate::Result<_>>()?,
                 asleep: 0,
+                path_times: None,
             }),
         }
     }
@@ -434,20 +443,21 @@ impl Case {
             Err(e) => return Err(e.into()),
         };
         let label = format!("{} {}", self.backend.name(), self.label);
-        let total = cfg.warmup + cfg.frames;
+        let warmup = cfg.warmup.max(self.warmup_at_least);
+        let total = warmup + cfg.frames;
         let mut progress = Progress::new(label.clone());
         let mut timing = Timing {
             wall_ms: Vec::with_capacity(cfg.frames),
             gpu: Vec::new(),
         };
         for k in 0..total {
-            if self.release && k == cfg.warmup {
+            if self.release && k == warmup {
                 runner.release(build)?;
             }
             let start = Instant::now();
             runner.step(None)?;
             runner.wait()?;
-            if k >= cfg.warmup {
+            if k >= warmup {
                 timing.wall_ms.push(start.elapsed().as_secs_f64() * 1e3);
             }
             progress.tick(k + 1, total);

@@ -189,6 +189,7 @@ impl SceneBench for CollidersConfig {
                         params,
                         build,
                         release: false,
+                        warmup_at_least: 0,
                     });
                 }
             }

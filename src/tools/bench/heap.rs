@@ -93,6 +93,7 @@ impl SceneBench for HeapConfig {
                         params,
                         build,
                         release: true,
+                        warmup_at_least: 0,
                         fields: SceneFields::Heap(Fields {
                             n,
                             self_collision: on,

@@ -109,6 +109,7 @@ impl SceneBench for StandardConfig {
                         cloths: vec![Placed::unmoved(c)],
                     }),
                     release: false,
+                    warmup_at_least: 0,
                     fields: SceneFields::Standard(fields.clone()),
                 });
             }

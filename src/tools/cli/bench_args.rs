@@ -103,7 +103,8 @@ pub struct BenchArgs {
     pub cloth_size: Option<(u32, u32)>,
     /// Capes scene: how to solve them, comma-separated: fused (a world, one workgroup per
     /// cape), global (a world, color c of every cape in one dispatch), separate (one solver
-    /// per cape) [default: fused,global,separate].
+    /// per cape), auto (a world that times fused and global over its first frames and keeps
+    /// the faster) [default: fused,global,separate,auto].
     #[arg(long, value_delimiter = ',')]
     pub path: Option<Vec<BenchPath>>,
     /// Capes scene: threads per workgroup of the fused kernel (default: 64 on a CPU adapter,
