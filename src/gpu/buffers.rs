@@ -5,7 +5,7 @@
 use super::context::GpuContext;
 use super::kernels::STEP_SIZE;
 use super::kernels::bind_group;
-use super::passes::{BindGroups, Pipelines, check_storage_buffer};
+use super::passes::{BindGroups, FusedPipelines, Pipelines, check_storage_buffer};
 use crate::config::{BufferSizes, ColorRange, Health, StepParams, TopologyCounts, TopologySizes};
 use crate::error::Result;
 use crate::hierarchy::Hierarchy;
@@ -338,6 +338,7 @@ pub(crate) fn counts(layout: &crate::world::layout::Layout) -> TopologyCounts {
 pub(crate) fn bind_groups(
     device: &wgpu::Device,
     pipelines: &Pipelines,
+    fused: Option<&FusedPipelines>,
     stride: u64,
     p: &ParticleBuffers,
     t: &TopologyBuffers,
@@ -439,7 +440,8 @@ pub(crate) fn bind_groups(
             ],
         )
     });
-    let fused = pipelines.fused.as_ref().map(|(layout, _)| {
+    let fused = fused.map(|f| {
+        let layout = &f.layout;
         let whole = |b: &wgpu::Buffer| (b.clone(), 0, None);
         // The two StepParams slots bound as two fixed uniforms (the fused kernel reads both).
         let slot = |k: u64| (p.step_uniform.clone(), k * stride, Some(STEP_SIZE));

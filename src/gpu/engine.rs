@@ -13,7 +13,9 @@ use super::buffers::{
 };
 use super::context::{GpuContext, read_prefix_on};
 use super::kernels::check_workgroup_size;
-use super::passes::{BindGroups, FusedKernel, HealthProbe, PassRecorder, Pipelines};
+use super::passes::{
+    BindGroups, FusedKernel, FusedPipelines, HealthProbe, PassRecorder, Pipelines,
+};
 use super::timer::StageTimer;
 use crate::config::{
     BufferSizes, ClothRecord, ClothRest, FUSED_WORKGROUP_RESERVED, Health, INVERSE_MASS_OFFSET,
@@ -43,7 +45,10 @@ pub(crate) struct GpuEngine {
     triangles_uploaded: bool,
     capacity_particles: u64,
     workgroup_size: u32,
-    pipelines: Pipelines,
+    /// The per-pass kernels, shared with every world on the context.
+    pipelines: std::sync::Arc<Pipelines>,
+    /// The fused kernel, once a layout had fused cloths.
+    fused: Option<FusedPipelines>,
     bind_groups: BindGroups,
     probe: HealthProbe,
     /// Particles a fused workgroup holds in workgroup memory.
@@ -105,10 +110,11 @@ impl GpuEngine {
             .fused_workgroup_size
             .unwrap_or_else(|| default_fused_workgroup_size(&ctx.info()));
         check_workgroup_size(&limits, fused_workgroup_size)?;
-        let pipelines = Pipelines::new(&ctx.device, config.workgroup_size);
+        let pipelines = ctx.pipelines(config.workgroup_size);
         let bind_groups = bind_groups(
             &ctx.device,
             &pipelines,
+            None,
             sizes.uniform_stride,
             &particles,
             &topology,
@@ -132,6 +138,7 @@ impl GpuEngine {
             capacity_particles: cap.particles as u64,
             workgroup_size: config.workgroup_size,
             pipelines,
+            fused: None,
             bind_groups,
             capacity,
             fused_workgroup_size,
@@ -149,6 +156,7 @@ impl GpuEngine {
         self.bind_groups = bind_groups(
             &self.ctx.device,
             &self.pipelines,
+            self.fused.as_ref(),
             self.sizes.uniform_stride,
             &self.particles,
             &self.topology,
@@ -333,12 +341,12 @@ impl Engine for GpuEngine {
         if self.self_collision.take().is_some() {
             rebind = true;
         }
-        if !layout.records.is_empty() && self.pipelines.fused.is_none() {
+        if !layout.records.is_empty() && self.fused.is_none() {
             let fused = FusedKernel {
                 capacity: self.capacity,
                 workgroup_size: self.fused_workgroup_size,
             };
-            self.pipelines.ensure_fused(device, fused);
+            self.fused = Some(FusedPipelines::new(device, fused));
             rebind = true;
         }
         if rebind {
@@ -522,6 +530,7 @@ impl Engine for GpuEngine {
         }
         frame.schedule.run(&mut PassRecorder {
             pipelines: &self.pipelines,
+            fused: self.fused.as_ref(),
             bind_groups: &self.bind_groups,
             uniform_stride: stride,
             particles: self.global_particles,

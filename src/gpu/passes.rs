@@ -41,9 +41,13 @@ pub(crate) struct Pipelines {
     health: Kernel,
     /// The self-collision stage's kernels, in [`SelfStep::ALL`] order.
     self_collision: Vec<Kernel>,
-    /// The fused kernel's layout and its two pipelines (cloths in workgroup memory, cloths in
-    /// storage), compiled when a layout first has fused cloths.
-    pub(super) fused: Option<(wgpu::BindGroupLayout, [Kernel; 2])>,
+}
+
+/// The fused kernel's layout and its two pipelines (cloths in workgroup memory, cloths in
+/// storage), compiled by a world when its layout first has fused cloths.
+pub(crate) struct FusedPipelines {
+    pub(super) layout: wgpu::BindGroupLayout,
+    kernels: [Kernel; 2],
 }
 
 /// How to build the fused kernel.
@@ -187,15 +191,13 @@ impl Pipelines {
             self_layout,
             edges_layout,
             air_layout,
-            fused: None,
         }
     }
+}
 
-    /// Compiles the fused kernel as `f` says, once.
-    pub(crate) fn ensure_fused(&mut self, device: &wgpu::Device, f: FusedKernel) {
-        if self.fused.is_some() {
-            return;
-        }
+impl FusedPipelines {
+    /// Compiles the fused kernel as `f` says.
+    pub(crate) fn new(device: &wgpu::Device, f: FusedKernel) -> Self {
         let layout = bind_group_layout(device, "solve_cloths", &FUSED_BINDINGS);
         let kernel = |shared: bool| {
             Kernel::new(
@@ -211,7 +213,7 @@ impl Pipelines {
             )
         };
         let kernels = [kernel(true), kernel(false)];
-        self.fused = Some((layout, kernels));
+        Self { layout, kernels }
     }
 }
 
@@ -234,6 +236,8 @@ pub(crate) struct BindGroups {
 /// Records a schedule's passes: one compute pass per stage, one dispatch per pass.
 pub(crate) struct PassRecorder<'a> {
     pub(crate) pipelines: &'a Pipelines,
+    /// The fused kernel, once a layout had fused cloths.
+    pub(crate) fused: Option<&'a FusedPipelines>,
     pub(crate) bind_groups: &'a BindGroups,
     /// Distance between dynamic-offset uniform slots.
     pub(crate) uniform_stride: u64,
@@ -363,12 +367,11 @@ impl Executor for PassRecorder<'_> {
                     )
                 }
                 Pass::SolveCloths { workgroup_memory } => {
-                    let ((_, kernels), group) = k
+                    let (fused, group) = self
                         .fused
-                        .as_ref()
                         .zip(groups.fused.as_ref())
                         .expect("a layout with fused cloths compiles the fused kernel");
-                    let kernel = &kernels[usize::from(!workgroup_memory)];
+                    let kernel = &fused.kernels[usize::from(!workgroup_memory)];
                     pass.set_pipeline(&kernel.pipeline);
                     bound = Some(kernel);
                     pass.set_bind_group(0, group, &[]);
