@@ -784,7 +784,7 @@ fn removing_every_collider_leaves_no_ghost_behind_on_the_fused_path() {
 
 /// `PathChoice::Auto` times both paths over its first `AUTO_TRIAL_FRAMES` frames (the other
 /// path first, then its guess) and keeps the one whose least frame was shorter, by its own
-/// measurement; it tries again when a cloth joins. A rule fixed per adapter (global wherever
+/// measurement; it tries again when cloths join that double the particles, not for one more. A rule fixed per adapter (global wherever
 /// the adapter runs on the CPU) picked the slower path on lavapipe for a few capes (one 32²
 /// cape: 4.7 ms a frame fused against 6.3 global). The trial changes the time and never the
 /// cloth: an Auto world ends where a Global world does, bit for bit on the CPU, within the
@@ -801,18 +801,24 @@ fn auto_times_both_paths_and_keeps_the_faster() {
             (corners_8x8(), at)
         })
         .collect();
-    let frames = 2 * AUTO_TRIAL_FRAMES as usize + 4;
+    let frames = 2 * AUTO_TRIAL_FRAMES as usize + 6;
     // Each frame's path (whether fused), the times measured, and where the capes end.
     let run = |backend: Backend<'_>, paths: PathChoice| {
         let world = World::new(backend, params(), config(paths)).unwrap();
         let (mut world, mut handles) = world_of(world, &capes);
         let mut seen = Vec::new();
         let mut times = Vec::new();
+        let behind = |k: usize| ClothOptions::new().translate(Vec3::new(1.5 * k as f32, 0.0, 1.5));
         for f in 0..frames {
             if f == AUTO_TRIAL_FRAMES as usize + 2 {
-                // A cloth joins: a new trial.
-                let (c, o) = &capes[0];
-                handles.push(world.add(c, o.translate(Vec3::new(0.0, 0.0, 1.5))).unwrap());
+                // Three capes join, twice the particles: a new trial.
+                for k in 0..3 {
+                    handles.push(world.add(&capes[0].0, behind(k)).unwrap());
+                }
+            }
+            if f == 2 * AUTO_TRIAL_FRAMES as usize + 3 {
+                // One more, a sixth more: the last trial still holds.
+                handles.push(world.add(&capes[0].0, behind(3)).unwrap());
             }
             world.step(1.0 / 60.0).unwrap();
             let paths: Vec<bool> = handles
@@ -870,6 +876,15 @@ fn auto_times_both_paths_and_keeps_the_faster() {
         assert!(
             times[trial - 2].is_none(),
             "{name}: times before the first trial ended"
+        );
+        let last = second + trial;
+        assert!(
+            seen[last..].iter().all(|&p| p == seen[last]),
+            "{name}: {seen:?}"
+        );
+        assert!(
+            times[last..].iter().all(|t| *t == times[last - 1]),
+            "{name}: no third trial"
         );
         assert!(
             seen[trial..second].iter().all(|&p| p == seen[trial]),

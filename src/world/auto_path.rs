@@ -1,5 +1,6 @@
-//! [`PathChoice::Auto`], measured: after cloths join or leave, the world runs a few frames on
-//! each path, times them (waiting for the device), and keeps the faster.
+//! [`PathChoice::Auto`], measured: after cloths join or leave (the first time, and whenever the
+//! particles that could fuse have doubled or halved since the last time), the world runs a few
+//! frames on each path, times them (waiting for the device), and keeps the faster.
 //!
 //! Which path wins depends on the adapter and on the world: on lavapipe the fused kernel is
 //! faster for a few capes (one dispatch a frame instead of ~170) and the global path for a
@@ -18,6 +19,9 @@ const WARM_FRAMES: u32 = 1;
 const TIMED_FRAMES: u32 = 3;
 /// Frames of a whole trial: both paths, each warmed and timed.
 pub const AUTO_TRIAL_FRAMES: u32 = 2 * (WARM_FRAMES + TIMED_FRAMES);
+/// A world whose cloths that could fuse have this many times the particles of the last timed
+/// one, or this many times fewer, is timed again.
+pub const RETRY_FACTOR: u64 = 2;
 
 /// What [`PathChoice::Auto`] measured: the least frame time (s) of each path in its last trial.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -39,6 +43,8 @@ pub(super) struct AutoPath {
     least: [f64; 2],
     /// The last finished trial's times.
     measured: Option<PathTimes>,
+    /// Particles of the cloths that could fuse when the last trial started.
+    tried_at: Option<u64>,
 }
 
 impl AutoPath {
@@ -49,11 +55,23 @@ impl AutoPath {
             trial: None,
             least: [f64::INFINITY; 2],
             measured: None,
+            tried_at: None,
         }
     }
 
-    /// Starts a trial at the next frame (cloths joined or left); one running starts over.
-    pub fn restart(&mut self) {
+    /// Cloths joined or left, and `fusable` particles could now take either path: a trial
+    /// starts at the next frame (one running starts over) unless the last one timed a world
+    /// within a factor of [`RETRY_FACTOR`] of it, so a game that adds a cloth now and then does
+    /// not wait for its device for eight frames each time.
+    pub fn cloths_changed(&mut self, fusable: u64) {
+        let near = self.tried_at.is_some_and(|at| {
+            let (lo, hi) = (at.min(fusable), at.max(fusable));
+            hi < RETRY_FACTOR * lo.max(1)
+        });
+        if near && self.trial.is_none() {
+            return;
+        }
+        self.tried_at = Some(fusable);
         self.trial = Some(0);
         self.least = [f64::INFINITY; 2];
     }
@@ -124,7 +142,8 @@ mod tests {
 
     /// Runs a whole trial with `fused` and `global` seconds a frame; returns the paths it ran.
     fn trial(auto: &mut AutoPath, fused: f64, global: f64) -> Vec<PathChoice> {
-        auto.restart();
+        auto.tried_at = None;
+        auto.cloths_changed(1000);
         let mut ran = Vec::new();
         while auto.in_trial() {
             let p = auto.path();
@@ -162,9 +181,35 @@ mod tests {
     }
 
     #[test]
+    fn a_world_timed_at_about_its_size_is_not_timed_again() {
+        let mut auto = AutoPath::new(PathChoice::Global);
+        auto.cloths_changed(1000);
+        while auto.in_trial() {
+            auto.record(0.01);
+        }
+        // Within a factor of two either way: no trial.
+        for n in [1001, 1999, 501] {
+            auto.cloths_changed(n);
+            assert!(!auto.in_trial(), "{n}");
+        }
+        // Twice (or half) the particles of the last trial: a new one.
+        auto.cloths_changed(2000);
+        assert!(auto.in_trial());
+        // A change while one runs starts it over, whatever its size.
+        auto.record(0.01);
+        auto.cloths_changed(2001);
+        assert!(auto.in_trial() && auto.path() == PathChoice::Fused);
+        while auto.in_trial() {
+            auto.record(0.01);
+        }
+        auto.cloths_changed(1000);
+        assert!(auto.in_trial());
+    }
+
+    #[test]
     fn warm_frames_are_not_timed_and_a_tie_keeps_the_guess() {
         let mut auto = AutoPath::new(PathChoice::Fused);
-        auto.restart();
+        auto.cloths_changed(1000);
         // The global path's warm frame is slow (its re-layout); its timed frames tie.
         let mut k = 0;
         while auto.in_trial() {

@@ -56,7 +56,7 @@ use engine::{Engine, WorldFrame};
 use health::FrameCount;
 use layout::{Layout, check_capacity};
 
-pub use auto_path::{AUTO_TRIAL_FRAMES, PathTimes};
+pub use auto_path::{AUTO_TRIAL_FRAMES, PathTimes, RETRY_FACTOR};
 pub(crate) use cloths::initial_positions;
 pub use layout::MAX_COLORS;
 pub use options::{
@@ -201,12 +201,13 @@ impl World {
         let entry = &mut self.entries[index];
         entry.generation += 1;
         entry.live = Some(live);
-        self.dirty = true;
-        self.auto.restart();
-        Ok(ClothHandle {
+        let handle = ClothHandle {
             index: index as u32,
             generation: entry.generation,
-        })
+        };
+        self.dirty = true;
+        self.auto.cloths_changed(self.fusable_particles());
+        Ok(handle)
     }
 
     /// Removes a cloth; its handle is stale from now on.
@@ -215,7 +216,7 @@ impl World {
         self.pin_moves.retain(|&(h, _), _| h != handle);
         self.entries[handle.index as usize].live = None;
         self.dirty = true;
-        self.auto.restart();
+        self.auto.cloths_changed(self.fusable_particles());
         Ok(())
     }
 
@@ -486,9 +487,20 @@ impl World {
     /// What [`PathChoice::Auto`] last measured, each path's least frame (waited for); `None`
     /// before its first trial has ended, or where it runs none (another choice, a browser,
     /// contact that puts every cloth on the global path, no cloth that could take either).
-    /// A trial starts when cloths join or leave and takes [`AUTO_TRIAL_FRAMES`] frames.
+    /// A trial starts when cloths join or leave, the first time and whenever the particles
+    /// that could fuse have doubled or halved since the last ([`RETRY_FACTOR`]), and takes
+    /// [`AUTO_TRIAL_FRAMES`] frames.
     pub fn path_times(&self) -> Option<PathTimes> {
         self.auto.measured()
+    }
+
+    /// Particles of the cloths that could take the fused path (what `Auto`'s trials time).
+    fn fusable_particles(&self) -> u64 {
+        self.live()
+            .iter()
+            .filter(|l| layout::can_fuse(&l.cloth, self.config.fused_max_particles))
+            .map(|l| l.cloth.particle_count() as u64)
+            .sum()
     }
 
     /// The path `Auto` lays the cloths out on now: the trial's path while one runs.

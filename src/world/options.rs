@@ -55,8 +55,9 @@ impl ClothOptions {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum PathChoice {
     /// The faster of [`PathChoice::Fused`] and [`PathChoice::Global`] where the world runs,
-    /// measured: when cloths join or leave, the next [`crate::world::AUTO_TRIAL_FRAMES`]
-    /// frames run half on each path, each waited for and timed, and the world keeps the one
+    /// measured: when cloths join or leave (the first time, and whenever the particles that
+    /// could fuse have doubled or halved since the last time), the next
+    /// [`crate::world::AUTO_TRIAL_FRAMES`] frames run half on each path, each waited for and timed, and the world keeps the one
     /// whose least frame was shorter ([`crate::World::path_times`]). Until then it guesses: fused
     /// on the CPU reference and on GPUs, global on an adapter that runs on the CPU (lavapipe,
     /// SwiftShader, WARP). Both paths give the same cloth to the bit, so the choice changes only
