@@ -945,30 +945,35 @@ fn auto_times_both_paths_and_keeps_the_faster() {
     }
 }
 
-/// Every world and lone solver on one context shares its per-pass kernels: `--scene capes
+/// Every world and lone solver on one device shares its per-pass kernels: `--scene capes
 /// --cloths 1000 --path separate` on lavapipe compiled them once per solver and ran out of
 /// 24 GiB (lavapipe keeps each pipeline's machine code); now it holds 2 GiB at most. A solver
-/// with another workgroup size compiles its own set, and every solver still steps alike.
+/// with another workgroup size compiles its own set, every solver still steps alike, and the
+/// sets go when the last solver holding them does.
 #[test]
 fn solvers_on_one_context_share_their_kernels() {
     let ctx = common::gpu_or_return!("solvers_on_one_context_share_their_kernels");
-    assert_eq!(ctx.compiled_kernel_sets(), 0);
+    assert_eq!(chiffon::gpu::compiled_kernel_sets(&ctx), 0);
     let cape = corners_8x8();
     let solver = |workgroup_size: u32| {
         let params = SolverParams::default();
         Solver::with_workgroup_size(Backend::Gpu(&ctx), &cape, params, workgroup_size).unwrap()
     };
     let mut solvers: Vec<Solver> = (0..20).map(|_| solver(128)).collect();
-    assert_eq!(ctx.compiled_kernel_sets(), 1);
+    assert_eq!(chiffon::gpu::compiled_kernel_sets(&ctx), 1);
     solvers.push(solver(64));
-    assert_eq!(ctx.compiled_kernel_sets(), 2);
+    assert_eq!(chiffon::gpu::compiled_kernel_sets(&ctx), 2);
     let clone = ctx.clone();
-    let _world = World::new(
+    let world = World::new(
         Backend::Gpu(&clone),
         SolverParams::default(),
         WorldConfig::default(),
     );
-    assert_eq!(ctx.compiled_kernel_sets(), 2, "a clone shares the cache");
+    assert_eq!(
+        chiffon::gpu::compiled_kernel_sets(&ctx),
+        2,
+        "a clone of the context shares them"
+    );
     for s in &mut solvers {
         s.step(1.0 / 60.0).unwrap();
     }
@@ -976,6 +981,9 @@ fn solvers_on_one_context_share_their_kernels() {
     for s in &mut solvers[1..] {
         assert_eq!(s.positions().unwrap(), first);
     }
+    drop(solvers);
+    drop(world);
+    assert_eq!(chiffon::gpu::compiled_kernel_sets(&ctx), 0);
 }
 
 /// A cape hung by its top edge whose pins sway sideways as a walking figure's collar does (5 cm

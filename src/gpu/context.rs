@@ -19,15 +19,7 @@ pub struct GpuContext {
     pub device: wgpu::Device,
     /// Its queue.
     pub queue: wgpu::Queue,
-    /// The per-pass kernels compiled on this device, by workgroup size: every world and
-    /// solver made on the context (and its clones) shares them, so a thousand lone solvers
-    /// compile them once, not a thousand times (lavapipe keeps each compiled pipeline's
-    /// machine code: a thousand sets ran it out of 24 GiB).
-    pipelines: std::sync::Arc<std::sync::Mutex<PipelineCache>>,
 }
-
-/// Compiled per-pass kernels by workgroup size.
-type PipelineCache = std::collections::HashMap<u32, std::sync::Arc<super::passes::Pipelines>>;
 
 /// Features chiffon uses when the adapter has them (GPU timing); none are required.
 const OPTIONAL_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
@@ -123,7 +115,6 @@ impl GpuContext {
             adapter,
             device,
             queue,
-            pipelines: Default::default(),
         })
     }
 
@@ -145,35 +136,7 @@ impl GpuContext {
             adapter: self.adapter.clone(),
             device,
             queue,
-            pipelines: Default::default(),
         })
-    }
-
-    /// Sets of per-pass kernels compiled on this device so far: one per workgroup size any
-    /// world or solver on it has used (every world and solver on the context, and on its
-    /// clones, shares them; each world compiles only its own fused kernel, when it has fused
-    /// cloths).
-    pub fn compiled_kernel_sets(&self) -> usize {
-        self.pipelines
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .len()
-    }
-
-    /// The per-pass kernels at `workgroup_size` threads a group, compiled on first use.
-    pub(crate) fn pipelines(
-        &self,
-        workgroup_size: u32,
-    ) -> std::sync::Arc<super::passes::Pipelines> {
-        // A poisoned lock only means another thread panicked while compiling; the map holds
-        // whole entries either way.
-        let mut cache = self.pipelines.lock().unwrap_or_else(|e| e.into_inner());
-        cache
-            .entry(workgroup_size)
-            .or_insert_with(|| {
-                std::sync::Arc::new(super::passes::Pipelines::new(&self.device, workgroup_size))
-            })
-            .clone()
     }
 
     /// Name, backend and type of the adapter.

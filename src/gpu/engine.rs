@@ -45,7 +45,7 @@ pub(crate) struct GpuEngine {
     triangles_uploaded: bool,
     capacity_particles: u64,
     workgroup_size: u32,
-    /// The per-pass kernels, shared with every world on the context.
+    /// The per-pass kernels, shared with every world on the device.
     pipelines: std::sync::Arc<Pipelines>,
     /// The fused kernel, once a layout had fused cloths.
     fused: Option<FusedPipelines>,
@@ -110,7 +110,7 @@ impl GpuEngine {
             .fused_workgroup_size
             .unwrap_or_else(|| default_fused_workgroup_size(&ctx.info()));
         check_workgroup_size(&limits, fused_workgroup_size)?;
-        let pipelines = ctx.pipelines(config.workgroup_size);
+        let pipelines = Pipelines::shared(&ctx.device, config.workgroup_size);
         let bind_groups = bind_groups(
             &ctx.device,
             &pipelines,

@@ -11,4 +11,5 @@ pub mod shaders;
 pub mod timer;
 
 pub use context::GpuContext;
+pub use passes::compiled_kernel_sets;
 pub use timer::{StageTimer, StageTimes};

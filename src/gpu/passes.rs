@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use super::context::GpuContext;
 use super::kernels::{Binding, FUSED_BINDINGS, Kernel, STEP_SIZE, bind_group_layout};
 use super::shaders;
 use super::timer::StageTimer;
@@ -41,6 +42,32 @@ pub(crate) struct Pipelines {
     health: Kernel,
     /// The self-collision stage's kernels, in [`SelfStep::ALL`] order.
     self_collision: Vec<Kernel>,
+    /// The device and workgroup size they were compiled for (the cache's key).
+    device: wgpu::Device,
+    workgroup_size: u32,
+}
+
+thread_local! {
+    /// The per-pass kernels alive on this thread, whichever device: every world and solver on a
+    /// device shares one set per workgroup size ([`Pipelines::shared`]). Weak, so a set goes
+    /// (and its device with it) when the last world using it does.
+    static SHARED: std::cell::RefCell<Vec<std::sync::Weak<Pipelines>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Sets of per-pass kernels alive for `ctx`'s device on this thread: one per workgroup size its
+/// worlds and solvers use. Every world and lone solver on a device shares them (each world
+/// compiles only its own fused kernel, when it has fused cloths): a thousand lone solvers on
+/// lavapipe, which keeps each pipeline's machine code, compiled a thousand sets and ran out of
+/// 24 GiB; they now hold one.
+pub fn compiled_kernel_sets(ctx: &GpuContext) -> usize {
+    SHARED.with_borrow(|cache| {
+        cache
+            .iter()
+            .filter_map(std::sync::Weak::upgrade)
+            .filter(|p| p.device == ctx.device)
+            .count()
+    })
 }
 
 /// The fused kernel's layout and its two pipelines (cloths in workgroup memory, cloths in
@@ -60,8 +87,28 @@ pub(crate) struct FusedKernel {
 }
 
 impl Pipelines {
+    /// The per-pass kernels with `workgroup_size` threads per group on `device`: those another
+    /// world on it holds, or compiled now.
+    pub(crate) fn shared(device: &wgpu::Device, workgroup_size: u32) -> Arc<Self> {
+        SHARED.with_borrow_mut(|cache| {
+            cache.retain(|p| p.strong_count() > 0);
+            let found = cache
+                .iter()
+                .filter_map(std::sync::Weak::upgrade)
+                .find(|p| p.device == *device && p.workgroup_size == workgroup_size);
+            found.unwrap_or_else(|| {
+                // Send and Sync on native targets; in a browser wgpu's handles are neither,
+                // and there is one thread.
+                #[allow(clippy::arc_with_non_send_sync)]
+                let made = Arc::new(Self::new(device, workgroup_size));
+                cache.push(Arc::downgrade(&made));
+                made
+            })
+        })
+    }
+
     /// Compiles the per-pass kernels with `workgroup_size` threads per group.
-    pub(crate) fn new(device: &wgpu::Device, workgroup_size: u32) -> Self {
+    fn new(device: &wgpu::Device, workgroup_size: u32) -> Self {
         let step_binding = Binding::Uniform {
             size: STEP_SIZE,
             dynamic: true,
@@ -191,6 +238,8 @@ impl Pipelines {
             self_layout,
             edges_layout,
             air_layout,
+            device: device.clone(),
+            workgroup_size,
         }
     }
 }
