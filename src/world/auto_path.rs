@@ -76,6 +76,12 @@ impl AutoPath {
         self.least = [f64::INFINITY; 2];
     }
 
+    /// Cloths joined or left, and none could be timed on both paths (none could fuse, or the
+    /// paths would place them differently): a running trial stops, the choice stays.
+    pub fn cancel(&mut self) {
+        self.trial = None;
+    }
+
     /// The path this frame runs on: the other path first, then the guess, so a trial that
     /// confirms the guess ends without another re-layout.
     pub fn path(&self) -> PathChoice {

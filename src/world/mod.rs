@@ -113,6 +113,8 @@ pub struct World {
     laid_out_auto: PathChoice,
     /// Whether the frame being stepped is a frame of `Auto`'s trial.
     trial_frame: bool,
+    /// Particles of the largest cloth that could fuse, when the cloths last changed.
+    auto_largest: u32,
 }
 
 impl World {
@@ -152,6 +154,7 @@ impl World {
             auto: auto_path::AutoPath::new(guess),
             laid_out_auto: guess,
             trial_frame: false,
+            auto_largest: 0,
         })
     }
 
@@ -206,7 +209,7 @@ impl World {
             generation: entry.generation,
         };
         self.dirty = true;
-        self.auto.cloths_changed(self.fusable_particles());
+        self.auto_cloths_changed();
         Ok(handle)
     }
 
@@ -216,7 +219,7 @@ impl World {
         self.pin_moves.retain(|&(h, _), _| h != handle);
         self.entries[handle.index as usize].live = None;
         self.dirty = true;
-        self.auto.cloths_changed(self.fusable_particles());
+        self.auto_cloths_changed();
         Ok(())
     }
 
@@ -494,13 +497,33 @@ impl World {
         self.auto.measured()
     }
 
-    /// Particles of the cloths that could take the fused path (what `Auto`'s trials time).
-    fn fusable_particles(&self) -> u64 {
-        self.live()
-            .iter()
-            .filter(|l| layout::can_fuse(&l.cloth, self.config.fused_max_particles))
-            .map(|l| l.cloth.particle_count() as u64)
-            .sum()
+    /// Cloths joined or left: `Auto` times the world again (`auto_path.rs`) if it can time its
+    /// two paths here at all: a clock (not in a browser, which cannot wait for its device), a
+    /// device that fuses, and a cloth that could take either path, with the cloths that cannot
+    /// fuse before those that can (so both paths place every cloth's particles alike, and a
+    /// renderer's ranges stay valid).
+    fn auto_cloths_changed(&mut self) {
+        let (mut fusable, mut largest, mut ordered) = (0u64, 0u32, true);
+        for l in self.live() {
+            let n = l.cloth.particle_count();
+            if layout::can_fuse(&l.cloth, self.config.fused_max_particles) {
+                fusable += n as u64;
+                largest = largest.max(n as u32);
+            } else if fusable > 0 {
+                ordered = false;
+            }
+        }
+        self.auto_largest = largest;
+        let timeable = !cfg!(target_arch = "wasm32")
+            && self.config.paths == PathChoice::Auto
+            && self.engine.fuses()
+            && ordered
+            && fusable > 0;
+        if timeable {
+            self.auto.cloths_changed(fusable);
+        } else {
+            self.auto.cancel();
+        }
     }
 
     /// The path `Auto` lays the cloths out on now: the trial's path while one runs.
@@ -512,33 +535,12 @@ impl World {
         }
     }
 
-    /// Whether `Auto` can time its two paths in a frame of `substeps`: a clock (not in a
-    /// browser, which cannot wait for its device), a device that fuses, no contact that needs
-    /// every cloth global, and a cloth that could take either path, with the cloths that cannot
-    /// fuse before those that can (so both paths place every cloth's particles alike, and a
-    /// renderer's ranges stay valid), each small enough for the device's fused loops
-    /// ([`Engine::fused_trial_fits`]).
+    /// Whether `Auto`'s trial can time this frame of `substeps`: no contact that needs every
+    /// cloth global, and its largest cloth that could fuse small enough for the device's fused
+    /// loops ([`Engine::fused_trial_fits`]).
     fn auto_trial_applies(&self, substeps: u32) -> bool {
-        if cfg!(target_arch = "wasm32")
-            || self.config.paths != PathChoice::Auto
-            || !self.engine.fuses()
-            || self.params.contact_needs_global()
-        {
-            return false;
-        }
-        let mut fusable = false;
-        for l in self.live() {
-            if layout::can_fuse(&l.cloth, self.config.fused_max_particles) {
-                let n = l.cloth.particle_count() as u32;
-                if !self.engine.fused_trial_fits(n, substeps) {
-                    return false;
-                }
-                fusable = true;
-            } else if fusable {
-                return false;
-            }
-        }
-        fusable
+        !self.params.contact_needs_global()
+            && self.engine.fused_trial_fits(self.auto_largest, substeps)
     }
 
     /// The divergence check now: `Err(Diverged)` naming the cloth, its first bad particle and
