@@ -4,7 +4,7 @@
 use glam::{Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
-use super::MIN_PER_TASK;
+use super::MIN_PER_HEAVY_TASK;
 use super::colliders::collide_all;
 use super::common::substep_pull;
 use crate::config::{ColliderRecord, StepParams};
@@ -23,7 +23,7 @@ pub fn collide(
     positions[..n]
         .par_iter_mut()
         .zip(&mut previous[..n])
-        .with_min_len(MIN_PER_TASK)
+        .with_min_len(MIN_PER_HEAVY_TASK)
         .for_each(|(p, prev)| {
             // Pinned and held particles stay where they are.
             if p.w == 0.0 {

@@ -5,8 +5,8 @@ use glam::Vec4;
 
 use super::self_collision::{self as hash, SelfCollisionBuffers};
 use super::{
-    air_forces, air_winds, apply_air, apply_edge_contacts, check_health, collide, edge_contacts,
-    integrate, limit_color, prolong, snapshot_nodes, solve_cloths, solve_color, solve_tethers,
+    ColorPass, air_forces, air_winds, apply_air, apply_edge_contacts, check_health, collide,
+    edge_contacts, integrate, prolong, snapshot_nodes, solve_cloths, solve_tethers, sweep_colors,
 };
 use crate::config::Prolongation;
 use crate::config::{ClothRest, ColorRange, FusedLevel, Health, TetherSlot};
@@ -225,7 +225,44 @@ impl Executor for CpuFrame<'_> {
         let e = &mut *self.e;
         let f = self.frame;
         let plan = f.plan;
-        for pass in passes {
+        // Consecutive sweeps over colors run together (`sweep_colors`: one team of threads
+        // for the run, not a rayon call each).
+        let mut sweeps: Vec<ColorPass> = Vec::new();
+        let mut passes = passes.peekable();
+        while let Some(pass) = passes.next() {
+            match pass {
+                Pass::SolveColor {
+                    color,
+                    first_sweep,
+                    substep,
+                } => {
+                    let range = e.colors[color as usize];
+                    let range = if first_sweep { range.first() } else { range };
+                    sweeps.push(ColorPass::Solve(range, plan.step(substep)));
+                }
+                Pass::LimitColor { color, substep } => {
+                    sweeps.push(ColorPass::Limit(
+                        e.colors[color as usize],
+                        plan.step(substep),
+                    ));
+                }
+                _ => {}
+            }
+            let run_ends = !matches!(
+                passes.peek(),
+                Some(Pass::SolveColor { .. } | Pass::LimitColor { .. })
+            );
+            if !sweeps.is_empty() && run_ends {
+                sweep_colors(
+                    &sweeps,
+                    e.global.constraints(),
+                    &mut e.positions,
+                    &e.previous,
+                    &mut e.multipliers,
+                    f.materials,
+                );
+                sweeps.clear();
+            }
             match pass {
                 Pass::AirWinds => air_winds(air(f), &e.positions, &mut e.winds),
                 Pass::AirForces => air_forces(
@@ -251,34 +288,13 @@ impl Executor for CpuFrame<'_> {
                     &e.positions,
                     &mut e.snapshot,
                 ),
-                Pass::SolveColor {
-                    color,
-                    first_sweep,
-                    substep,
-                } => {
-                    let range = e.colors[color as usize];
-                    solve_color(
-                        &if first_sweep { range.first() } else { range },
-                        e.global.constraints(),
-                        &mut e.positions,
-                        &e.previous,
-                        &mut e.multipliers,
-                        &plan.step(substep),
-                        f.materials,
-                    )
-                }
+                // Gathered above.
+                Pass::SolveColor { .. } | Pass::LimitColor { .. } => {}
                 Pass::Prolong { level } => prolong(
                     &e.coarse_ranges[1 + level as usize],
                     &e.global,
                     &mut e.positions,
                     &e.snapshot,
-                ),
-                Pass::LimitColor { color, substep } => limit_color(
-                    &e.colors[color as usize],
-                    e.global.constraints(),
-                    &mut e.positions,
-                    &e.previous,
-                    &plan.step(substep),
                 ),
                 Pass::Tethers(s) => solve_tethers(&plan.step(s), &mut e.positions, &e.tethers),
                 Pass::SelfCollision { step, substep } => {

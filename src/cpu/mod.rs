@@ -19,6 +19,7 @@ pub mod self_collision;
 mod snapshot;
 mod solve_cloths;
 mod solve_color;
+mod team;
 mod tethers;
 
 pub use air::{air_forces, air_winds, apply_air};
@@ -31,11 +32,15 @@ pub use normals::{cloth_normals, compute_normals};
 pub use prolong::prolong;
 pub use snapshot::snapshot_nodes;
 pub use solve_cloths::solve_cloths;
-pub use solve_color::{limit_color, solve_color};
+pub use solve_color::{ColorPass, limit_color, solve_color, sweep_colors};
 pub use tethers::solve_tethers;
 
 /// Particles (or constraints) per rayon task: below this, splitting costs more than it saves.
 const MIN_PER_TASK: usize = 2048;
+
+/// The same for kernels that spend about a hundred times as long on each particle (the
+/// self-collision search): a small cloth's search is worth both threads.
+const MIN_PER_HEAVY_TASK: usize = 256;
 
 /// A slice the threads of one kernel share, as the GPU's threads share a storage buffer: in
 /// one call each thread writes only elements that no other thread reads or writes (the

@@ -9,7 +9,7 @@
 use glam::{IVec3, Vec3, Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
-use super::MIN_PER_TASK;
+use super::MIN_PER_HEAVY_TASK;
 use super::common::{ordered, unordered};
 use crate::config::{LIST_STRIDE, StepParams};
 
@@ -342,7 +342,7 @@ pub fn self_candidates(p: &StepParams, workgroup: u32, b: &mut SelfCollisionBuff
         .par_chunks_mut(LIST_STRIDE)
         .zip(built.par_iter_mut())
         .enumerate()
-        .with_min_len(MIN_PER_TASK)
+        .with_min_len(MIN_PER_HEAVY_TASK)
         .for_each(|(i, (list, at))| {
             let pi = positions[i];
             *at = pi;
@@ -388,7 +388,7 @@ pub fn self_collide(p: &StepParams, b: &mut SelfCollisionBuffers<'_>) {
     b.moved[..n]
         .par_iter_mut()
         .enumerate()
-        .with_min_len(MIN_PER_TASK)
+        .with_min_len(MIN_PER_HEAVY_TASK)
         .for_each(|(i, out)| {
             let pi = positions[i];
             *out = pi;

@@ -34,99 +34,282 @@ pub fn solve_color(
     params: &StepParams,
     materials: &[Vec4],
 ) {
-    let batch = constraints
-        .color(color)
-        .expect("solve_color: the range is not one of the checked colors");
-    check_particles("solve_color", constraints, positions, previous);
-    assert!(
-        multipliers.len() >= constraints.constraints().len(),
-        "solve_color: {} multipliers for {} constraints",
-        multipliers.len(),
-        constraints.constraints().len()
-    );
-    // Four floats a material, indexed by the constraint's kind bits as the kernel does.
-    let alphas: &[f32] = bytemuck::cast_slice(materials);
-    let record = Record {
-        params,
-        alphas,
+    let pass = ColorPass::Solve(*color, *params);
+    let work = Sweep::new(
+        &pass,
+        constraints,
+        positions,
         previous,
-        first_sweep: color.first_sweep == 1,
-    };
-    if color.is_serial() {
-        // Thread 0 alone, record after record (`color_walk`): the records may share particles.
-        let stencils = batch.first().is_some_and(Constraint::is_stencil);
-        let width = if stencils { 2 } else { 1 };
-        let (first, step) = color_walk(color, 0, width, color.count);
-        for at in (first..color.count).step_by(step as usize) {
-            let k = at as usize;
-            let lambda = &mut multipliers[color.start as usize + k];
-            if stencils {
-                let [head, tail] = [&batch[k], &batch[k + 1]];
-                let ids = [head.i, head.j, tail.i, tail.j].map(|i| i as usize);
-                let mut x = ids.map(|i| positions[i]);
-                record.solve_stencil_record(head, tail, &mut x, lambda);
-                for (i, v) in ids.into_iter().zip(x) {
-                    positions[i] = v;
-                }
-            } else {
-                let c = &batch[k];
-                let (mut pi, mut pj) = (positions[c.i as usize], positions[c.j as usize]);
-                record.solve_distance_record(c, &mut pi, &mut pj, lambda);
-                (positions[c.i as usize], positions[c.j as usize]) = (pi, pj);
-            }
+        multipliers,
+        materials,
+    );
+    work.run_alone(positions, multipliers);
+}
+
+/// Twin of `limit_color` in `shaders/solve_color.wgsl`: the strain limit over one color, in
+/// parallel, as the GPU does. Each structural edge longer than `params.strain_limit` × its rest
+/// length is shortened to it (`limit_pair`); every other record is left alone.
+///
+/// # Panics
+/// As [`solve_color`]: when `color` is not one of `constraints`' colors, or `positions` or
+/// `previous` are shorter than the coloring needs.
+pub fn limit_color(
+    color: &ColorRange,
+    constraints: &ColoredConstraints,
+    positions: &mut [Vec4],
+    previous: &[Vec4],
+    params: &StepParams,
+) {
+    let pass = ColorPass::Limit(*color, *params);
+    let work = Sweep::new(&pass, constraints, positions, previous, &[], &[]);
+    work.run_alone(positions, &mut []);
+}
+
+/// One `solve_color` or `limit_color` dispatch: its color and its substep's parameters.
+#[derive(Clone, Copy, Debug)]
+pub enum ColorPass {
+    /// `solve_color`.
+    Solve(ColorRange, StepParams),
+    /// `limit_color`.
+    Limit(ColorRange, StepParams),
+}
+
+/// Runs `passes` in order, each as [`solve_color`] or [`limit_color`] would, to the same
+/// bit: a frame's sweeps over its colors. A run long enough is worth a team of threads that
+/// stays together for the whole run and meets at a barrier after each color
+/// (`src/cpu/team.rs`), where a rayon call per color woke the pool's threads up to a hundred
+/// times a substep, and a color smaller than a rayon task ran on one thread.
+///
+/// # Panics
+/// As [`solve_color`], for any of the passes.
+pub fn sweep_colors(
+    passes: &[ColorPass],
+    constraints: &ColoredConstraints,
+    positions: &mut [Vec4],
+    previous: &[Vec4],
+    multipliers: &mut [f32],
+    materials: &[Vec4],
+) {
+    let sweeps: Vec<Sweep<'_>> = passes
+        .iter()
+        .map(|pass| {
+            Sweep::new(
+                pass,
+                constraints,
+                positions,
+                previous,
+                multipliers,
+                materials,
+            )
+        })
+        .collect();
+    let units: usize = sweeps.iter().map(Sweep::units).sum();
+    let threads = super::team::threads_for(units);
+    if threads <= 1 {
+        for sweep in &sweeps {
+            sweep.run_alone(positions, multipliers);
         }
         return;
     }
     let (positions, multipliers) = (SharedSlice::new(positions), SharedSlice::new(multipliers));
-    let (positions, multipliers) = (&positions, &multipliers);
-    let first = color.start as usize;
-    if batch.first().is_some_and(Constraint::is_stencil) {
-        // A color of bending stencils: one thread per stencil (two records).
-        batch
-            .par_chunks_exact(2)
-            .enumerate()
-            .with_min_len(MIN_PER_TASK / 2)
-            .for_each(|(k, pair)| {
-                let (head, tail) = (&pair[0], &pair[1]);
-                let ids = [head.i, head.j, tail.i, tail.j];
-                // SAFETY: the four particles are below particle_count <= positions.len() and
-                // distinct, and no other record of this color names any of them (the
-                // coloring's invariant covers both records of a stencil, which it keeps in one
-                // color, and a color that is not serial); multiplier first + 2k is this
-                // stencil's alone. So these are the only live references.
-                let (mut p, lambda) = unsafe {
-                    (
-                        ids.map(|i| &mut *positions.at(i as usize)),
-                        &mut *multipliers.at(first + 2 * k),
-                    )
-                };
-                let mut x = p.each_ref().map(|q| **q);
-                record.solve_stencil_record(head, tail, &mut x, lambda);
-                for (q, v) in p.iter_mut().zip(x) {
-                    **q = v;
+    super::team::run(threads, |member, barrier| {
+        for sweep in &sweeps {
+            if sweep.serial {
+                if member == 0 {
+                    // SAFETY: the other members wait at the barrier meanwhile.
+                    unsafe { sweep.solve_serially(&positions, &multipliers) };
                 }
-            });
-        return;
+            } else {
+                // A fixed share each, one run of the color's records: handing out chunks
+                // first come first served balanced a slowed member but cost a fifth more
+                // (the shared counter, and members writing next to each other).
+                let units = sweep.units();
+                let share = units.div_ceil(threads);
+                for k in (member * share)..((member + 1) * share).min(units) {
+                    // SAFETY: the members take disjoint shares of one color (not serial) and
+                    // meet at the barrier before the next.
+                    unsafe { sweep.unit(&positions, &multipliers, k) };
+                }
+            }
+            barrier.wait();
+        }
+    });
+}
+
+/// What one pass of [`sweep_colors`] works on, checked: its color's records, and what every
+/// record reads besides its particles.
+struct Sweep<'a> {
+    batch: &'a [Constraint],
+    /// The color's first multiplier.
+    first: usize,
+    serial: bool,
+    stencils: bool,
+    limit: bool,
+    color: ColorRange,
+    record: Record<'a>,
+    /// `limit_relax` of the pass.
+    relax: f32,
+}
+
+impl<'a> Sweep<'a> {
+    fn new(
+        pass: &'a ColorPass,
+        constraints: &'a ColoredConstraints,
+        positions: &[Vec4],
+        previous: &'a [Vec4],
+        multipliers: &[f32],
+        materials: &'a [Vec4],
+    ) -> Self {
+        let (color, params, limit) = match pass {
+            ColorPass::Solve(c, p) => (c, p, false),
+            ColorPass::Limit(c, p) => (c, p, true),
+        };
+        let kernel = if limit { "limit_color" } else { "solve_color" };
+        let batch = constraints
+            .color(color)
+            .unwrap_or_else(|| panic!("{kernel}: the range is not one of the checked colors"));
+        check_particles(kernel, constraints, positions, previous);
+        if !limit {
+            assert!(
+                multipliers.len() >= constraints.constraints().len(),
+                "solve_color: {} multipliers for {} constraints",
+                multipliers.len(),
+                constraints.constraints().len()
+            );
+        }
+        Sweep {
+            batch,
+            first: color.start as usize,
+            serial: color.is_serial(),
+            stencils: !limit && batch.first().is_some_and(Constraint::is_stencil),
+            limit,
+            color: *color,
+            record: Record {
+                params,
+                // Four floats a material, indexed by the constraint's kind bits as the
+                // kernel does.
+                alphas: bytemuck::cast_slice(materials),
+                previous,
+                first_sweep: color.first_sweep == 1,
+            },
+            // The frame's last substep is the one that ends at t = 1.
+            relax: limit_relax(params, params.t_to == 1.0),
+        }
     }
-    batch
-        .par_iter()
-        .enumerate()
-        .with_min_len(MIN_PER_TASK)
-        .for_each(|(k, c)| {
-            // SAFETY: i and j are below particle_count <= positions.len() and differ, and no
-            // other constraint of this color names either (ColoredConstraints' invariant for
-            // a color that is not serial, checked at construction); multiplier first + k is
-            // this constraint's alone and in bounds (checked above). So these are the only
-            // live references.
-            let (pi, pj, lambda) = unsafe {
+
+    /// The units a thread takes: stencils (two records) or records.
+    fn units(&self) -> usize {
+        if self.stencils {
+            self.batch.len() / 2
+        } else {
+            self.batch.len()
+        }
+    }
+
+    /// The pass alone, as its dispatch runs: on rayon's threads, or record after record.
+    fn run_alone(&self, positions: &mut [Vec4], multipliers: &mut [f32]) {
+        let (positions, multipliers) = (SharedSlice::new(positions), SharedSlice::new(multipliers));
+        if self.serial {
+            // SAFETY: this thread alone.
+            unsafe { self.solve_serially(&positions, &multipliers) };
+            return;
+        }
+        let min = if self.stencils {
+            MIN_PER_TASK / 2
+        } else {
+            MIN_PER_TASK
+        };
+        (0..self.units())
+            .into_par_iter()
+            .with_min_len(min)
+            .for_each(|k| {
+                // SAFETY: one thread per unit of a color that is not serial.
+                unsafe { self.unit(&positions, &multipliers, k) }
+            });
+    }
+
+    /// Thread 0 of a serial color: every record in turn (`color_walk`), since they may share
+    /// particles.
+    ///
+    /// # Safety
+    /// No other thread touches `positions` or `multipliers` meanwhile.
+    unsafe fn solve_serially(
+        &self,
+        positions: &SharedSlice<'_, Vec4>,
+        multipliers: &SharedSlice<'_, f32>,
+    ) {
+        let width = if self.stencils { 2 } else { 1 };
+        let (first, step) = color_walk(&self.color, 0, width, self.color.count);
+        for at in (first..self.color.count).step_by(step as usize) {
+            let k = at as usize / width as usize;
+            // SAFETY: this thread alone, by the caller's contract.
+            unsafe { self.unit(positions, multipliers, k) };
+        }
+    }
+
+    /// Unit `k`: one stencil (records 2k and 2k + 1) or one record.
+    ///
+    /// # Safety
+    /// No other thread touches this unit's particles or multiplier meanwhile: the units of a
+    /// color that is not serial share none (the coloring's invariant, which covers both
+    /// records of a stencil, which it keeps in one color), and a serial color's run on one
+    /// thread.
+    #[inline]
+    unsafe fn unit(
+        &self,
+        positions: &SharedSlice<'_, Vec4>,
+        multipliers: &SharedSlice<'_, f32>,
+        k: usize,
+    ) {
+        if self.stencils {
+            let (head, tail) = (&self.batch[2 * k], &self.batch[2 * k + 1]);
+            let ids = [head.i, head.j, tail.i, tail.j];
+            // SAFETY: the four particles are below particle_count <= positions.len()
+            // (`check_particles`) and distinct; multiplier first + 2k is this stencil's alone
+            // and in bounds (checked in `new`). By the caller's contract no other thread
+            // touches them, so these are the only live references.
+            let (mut p, lambda) = unsafe {
+                (
+                    ids.map(|i| &mut *positions.at(i as usize)),
+                    &mut *multipliers.at(self.first + 2 * k),
+                )
+            };
+            let mut x = p.each_ref().map(|q| **q);
+            self.record.solve_stencil_record(head, tail, &mut x, lambda);
+            for (q, v) in p.iter_mut().zip(x) {
+                **q = v;
+            }
+            return;
+        }
+        let c = &self.batch[k];
+        if self.limit {
+            if !is_structural(c) {
+                return;
+            }
+            // SAFETY: as for a stencil: i and j are in bounds and distinct, and no other thread
+            // touches them.
+            let (pi, pj) = unsafe {
                 (
                     &mut *positions.at(c.i as usize),
                     &mut *positions.at(c.j as usize),
-                    &mut *multipliers.at(first + k),
                 )
             };
-            record.solve_distance_record(c, pi, pj, lambda);
-        });
+            let previous = self.record.previous;
+            let params = self.record.params;
+            let held = limit_held(params, previous[c.i as usize].w, previous[c.j as usize].w);
+            limit_pair(params.strain_limit, self.relax, c, pi, pj, held);
+            return;
+        }
+        // SAFETY: as for a stencil; multiplier first + k is this record's alone.
+        let (pi, pj, lambda) = unsafe {
+            (
+                &mut *positions.at(c.i as usize),
+                &mut *positions.at(c.j as usize),
+                &mut *multipliers.at(self.first + k),
+            )
+        };
+        self.record.solve_distance_record(c, pi, pj, lambda);
+    }
 }
 
 /// What every record of one `solve_color` dispatch reads besides its particles.
@@ -182,54 +365,6 @@ impl Record<'_> {
             self.first_sweep,
         );
     }
-}
-
-/// Twin of `limit_color` in `shaders/solve_color.wgsl`: the strain limit over one color, in
-/// parallel, as the GPU does. Each structural edge longer than `params.strain_limit` × its rest
-/// length is shortened to it (`limit_pair`); every other record is left alone.
-///
-/// # Panics
-/// As [`solve_color`]: when `color` is not one of `constraints`' colors, or `positions` or
-/// `previous` are shorter than the coloring needs.
-pub fn limit_color(
-    color: &ColorRange,
-    constraints: &ColoredConstraints,
-    positions: &mut [Vec4],
-    previous: &[Vec4],
-    params: &StepParams,
-) {
-    let batch = constraints
-        .color(color)
-        .expect("limit_color: the range is not one of the checked colors");
-    check_particles("limit_color", constraints, positions, previous);
-    // The frame's last substep is the one that ends at t = 1.
-    let relax = limit_relax(params, params.t_to == 1.0);
-    if color.is_serial() {
-        // One thread, record after record (`color_walk`): the records may share particles.
-        for c in batch.iter().filter(|c| is_structural(c)) {
-            let (mut pi, mut pj) = (positions[c.i as usize], positions[c.j as usize]);
-            let held = limit_held(params, previous[c.i as usize].w, previous[c.j as usize].w);
-            limit_pair(params.strain_limit, relax, c, &mut pi, &mut pj, held);
-            (positions[c.i as usize], positions[c.j as usize]) = (pi, pj);
-        }
-        return;
-    }
-    let positions = &SharedSlice::new(positions);
-    batch.par_iter().with_min_len(MIN_PER_TASK).for_each(|c| {
-        if !is_structural(c) {
-            return;
-        }
-        // SAFETY: as in `solve_color`: i and j are in bounds and distinct, and no other
-        // record of this color (not serial) names either.
-        let (pi, pj) = unsafe {
-            (
-                &mut *positions.at(c.i as usize),
-                &mut *positions.at(c.j as usize),
-            )
-        };
-        let held = limit_held(params, previous[c.i as usize].w, previous[c.j as usize].w);
-        limit_pair(params.strain_limit, relax, c, pi, pj, held);
-    });
 }
 
 /// Panics unless `positions` and `previous` cover every particle `constraints` names.
