@@ -38,14 +38,15 @@ pub use tethers::solve_tethers;
 /// Particles (or constraints) per rayon task: below this, splitting costs more than it saves.
 const MIN_PER_TASK: usize = 2048;
 
-/// The same for kernels that spend about a hundred times as long on each particle (the
-/// self-collision search): a small cloth's search is worth both threads.
+/// The same for kernels that spend far longer on each particle (the self-collision search
+/// and its pushes, `collide`): a small cloth's are worth both threads.
 const MIN_PER_HEAVY_TASK: usize = 256;
 
 /// A slice the threads of one kernel share, as the GPU's threads share a storage buffer: in
 /// one call each thread writes only elements that no other thread reads or writes (the
 /// kernel's invariant, which its caller checks: a checked coloring, a level's distinct
-/// particles, anchors that are pinned).
+/// particles, anchors that are pinned). A team's run of colors (`sweep_colors`) keeps it one
+/// color at a time: its members meet at a barrier between colors.
 /// It holds the slice's exclusive borrow, so the slice itself cannot be touched meanwhile.
 struct SharedSlice<'a, T>(*mut T, std::marker::PhantomData<&'a mut [T]>);
 

@@ -104,16 +104,30 @@ pub fn sweep_colors(
         })
         .collect();
     let units: usize = sweeps.iter().map(Sweep::units).sum();
-    let threads = super::team::threads_for(units);
+    run_sweeps(
+        &sweeps,
+        super::team::threads_for(units),
+        positions,
+        multipliers,
+    );
+}
+
+/// [`sweep_colors`]'s run, checked, on `threads` threads.
+fn run_sweeps(
+    sweeps: &[Sweep<'_>],
+    threads: usize,
+    positions: &mut [Vec4],
+    multipliers: &mut [f32],
+) {
     if threads <= 1 {
-        for sweep in &sweeps {
+        for sweep in sweeps {
             sweep.run_alone(positions, multipliers);
         }
         return;
     }
     let (positions, multipliers) = (SharedSlice::new(positions), SharedSlice::new(multipliers));
     super::team::run(threads, |member, barrier| {
-        for sweep in &sweeps {
+        for sweep in sweeps {
             if sweep.serial {
                 if member == 0 {
                     // SAFETY: the other members wait at the barrier meanwhile.
@@ -387,6 +401,65 @@ fn check_particles(
 mod tests {
     use super::*;
     use crate::constraint::ConstraintKind;
+
+    /// A team's run of colors (`sweep_colors` on more threads than this machine may have)
+    /// ends where the same passes run one by one do, to the bit: a 48² sheet's stretch,
+    /// shear and stencil colors, a first and a later sweep, and the strain limit.
+    #[test]
+    fn a_team_sweeps_the_colors_as_the_passes_one_by_one_do() {
+        let cloth = crate::ClothBuilder::grid(48, 48).build().unwrap();
+        let n = cloth.particle_count();
+        let (colored, _) = ColoredConstraints::new(cloth.constraints(), n).unwrap();
+        // Every particle a little off its rest place, so every constraint has work.
+        let previous: Vec<Vec4> = cloth.positions().iter().map(|p| p.extend(1.0)).collect();
+        let start: Vec<Vec4> = previous
+            .iter()
+            .enumerate()
+            .map(|(k, p)| {
+                let wobble = ((k as f32) * 0.7).sin() * 0.004;
+                *p + Vec4::new(wobble, -wobble * 0.5, wobble * 0.25, 0.0)
+            })
+            .collect();
+        let params = StepParams {
+            strain_limit: 1.001,
+            ..StepParams::default()
+        };
+        let materials = [Vec4::new(0.0, 1e-4, 1e-3, 1e-2)];
+        let colors: Vec<ColorRange> = colored.colors().iter().map(ColorRange::new).collect();
+        assert!(colors.iter().any(|c| !c.is_serial()));
+        let mut passes: Vec<ColorPass> = colors
+            .iter()
+            .map(|c| ColorPass::Solve(c.first(), params))
+            .collect();
+        passes.extend(colors.iter().map(|c| ColorPass::Solve(*c, params)));
+        passes.extend(colors.iter().map(|c| ColorPass::Limit(*c, params)));
+
+        let multipliers = vec![0.0f32; cloth.constraints().len()];
+        let (mut one_by_one, mut lambdas) = (start.clone(), multipliers.clone());
+        for pass in &passes {
+            match pass {
+                ColorPass::Solve(c, p) => solve_color(
+                    c,
+                    &colored,
+                    &mut one_by_one,
+                    &previous,
+                    &mut lambdas,
+                    p,
+                    &materials,
+                ),
+                ColorPass::Limit(c, p) => limit_color(c, &colored, &mut one_by_one, &previous, p),
+            }
+        }
+        assert_ne!(one_by_one, start);
+        let (mut team, mut team_lambdas) = (start.clone(), multipliers);
+        let sweeps: Vec<Sweep<'_>> = passes
+            .iter()
+            .map(|pass| Sweep::new(pass, &colored, &team, &previous, &team_lambdas, &materials))
+            .collect();
+        run_sweeps(&sweeps, 3, &mut team, &mut team_lambdas);
+        assert!(team == one_by_one, "the team's positions differ");
+        assert!(team_lambdas == lambdas, "the team's multipliers differ");
+    }
 
     /// The strain limit held a particle that static friction held (the contact flag in its
     /// previous position's w) as it holds a pin, so an edge between two such particles, or a

@@ -12,13 +12,16 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 const MIN_UNITS_PER_THREAD: usize = 4096;
 
 /// How many threads a run of `units` records takes: rayon's count (so `RAYON_NUM_THREADS`
-/// rules both), fewer for a small run, at least 1; 1 in a browser.
+/// rules both) but no more than the machine's cores (members spin at the barrier), fewer for
+/// a small run, at least 1; 1 in a browser.
 pub(crate) fn threads_for(units: usize) -> usize {
     // A browser's page has one thread (no `std::thread::spawn`).
     if cfg!(target_arch = "wasm32") {
         return 1;
     }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     rayon::current_num_threads()
+        .min(cores)
         .min(units / MIN_UNITS_PER_THREAD)
         .max(1)
 }
@@ -33,6 +36,9 @@ where
 {
     let barrier = Barrier::new(threads);
     std::thread::scope(|scope| {
+        // Before the spawns: a spawn that fails unwinds this thread, and the members already
+        // started must not wait for it at the barrier.
+        let _poison = Poison(&barrier);
         for t in 1..threads {
             let (member, barrier) = (&member, &barrier);
             scope.spawn(move || {
@@ -40,7 +46,6 @@ where
                 member(t, barrier)
             });
         }
-        let _poison = Poison(&barrier);
         member(0, &barrier);
     });
 }
