@@ -30,6 +30,19 @@ const COLLIDER_PLANE: u32 = 2u;
 const COLLIDER_CUBOID: u32 = 3u;
 const COLLIDER_MESH: u32 = 4u;
 
+// The shape kinds a frame's colliders have, bit k for kind k (Rust: config::collider_kinds);
+// the host compiles the kernels that read shapes for the set it has (gpu::passes), and an arm
+// whose bit is clear is compiled out. A shape switch costs every arm that any lane of a
+// workgroup may take: on lavapipe a 128² sheet's collide stage with one sphere took 25 ms with
+// every arm in, 9 with the sphere's and the plane's alone. The CPU twin has no such switch:
+// the arms it leaves out are the ones no collider of the frame takes.
+override COLLIDER_KINDS: u32 = 31u;
+
+// False when no collider of the frame is of `kind` (its arm is compiled out).
+fn kind_compiled(kind: u32) -> bool {
+    return (COLLIDER_KINDS & (1u << kind)) != 0u;
+}
+
 // Steps of the sphere tracing that follows a particle's path relative to a collider.
 const MARCH_STEPS: u32 = 12u;
 
@@ -225,24 +238,40 @@ fn capsule_distance(q: vec3<f32>, a: vec3<f32>, ra: f32, b: vec3<f32>, rb: f32) 
     return (sqrt(x2 * a2 / l2) + y * rr) / l2 - ra;
 }
 
-// Signed distance from q (in the collider's frame) to its surface.
+// Signed distance from q (in the collider's frame) to its surface. (An arm compiled out returns
+// a value no collider of the frame is ever given: see COLLIDER_KINDS.)
 fn shape_distance(c: ColliderRecord, q: vec3<f32>) -> f32 {
     switch (c.kind) {
         case COLLIDER_SPHERE: {
+            if (!kind_compiled(COLLIDER_SPHERE)) {
+                return 1e30;
+            }
             return length(q) - c.shape_a.w;
         }
         case COLLIDER_CAPSULE: {
+            if (!kind_compiled(COLLIDER_CAPSULE)) {
+                return 1e30;
+            }
             return capsule_distance(q, c.shape_a.xyz, c.shape_a.w, c.shape_b.xyz, c.shape_b.w);
         }
         case COLLIDER_PLANE: {
+            if (!kind_compiled(COLLIDER_PLANE)) {
+                return 1e30;
+            }
             return dot(c.shape_a.xyz, q) - c.shape_a.w;
         }
         case COLLIDER_CUBOID: {
+            if (!kind_compiled(COLLIDER_CUBOID)) {
+                return 1e30;
+            }
             let d = abs(q) - c.shape_a.xyz;
             return length(max(d, vec3<f32>(0.0))) + min(max(d.x, max(d.y, d.z)), 0.0);
         }
         default: {
-            return grid_distance(c, q);
+            if (kind_compiled(COLLIDER_MESH)) {
+                return grid_distance(c, q);
+            }
+            return 1e30;
         }
     }
 }
@@ -294,15 +323,27 @@ fn unit_or_up(v: vec3<f32>) -> vec3<f32> {
 fn shape_normal(c: ColliderRecord, q: vec3<f32>) -> vec3<f32> {
     switch (c.kind) {
         case COLLIDER_SPHERE: {
+            if (!kind_compiled(COLLIDER_SPHERE)) {
+                return vec3<f32>(0.0, 1.0, 0.0);
+            }
             return unit_or_up(q);
         }
         case COLLIDER_CAPSULE: {
+            if (!kind_compiled(COLLIDER_CAPSULE)) {
+                return vec3<f32>(0.0, 1.0, 0.0);
+            }
             return capsule_normal(q, c.shape_a.xyz, c.shape_a.w, c.shape_b.xyz, c.shape_b.w);
         }
         case COLLIDER_PLANE: {
+            if (!kind_compiled(COLLIDER_PLANE)) {
+                return vec3<f32>(0.0, 1.0, 0.0);
+            }
             return c.shape_a.xyz;
         }
         case COLLIDER_CUBOID: {
+            if (!kind_compiled(COLLIDER_CUBOID)) {
+                return vec3<f32>(0.0, 1.0, 0.0);
+            }
             let d = abs(q) - c.shape_a.xyz;
             let s = select(vec3<f32>(-1.0), vec3<f32>(1.0), q >= vec3<f32>(0.0));
             if (max(d.x, max(d.y, d.z)) > 0.0) {
@@ -318,7 +359,10 @@ fn shape_normal(c: ColliderRecord, q: vec3<f32>) -> vec3<f32> {
             return vec3<f32>(0.0, 0.0, s.z);
         }
         default: {
-            return grid_normal(c, q);
+            if (kind_compiled(COLLIDER_MESH)) {
+                return grid_normal(c, q);
+            }
+            return vec3<f32>(0.0, 1.0, 0.0);
         }
     }
 }

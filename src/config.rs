@@ -442,6 +442,15 @@ pub struct ColliderRecord {
     pub to_rotation: [f32; 4],
 }
 
+/// Shape kinds ([`ColliderRecord::kind`]: 0 sphere, 1 capsule, 2 plane, 3 box, 4 mesh).
+pub const COLLIDER_KIND_COUNT: u32 = 5;
+
+/// The shape kinds among `colliders`, bit k for kind k: the set the GPU's contact kernels are
+/// compiled for (`COLLIDER_KINDS` in shaders/colliders.wgsl leaves the other shapes' code out).
+pub fn collider_kinds(colliders: &[ColliderRecord]) -> u32 {
+    colliders.iter().fold(0, |kinds, c| kinds | 1 << c.kind)
+}
+
 /// A pinned particle's previous position's w on the first substep of a frame that carries it
 /// to the target in its xyz ([`crate::World::move_pin`]; `PIN_TO` in `shaders/common.wgsl`).
 /// A free particle's w there is its contact flag (0 or 1); a still pin's is 0.

@@ -303,3 +303,60 @@ fn small_cloths_on_the_global_path_match_on_moving_shapes() {
         4,
     );
 }
+
+/// Before frame 10 a sphere alone; from it to frame 50 a mesh under the cloths too; then the
+/// sphere alone again.
+fn a_mesh_comes_and_goes(world: &mut World, k: usize) {
+    let mut params = world.params().clone();
+    match k {
+        10 => {
+            let mesh = chiffon::scenes::bumpy_sphere(8, 16);
+            let grid = std::sync::Arc::new(chiffon::DistanceGrid::from_mesh(&mesh, 24).unwrap());
+            let pose = Pose::from_translation(Vec3::new(0.0, 0.3, 0.0));
+            params
+                .colliders
+                .push(Collider::mesh(grid, pose).thickness(0.01));
+        }
+        50 => {
+            params.colliders.pop();
+        }
+        _ => return,
+    }
+    world.set_params(params).unwrap();
+}
+
+/// The GPU's contact kernels leave the mesh colliders' code out of frames with no mesh
+/// (`MESH_COLLIDERS` in shaders/colliders.wgsl): a mesh that arrives mid-run must still be met,
+/// and the cloths that drape it must fall off it once it goes, on the fused and the global path.
+#[test]
+fn a_mesh_collider_that_comes_and_goes_is_met_on_every_path() {
+    for paths in [PathChoice::Fused, PathChoice::Global] {
+        let small = flat_sheet(12, 0.3, 0.0, Pinning::None);
+        let cloths = (0..4)
+            .map(|k| {
+                let at = Vec3::new(-0.3 + 0.2 * k as f32, 0.9, 0.0);
+                let at = chiffon::glam::Affine3A::from_translation(at);
+                (small.clone(), ClothOptions::new().transform(at))
+            })
+            .collect();
+        let scene = Scene {
+            cloths,
+            params: SolverParams {
+                colliders: vec![
+                    Collider::sphere(Vec3::new(0.6, 0.2, 0.0), 0.1),
+                    Collider::ground(0.0),
+                ],
+                ..SolverParams::default()
+            },
+            paths,
+            hold: 0,
+            motion: a_mesh_comes_and_goes,
+        };
+        conforms(
+            "a_mesh_collider_that_comes_and_goes_is_met_on_every_path",
+            scene,
+            90,
+            6,
+        );
+    }
+}

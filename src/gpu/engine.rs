@@ -540,6 +540,7 @@ impl Engine for GpuEngine {
             fused_cloths: frame.records.len() as u32,
             hash_cells: frame.plan.first.hash_cells,
             triangles: self.triangle_table.first().copied().unwrap_or(0),
+            collider_kinds: crate::config::collider_kinds(frame.colliders),
             encoder: &mut encoder,
             timer: timer.as_deref_mut(),
         });

@@ -2,8 +2,8 @@
 //! [`FrameSchedule`](crate::schedule::FrameSchedule) into one named compute pass per stage, and
 //! the health flag read back without stalling.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use super::context::GpuContext;
 use super::kernels::{Binding, FUSED_BINDINGS, Kernel, STEP_SIZE, bind_group_layout};
@@ -36,9 +36,9 @@ pub(crate) struct Pipelines {
     solve_color: Kernel,
     limit_color: Kernel,
     tethers: Kernel,
-    collide: Kernel,
-    edge_contacts: Kernel,
-    apply_edge_contacts: Kernel,
+    /// The kernels that read colliders' shapes, one set per set of shape kinds
+    /// ([`ContactKernels`]), each compiled when a frame first has that set.
+    contact: [OnceLock<ContactKernels>; KIND_SETS],
     health: Kernel,
     /// The self-collision stage's kernels, in [`SelfStep::ALL`] order.
     self_collision: Vec<Kernel>,
@@ -70,11 +70,34 @@ pub fn compiled_kernel_sets(ctx: &GpuContext) -> usize {
     })
 }
 
-/// The fused kernel's layout and its two pipelines (cloths in workgroup memory, cloths in
-/// storage), compiled by a world when its layout first has fused cloths.
+/// The kernels that read colliders' shapes (`collide` and the box-edge contacts), compiled for
+/// one set of shape kinds (`COLLIDER_KINDS` in shaders/colliders.wgsl, `config::collider_kinds`):
+/// the other shapes' code is left out, since a shape switch costs every arm a workgroup's lanes
+/// may take (on lavapipe the 128² sheet's collide stage with one sphere: 25 ms with every arm,
+/// 9 with the sphere's and the plane's; docs/contact.md). A world whose colliders change kinds
+/// compiles the new set's kernels at its first frame.
+pub(crate) struct ContactKernels {
+    collide: Kernel,
+    edge_contacts: Kernel,
+    apply_edge_contacts: Kernel,
+}
+
+/// Sets of shape kinds there can be.
+const KIND_SETS: usize = 1 << crate::config::COLLIDER_KIND_COUNT;
+
+/// The pipeline constant that compiles the shapes of `kinds` (and no other).
+fn kinds_override(kinds: u32) -> (&'static str, f64) {
+    ("COLLIDER_KINDS", f64::from(kinds))
+}
+
+/// The fused kernel's layout and its pipelines (cloths in workgroup memory or in storage, for
+/// each set of shape kinds), each compiled by a world when a frame first needs it.
 pub(crate) struct FusedPipelines {
     pub(super) layout: wgpu::BindGroupLayout,
-    kernels: [Kernel; 2],
+    /// Indexed by [`FusedPipelines::slot`].
+    kernels: [OnceLock<Kernel>; 2 * KIND_SETS],
+    device: wgpu::Device,
+    build: FusedKernel,
 }
 
 /// How to build the fused kernel.
@@ -222,13 +245,7 @@ impl Pipelines {
             solve_color: kernel(shaders::SOLVE_COLOR, "solve_color", &color_layout),
             limit_color: kernel(shaders::SOLVE_COLOR, "limit_color", &color_layout),
             tethers: kernel(shaders::TETHERS, "solve_tethers", &particle_layout),
-            collide: kernel(shaders::COLLIDE, "collide", &collide_layout),
-            edge_contacts: kernel(shaders::COLLIDE_EDGES, "edge_contacts", &edges_layout),
-            apply_edge_contacts: kernel(
-                shaders::COLLIDE_EDGES,
-                "apply_edge_contacts",
-                &edges_layout,
-            ),
+            contact: std::array::from_fn(|_| OnceLock::new()),
             health: kernel(shaders::HEALTH, "check_health", &particle_layout),
             self_collision,
             particle_layout,
@@ -244,25 +261,64 @@ impl Pipelines {
     }
 }
 
+impl Pipelines {
+    /// The kernels that read colliders' shapes, for the shape kinds `kinds`.
+    fn contact(&self, kinds: u32) -> &ContactKernels {
+        self.contact[kinds as usize].get_or_init(|| {
+            let kernel = |file, entry, layout| {
+                Kernel::new(
+                    &self.device,
+                    file,
+                    entry,
+                    layout,
+                    self.workgroup_size,
+                    &[kinds_override(kinds)],
+                )
+            };
+            let edges = |entry| kernel(shaders::COLLIDE_EDGES, entry, &self.edges_layout);
+            ContactKernels {
+                collide: kernel(shaders::COLLIDE, "collide", &self.collide_layout),
+                edge_contacts: edges("edge_contacts"),
+                apply_edge_contacts: edges("apply_edge_contacts"),
+            }
+        })
+    }
+}
+
 impl FusedPipelines {
-    /// Compiles the fused kernel as `f` says.
+    /// The fused kernel's layout, its pipelines compiled as `f` says when first used.
     pub(crate) fn new(device: &wgpu::Device, f: FusedKernel) -> Self {
-        let layout = bind_group_layout(device, "solve_cloths", &FUSED_BINDINGS);
-        let kernel = |shared: bool| {
+        Self {
+            layout: bind_group_layout(device, "solve_cloths", &FUSED_BINDINGS),
+            kernels: std::array::from_fn(|_| OnceLock::new()),
+            device: device.clone(),
+            build: f,
+        }
+    }
+
+    /// Where the pipeline for cloths in workgroup memory (or storage) and the shape kinds
+    /// `kinds` is kept.
+    fn slot(workgroup_memory: bool, kinds: u32) -> usize {
+        2 * kinds as usize + usize::from(!workgroup_memory)
+    }
+
+    /// The pipeline for cloths in workgroup memory (else in storage) and the shape kinds
+    /// `kinds`.
+    fn kernel(&self, workgroup_memory: bool, kinds: u32) -> &Kernel {
+        self.kernels[Self::slot(workgroup_memory, kinds)].get_or_init(|| {
             Kernel::new(
-                device,
+                &self.device,
                 shaders::SOLVE_CLOTHS,
                 "solve_cloths",
-                &layout,
-                f.workgroup_size,
+                &self.layout,
+                self.build.workgroup_size,
                 &[
-                    ("FUSED_CAPACITY", f.capacity.max(1) as f64),
-                    ("SHARED_MEMORY", shared as u32 as f64),
+                    ("FUSED_CAPACITY", self.build.capacity.max(1) as f64),
+                    ("SHARED_MEMORY", workgroup_memory as u32 as f64),
+                    kinds_override(kinds),
                 ],
             )
-        };
-        let kernels = [kernel(true), kernel(false)];
-        Self { layout, kernels }
+        })
     }
 }
 
@@ -304,6 +360,9 @@ pub(crate) struct PassRecorder<'a> {
     pub(crate) hash_cells: u32,
     /// Triangles of the global cloths (the box-edge contacts' threads).
     pub(crate) triangles: u32,
+    /// The shape kinds of the frame's colliders (`config::collider_kinds`): the kernels that
+    /// read shapes are compiled for them.
+    pub(crate) collider_kinds: u32,
     pub(crate) encoder: &'a mut wgpu::CommandEncoder,
     pub(crate) timer: Option<&'a mut StageTimer>,
 }
@@ -364,16 +423,18 @@ impl Executor for PassRecorder<'_> {
                 Pass::Tethers(s) => particle(&k.tethers, s),
                 Pass::Collide(s) => {
                     let offsets = [at(s as u64), 0];
-                    (&k.collide, &groups.collide, offsets, 1, particles)
+                    let kernel = &k.contact(self.collider_kinds).collide;
+                    (kernel, &groups.collide, offsets, 1, particles)
                 }
                 Pass::EdgeContacts(s) | Pass::ApplyEdgeContacts(s) => {
                     let group = groups
                         .edges
                         .as_ref()
                         .expect("the box contacts' buffers are made before their first frame");
+                    let c = k.contact(self.collider_kinds);
                     let (kernel, threads) = match p {
-                        Pass::EdgeContacts(_) => (&k.edge_contacts, self.triangles),
-                        _ => (&k.apply_edge_contacts, particles),
+                        Pass::EdgeContacts(_) => (&c.edge_contacts, self.triangles),
+                        _ => (&c.apply_edge_contacts, particles),
                     };
                     (kernel, group, [at(s as u64), 0], 1, threads)
                 }
@@ -420,7 +481,7 @@ impl Executor for PassRecorder<'_> {
                         .fused
                         .zip(groups.fused.as_ref())
                         .expect("a layout with fused cloths compiles the fused kernel");
-                    let kernel = &fused.kernels[usize::from(!workgroup_memory)];
+                    let kernel = fused.kernel(workgroup_memory, self.collider_kinds);
                     pass.set_pipeline(&kernel.pipeline);
                     bound = Some(kernel);
                     pass.set_bind_group(0, group, &[]);
