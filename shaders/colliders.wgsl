@@ -30,8 +30,9 @@ const COLLIDER_PLANE: u32 = 2u;
 const COLLIDER_CUBOID: u32 = 3u;
 const COLLIDER_MESH: u32 = 4u;
 
-// The shape kinds a frame's colliders have, bit k for kind k (Rust: config::collider_kinds);
-// the host compiles the kernels that read shapes for the set it has (gpu::passes), and an arm
+// The shape kinds a frame's colliders have, bit k for kind k (Rust: config::collider_kinds;
+// every kind by default, config::COLLIDER_KIND_COUNT bits); the host compiles the kernels that
+// call shape_distance and shape_normal for the set it has (gpu::passes), and an arm
 // whose bit is clear is compiled out. A shape switch costs every arm that any lane of a
 // workgroup may take: on lavapipe a 128² sheet's collide stage with one sphere took 25 ms with
 // every arm in, 9 with the sphere's and the plane's alone. The CPU twin has no such switch:
@@ -238,8 +239,8 @@ fn capsule_distance(q: vec3<f32>, a: vec3<f32>, ra: f32, b: vec3<f32>, rb: f32) 
     return (sqrt(x2 * a2 / l2) + y * rr) / l2 - ra;
 }
 
-// Signed distance from q (in the collider's frame) to its surface. (An arm compiled out returns
-// a value no collider of the frame is ever given: see COLLIDER_KINDS.)
+// Signed distance from q (in the collider's frame) to its surface. (An arm compiled out, and the
+// default, which no kind takes, return what no collider of the frame is given: COLLIDER_KINDS.)
 fn shape_distance(c: ColliderRecord, q: vec3<f32>) -> f32 {
     switch (c.kind) {
         case COLLIDER_SPHERE: {
@@ -267,10 +268,13 @@ fn shape_distance(c: ColliderRecord, q: vec3<f32>) -> f32 {
             let d = abs(q) - c.shape_a.xyz;
             return length(max(d, vec3<f32>(0.0))) + min(max(d.x, max(d.y, d.z)), 0.0);
         }
-        default: {
-            if (kind_compiled(COLLIDER_MESH)) {
-                return grid_distance(c, q);
+        case COLLIDER_MESH: {
+            if (!kind_compiled(COLLIDER_MESH)) {
+                return 1e30;
             }
+            return grid_distance(c, q);
+        }
+        default: {
             return 1e30;
         }
     }
@@ -358,10 +362,13 @@ fn shape_normal(c: ColliderRecord, q: vec3<f32>) -> vec3<f32> {
             }
             return vec3<f32>(0.0, 0.0, s.z);
         }
-        default: {
-            if (kind_compiled(COLLIDER_MESH)) {
-                return grid_normal(c, q);
+        case COLLIDER_MESH: {
+            if (!kind_compiled(COLLIDER_MESH)) {
+                return vec3<f32>(0.0, 1.0, 0.0);
             }
+            return grid_normal(c, q);
+        }
+        default: {
             return vec3<f32>(0.0, 1.0, 0.0);
         }
     }

@@ -931,6 +931,52 @@ impl TopologySizes {
 mod tests {
     use super::*;
 
+    /// The GPU keeps a `collide` and a fused kernel per set of shape kinds, indexed by
+    /// [`collider_kinds`] (`gpu::passes`), and the WGSL's default compiles every kind: a shape
+    /// added without raising [`COLLIDER_KIND_COUNT`] would index past them.
+    #[test]
+    fn every_shape_kind_is_among_the_kinds_the_kernels_are_compiled_for() {
+        use crate::contact::{Collider, DistanceGrid, Pose, Shape};
+        use glam::{Quat, Vec3};
+        let tetrahedron = crate::geometry::TriangleMesh::new(
+            "tetrahedron",
+            vec![Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z],
+            vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]],
+        );
+        let grid = std::sync::Arc::new(DistanceGrid::from_mesh(&tetrahedron, 8).unwrap());
+        let colliders = [
+            Collider::sphere(Vec3::ZERO, 1.0),
+            Collider::capsule(Vec3::ZERO, Vec3::X, 0.5, 0.5),
+            Collider::plane(Vec3::Y, 0.0),
+            Collider::cuboid(Vec3::ZERO, Vec3::ONE, Quat::IDENTITY),
+            Collider::mesh(grid, Pose::IDENTITY),
+        ];
+        // A new variant fails to compile here until it is listed above.
+        let _listed = |s: &Shape| match s {
+            Shape::Sphere { .. }
+            | Shape::Capsule { .. }
+            | Shape::Plane { .. }
+            | Shape::Cuboid { .. }
+            | Shape::Mesh(_) => (),
+        };
+        let kinds: Vec<u32> = colliders.iter().map(|c| c.shape.kind()).collect();
+        assert_eq!(kinds, (0..COLLIDER_KIND_COUNT).collect::<Vec<_>>());
+        let records: Vec<ColliderRecord> = kinds
+            .iter()
+            .map(|&kind| ColliderRecord {
+                kind,
+                ..Default::default()
+            })
+            .collect();
+        let all = (1u32 << COLLIDER_KIND_COUNT) - 1;
+        assert_eq!(collider_kinds(&records), all);
+        let default = format!("override COLLIDER_KINDS: u32 = {all}u;");
+        assert!(
+            crate::gpu::shaders::COLLIDERS.contains(&default),
+            "{default}"
+        );
+    }
+
     #[test]
     fn uniform_slots_respect_the_device_alignment() {
         for align in [16, 32, 64, 256] {

@@ -304,15 +304,15 @@ fn small_cloths_on_the_global_path_match_on_moving_shapes() {
     );
 }
 
-/// Before frame 10 a sphere alone; from it to frame 50 a mesh under the cloths too; then the
-/// sphere alone again.
+/// Before frame 10 a sphere, a capsule and the floor; from it to frame 50 a mesh under the
+/// cloths too (its top 0.6 m high, where they are near 0.76 m at frame 10); then it goes.
 fn a_mesh_comes_and_goes(world: &mut World, k: usize) {
     let mut params = world.params().clone();
     match k {
         10 => {
             let mesh = chiffon::scenes::bumpy_sphere(8, 16);
             let grid = std::sync::Arc::new(chiffon::DistanceGrid::from_mesh(&mesh, 24).unwrap());
-            let pose = Pose::from_translation(Vec3::new(0.0, 0.3, 0.0));
+            let pose = Pose::from_translation(Vec3::new(0.0, -0.2, 0.0));
             params
                 .colliders
                 .push(Collider::mesh(grid, pose).thickness(0.01));
@@ -325,9 +325,10 @@ fn a_mesh_comes_and_goes(world: &mut World, k: usize) {
     world.set_params(params).unwrap();
 }
 
-/// The GPU's contact kernels leave the mesh colliders' code out of frames with no mesh
-/// (`MESH_COLLIDERS` in shaders/colliders.wgsl): a mesh that arrives mid-run must still be met,
-/// and the cloths that drape it must fall off it once it goes, on the fused and the global path.
+/// The GPU's `collide` and fused kernels are compiled for the shape kinds of a frame's
+/// colliders (`COLLIDER_KINDS` in shaders/colliders.wgsl): a mesh that arrives mid-run must
+/// still be met, and the cloths that drape it must fall past it once it goes, onto a sphere,
+/// a capsule and the floor, on the fused and the global path.
 #[test]
 fn a_mesh_collider_that_comes_and_goes_is_met_on_every_path() {
     for paths in [PathChoice::Fused, PathChoice::Global] {
@@ -343,7 +344,13 @@ fn a_mesh_collider_that_comes_and_goes_is_met_on_every_path() {
             cloths,
             params: SolverParams {
                 colliders: vec![
-                    Collider::sphere(Vec3::new(0.6, 0.2, 0.0), 0.1),
+                    Collider::sphere(Vec3::new(0.35, 0.15, 0.0), 0.12),
+                    Collider::capsule(
+                        Vec3::new(-0.35, 0.08, -0.2),
+                        Vec3::new(-0.35, 0.08, 0.2),
+                        0.06,
+                        0.06,
+                    ),
                     Collider::ground(0.0),
                 ],
                 ..SolverParams::default()

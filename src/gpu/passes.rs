@@ -36,9 +36,11 @@ pub(crate) struct Pipelines {
     solve_color: Kernel,
     limit_color: Kernel,
     tethers: Kernel,
-    /// The kernels that read colliders' shapes, one set per set of shape kinds
-    /// ([`ContactKernels`]), each compiled when a frame first has that set.
-    contact: [OnceLock<ContactKernels>; KIND_SETS],
+    /// `collide`, one per set of shape kinds ([`Pipelines::collide`]), each compiled when a
+    /// frame first has that set.
+    collide: [OnceLock<Kernel>; KIND_SETS],
+    /// `edge_contacts` and `apply_edge_contacts`, compiled when a frame first has a box.
+    edge_contacts: OnceLock<[Kernel; 2]>,
     health: Kernel,
     /// The self-collision stage's kernels, in [`SelfStep::ALL`] order.
     self_collision: Vec<Kernel>,
@@ -68,18 +70,6 @@ pub fn compiled_kernel_sets(ctx: &GpuContext) -> usize {
             .filter(|p| p.device == ctx.device)
             .count()
     })
-}
-
-/// The kernels that read colliders' shapes (`collide` and the box-edge contacts), compiled for
-/// one set of shape kinds (`COLLIDER_KINDS` in shaders/colliders.wgsl, `config::collider_kinds`):
-/// the other shapes' code is left out, since a shape switch costs every arm a workgroup's lanes
-/// may take (on lavapipe the 128² sheet's collide stage with one sphere: 25 ms with every arm,
-/// 9 with the sphere's and the plane's; docs/contact.md). A world whose colliders change kinds
-/// compiles the new set's kernels at its first frame.
-pub(crate) struct ContactKernels {
-    collide: Kernel,
-    edge_contacts: Kernel,
-    apply_edge_contacts: Kernel,
 }
 
 /// Sets of shape kinds there can be.
@@ -245,7 +235,8 @@ impl Pipelines {
             solve_color: kernel(shaders::SOLVE_COLOR, "solve_color", &color_layout),
             limit_color: kernel(shaders::SOLVE_COLOR, "limit_color", &color_layout),
             tethers: kernel(shaders::TETHERS, "solve_tethers", &particle_layout),
-            contact: std::array::from_fn(|_| OnceLock::new()),
+            collide: std::array::from_fn(|_| OnceLock::new()),
+            edge_contacts: OnceLock::new(),
             health: kernel(shaders::HEALTH, "check_health", &particle_layout),
             self_collision,
             particle_layout,
@@ -262,25 +253,36 @@ impl Pipelines {
 }
 
 impl Pipelines {
-    /// The kernels that read colliders' shapes, for the shape kinds `kinds`.
-    fn contact(&self, kinds: u32) -> &ContactKernels {
-        self.contact[kinds as usize].get_or_init(|| {
-            let kernel = |file, entry, layout| {
-                Kernel::new(
-                    &self.device,
-                    file,
-                    entry,
-                    layout,
-                    self.workgroup_size,
-                    &[kinds_override(kinds)],
-                )
-            };
-            let edges = |entry| kernel(shaders::COLLIDE_EDGES, entry, &self.edges_layout);
-            ContactKernels {
-                collide: kernel(shaders::COLLIDE, "collide", &self.collide_layout),
-                edge_contacts: edges("edge_contacts"),
-                apply_edge_contacts: edges("apply_edge_contacts"),
-            }
+    /// `collide` compiled for the shape kinds `kinds` (`COLLIDER_KINDS` in
+    /// shaders/colliders.wgsl, `config::collider_kinds`): the other shapes' code is left out,
+    /// since a shape switch costs every arm a workgroup's lanes may take (on lavapipe the 128²
+    /// sheet's collide stage with one sphere: 24 ms with every arm, 9 with the sphere's and the
+    /// plane's; docs/contact.md). A world whose colliders change kinds compiles the new set's
+    /// kernel at the first frame that has it.
+    fn collide(&self, kinds: u32) -> &Kernel {
+        debug_assert!((kinds as usize) < KIND_SETS, "shape kinds {kinds:#b}");
+        self.collide[kinds as usize].get_or_init(|| {
+            let (file, layout) = (shaders::COLLIDE, &self.collide_layout);
+            let kinds = [kinds_override(kinds)];
+            Kernel::new(
+                &self.device,
+                file,
+                "collide",
+                layout,
+                self.workgroup_size,
+                &kinds,
+            )
+        })
+    }
+
+    /// `edge_contacts` and `apply_edge_contacts` (they read no shape but a box's corners, so
+    /// one pair serves every set of kinds).
+    fn edge_contacts(&self) -> &[Kernel; 2] {
+        self.edge_contacts.get_or_init(|| {
+            ["edge_contacts", "apply_edge_contacts"].map(|entry| {
+                let (file, layout) = (shaders::COLLIDE_EDGES, &self.edges_layout);
+                Kernel::new(&self.device, file, entry, layout, self.workgroup_size, &[])
+            })
         })
     }
 }
@@ -360,8 +362,8 @@ pub(crate) struct PassRecorder<'a> {
     pub(crate) hash_cells: u32,
     /// Triangles of the global cloths (the box-edge contacts' threads).
     pub(crate) triangles: u32,
-    /// The shape kinds of the frame's colliders (`config::collider_kinds`): the kernels that
-    /// read shapes are compiled for them.
+    /// The shape kinds of the frame's colliders (`config::collider_kinds`): `collide` and the
+    /// fused kernel are compiled for them.
     pub(crate) collider_kinds: u32,
     pub(crate) encoder: &'a mut wgpu::CommandEncoder,
     pub(crate) timer: Option<&'a mut StageTimer>,
@@ -423,7 +425,7 @@ impl Executor for PassRecorder<'_> {
                 Pass::Tethers(s) => particle(&k.tethers, s),
                 Pass::Collide(s) => {
                     let offsets = [at(s as u64), 0];
-                    let kernel = &k.contact(self.collider_kinds).collide;
+                    let kernel = k.collide(self.collider_kinds);
                     (kernel, &groups.collide, offsets, 1, particles)
                 }
                 Pass::EdgeContacts(s) | Pass::ApplyEdgeContacts(s) => {
@@ -431,10 +433,10 @@ impl Executor for PassRecorder<'_> {
                         .edges
                         .as_ref()
                         .expect("the box contacts' buffers are made before their first frame");
-                    let c = k.contact(self.collider_kinds);
+                    let [edges, apply] = k.edge_contacts();
                     let (kernel, threads) = match p {
-                        Pass::EdgeContacts(_) => (&c.edge_contacts, self.triangles),
-                        _ => (&c.apply_edge_contacts, particles),
+                        Pass::EdgeContacts(_) => (edges, self.triangles),
+                        _ => (apply, particles),
                     };
                     (kernel, group, [at(s as u64), 0], 1, threads)
                 }
