@@ -77,29 +77,16 @@ def main():
         solver = newton.solvers.SolverStyle3D(
             model=model, config=newton.solvers.SolverStyle3D.Config(iterations=args.iterations)
         )
-        state_0, state_1 = model.state(), model.state()
-        control = model.control()
-        pipeline = newton.CollisionPipeline(model)
-        contacts = pipeline.contacts()
-        dt = 1.0 / 60.0 / args.substeps
-        rest = state_0.particle_q.numpy().copy()
-
-        def frame():
-            nonlocal state_0, state_1
-            pipeline.collide(state_0, contacts)
-            for _ in range(args.substeps):
-                state_0.clear_forces()
-                solver.step(state_0, state_1, control, contacts, dt)
-                state_0, state_1 = state_1, state_0
-
-        times = peer.time_frames(args.frames, frame)
-        q = state_0.particle_q.numpy()
-        peer.report(
+        peer.run(
+            model,
+            solver,
+            args.frames,
+            args.substeps,
+            N,
             f"newton {newton.__version__} style3d on {args.device}: {N}x{N} towel, "
             f"{args.substeps} substeps x {args.iterations} iterations, {args.frames} frames",
-            times,
-            peer.grid_stretch(q, rest, N),
-            f"lowest particle y {q[:, 1].min():.4f} m",
+            lambda q: f"lowest particle y {q[:, 1].min():.4f} m",
+            pipeline=newton.CollisionPipeline(model),
         )
 
 if __name__ == "__main__":

@@ -80,27 +80,16 @@ def main():
     with wp.ScopedDevice(args.device):
         model = build(args.device, args.particle_mass, args.spring_ke)
         solver = newton.solvers.SolverXPBD(model=model, iterations=args.iterations)
-        state_0, state_1 = model.state(), model.state()
-        control = model.control()
-        dt = 1.0 / 60.0 / args.substeps
-        rest = state_0.particle_q.numpy().copy()
-
-        def frame():
-            nonlocal state_0, state_1
-            for _ in range(args.substeps):
-                state_0.clear_forces()
-                solver.step(state_0, state_1, control, None, dt)
-                state_0, state_1 = state_1, state_0
-
-        times = peer.time_frames(args.frames, frame)
-        q = state_0.particle_q.numpy()
-        peer.report(
+        peer.run(
+            model,
+            solver,
+            args.frames,
+            args.substeps,
+            N,
             f"newton {newton.__version__} xpbd on {args.device}: {N}x{N} sheet, {model.spring_count} springs, "
             f"{model.edge_count} bending edges, {args.substeps} substep(s) x {args.iterations} iterations, "
             f"{args.frames} frames",
-            times,
-            peer.grid_stretch(q, rest, N),
-            f"mean y {q[:, 1].mean():.4f} m",
+            lambda q: f"mean y {q[:, 1].mean():.4f} m",
         )
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""What both peer scripts share: timing frames, and the stretch of a grid's structural edges."""
+"""What both peer scripts share: stepping and timing frames, the stretch of a grid's structural
+edges, and the report."""
 
 import statistics
 import time
@@ -44,3 +45,27 @@ def report(title, times, stretch, where):
         f"stretch at the end: mean {stretch.mean():.4f} p99 {np.percentile(stretch, 99):.4f} "
         f"max {stretch.max():.4f}; {where}"
     )
+
+
+def run(model, solver, frames, substeps, n, title, where, pipeline=None):
+    """Steps `model` with `solver` for `frames` frames of 1/60 s in `substeps` substeps (contacts
+    from `pipeline`, once a frame, if given) and reports them: `title` and the state's figure
+    `where(q)` beside the times and the n x n grid's stretch."""
+    state_0, state_1 = model.state(), model.state()
+    control = model.control()
+    contacts = pipeline.contacts() if pipeline is not None else None
+    dt = 1.0 / 60.0 / substeps
+    rest = state_0.particle_q.numpy().copy()
+
+    def frame():
+        nonlocal state_0, state_1
+        if pipeline is not None:
+            pipeline.collide(state_0, contacts)
+        for _ in range(substeps):
+            state_0.clear_forces()
+            solver.step(state_0, state_1, control, contacts, dt)
+            state_0, state_1 = state_1, state_0
+
+    times = time_frames(frames, frame)
+    q = state_0.particle_q.numpy()
+    report(title, times, grid_stretch(q, rest, n), where(q))
