@@ -7,11 +7,13 @@
 //
 // The bracketed passes build each particle's list of candidates: the particles within
 // `reach()` (the distance and a margin of a quarter of it) that are not its neighbours at rest.
-// They run on a frame's first substep, and on a later one only when the list may have gone
-// stale: `self_check` reduces every particle's move since the list was built to the box that
-// holds them all, and `self_plan` rebuilds when that box is wider than an eighth of the
-// distance along any axis (then no two particles have closed by more than the margin: √3 / 8
-// < 1 / 4), or when a list overflowed. A cloth at rest, or falling as one, builds once a frame.
+// They run only when a list may have gone stale: `self_check` reduces every particle's move
+// since the lists were built to the box that holds them all, and `self_plan` rebuilds when that
+// box is wider than an eighth of the distance along any axis (then no two particles have closed
+// by more than the margin: √3 / 8 < 1 / 4), when a list overflowed, or when the host set the
+// overflow word because it changed what the lists rest on (a new layout, a pin, the distance:
+// `SelfListsWatch` in src/world/engine.rs). A cloth at rest, or falling as one, keeps its lists
+// from frame to frame; a move by the host is a move like any other.
 //
 // The lists come from a spatial hash by counting sort, with u32 atomics only (no float
 // atomics): particles are counted into the buckets of cells 2 `reach()` wide, the counts
@@ -98,11 +100,9 @@ fn builds() -> bool {
 }
 
 // Each particle's move since the lists were built, reduced to the box that holds them all:
-// within the workgroup first, then one atomic per workgroup and bound. A frame's first substep
-// builds anyway, and skips it.
+// within the workgroup first, then one atomic per workgroup and bound.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn self_check(thread: Thread) {
-    if (params.t_from == 0.0) { return; }
     if (thread.local == 0u) {
         for (var a = 0u; a < 3u; a++) {
             atomicStore(&low[a], 0xffffffffu);
@@ -128,14 +128,14 @@ fn self_check(thread: Thread) {
     }
 }
 
-// One thread decides whether this substep builds the lists: on a frame's first substep (the
-// host may have moved, pinned or added particles since), after an overflow, or when the box of
-// moves is wider than an eighth of the distance on any axis.
+// One thread decides whether this substep builds the lists: after an overflow (or the host's
+// request, in the same word), or when the box of moves is wider than an eighth of the distance
+// on any axis.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn self_plan(thread: Thread) {
     if (thread_index(thread) != 0u) { return; }
     let s = state();
-    var build = params.t_from == 0.0 || atomicLoad(&table[s + STATE_OVERFLOW]) != 0u;
+    var build = atomicLoad(&table[s + STATE_OVERFLOW]) != 0u;
     let most = params.self_distance * 0.125;
     for (var a = 0u; a < 3u; a++) {
         let spread = unordered(atomicLoad(&table[s + 3u + a])) - unordered(atomicLoad(&table[s + a]));
@@ -375,8 +375,12 @@ fn near_pair(i: u32, j: u32, pi: vec4<f32>, pj: vec4<f32>, ri: vec4<f32>, radius
     if (dot(delta, delta) >= radius * radius) {
         return false;
     }
+    // Neighbours at rest, by the squares (no square root: this runs for every particle the
+    // distance test passes, a dozen per particle).
     let rj = rest[j];
-    return !(ri.w == rj.w && distance(ri.xyz, rj.xyz) < params.self_distance);
+    let apart = ri.xyz - rj.xyz;
+    let d = params.self_distance;
+    return !(ri.w == rj.w && dot(apart, apart) < d * d);
 }
 
 // Each particle's list, when this substep builds them: the particles within reach() that are

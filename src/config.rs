@@ -710,10 +710,22 @@ pub const LIST_STRIDE: usize = 32;
 /// in shaders/self_collision.wgsl; cpu::self_collision says what each holds).
 pub const STATE_WORDS: usize = 8;
 
+/// The lists' state word that says a list overflowed when they were last built, and so makes
+/// the next substep build them again (`STATE_OVERFLOW` in shaders/self_collision.wgsl).
+pub const STATE_OVERFLOW: usize = 7;
+
 /// Entries (u32) of the self-collision table for `cells` buckets scanned `workgroup` at a
 /// time: counts, starts and their end, block sums, the lists' state.
 pub fn self_table_len(cells: u32, workgroup: u32) -> usize {
     (2 * cells + 1 + cells / workgroup) as usize + STATE_WORDS
+}
+
+/// The word of a self-collision table of `table_len` entries ([`self_table_len`]) that makes
+/// the next substep build the candidate lists: [`STATE_OVERFLOW`] of the lists' state (the
+/// table's last [`STATE_WORDS`]). The engines set it when the host changed what the lists rest
+/// on (`world::engine::SelfListsWatch`).
+pub fn self_build_word(table_len: usize) -> usize {
+    table_len - STATE_WORDS + STATE_OVERFLOW
 }
 
 /// Entries (u32) of the self-collision buckets for `particles` particles: each particle's

@@ -9,7 +9,7 @@ use chiffon::{
     Backend, Cloth, ClothBuilder, ClothOptions, Collider, Pinning, SelfCollision, Solver,
     SolverParams, World, WorldConfig,
 };
-use common::{backends, flat_sheet};
+use common::{backends, flat_grid, flat_sheet};
 use glam::Vec3;
 
 /// Whether segment pq crosses triangle abc (Möller–Trumbore; touching at an edge counts).
@@ -314,6 +314,46 @@ fn the_gpus_hash_is_the_cpu_twins_bit_for_bit() {
         assert_eq!(
             gpu.1, cpu.1,
             "frame {frame} after a layout: the buckets differ"
+        );
+    }
+}
+
+/// The candidate lists are kept from frame to frame, so a change the host makes that they
+/// rest on must build them again: a pinned particle keeps no list, and once freed it must be
+/// pushed off the cloth it is within the distance of, on the next frame's first substep. A
+/// small sheet pinned 2 cm over a sheet lying on the floor (the distance is 6 cm) is freed:
+/// it must rise off it (with the lists it had while pinned, empty, it fell through it).
+#[test]
+fn a_particle_freed_between_frames_is_pushed_off_the_cloth_under_it() {
+    let ctx = common::gpu("a_particle_freed_between_frames_is_pushed_off_the_cloth_under_it");
+    let lower = flat_sheet(16, 0.6, 0.02, Pinning::None);
+    let upper = flat_grid(3, 0.04, 0.0, Pinning::None);
+    let mean_y = |p: &[Vec3]| p.iter().map(|p| p.y).sum::<f32>() / p.len() as f32;
+    for backend in backends(&ctx) {
+        let mut world = World::new(backend, heap_params(true), WorldConfig::default()).unwrap();
+        let l = world.add(&lower, ClothOptions::new()).unwrap();
+        for _ in 0..20 {
+            world.step(1.0 / 60.0).unwrap();
+        }
+        let floor = mean_y(&world.positions(l).unwrap());
+        let placed = ClothOptions::new().translate(Vec3::new(0.0, floor + 0.02, 0.0));
+        let u = world.add(&upper, placed).unwrap();
+        for i in 0..upper.particle_count() {
+            world.set_inverse_mass(u, i, 0.0).unwrap();
+        }
+        for _ in 0..5 {
+            world.step(1.0 / 60.0).unwrap();
+        }
+        let pinned = mean_y(&world.positions(u).unwrap());
+        for (i, &w) in upper.free_inverse_masses().iter().enumerate() {
+            world.set_inverse_mass(u, i, w).unwrap();
+        }
+        world.step(1.0 / 60.0).unwrap();
+        let freed = mean_y(&world.positions(u).unwrap());
+        assert!(
+            freed > pinned + 0.005,
+            "{backend:?}: the freed sheet went from {pinned:.4} to {freed:.4} m, over a sheet at \
+             {floor:.4} m: not pushed off it"
         );
     }
 }

@@ -143,7 +143,7 @@ mod tests {
 
     use super::*;
     use crate::contact::{Collider, Pose};
-    use crate::cpu::colliders::collide_all;
+    use crate::cpu::colliders::{collide_all, substep_colliders};
 
     /// The broad phase changes no result: particles scattered through a field of moving,
     /// turning capsules and boxes over a plane, each collided through its cell and through
@@ -187,8 +187,10 @@ mod tests {
             let x = Vec3::new(next() * 1.2 - 0.6, next() * 1.0 - 0.05, next() * 1.2 - 0.6);
             let step = Vec3::new(next() - 0.5, next() - 0.5, next() - 0.5) * 0.04;
             let (t_from, t_to) = (0.5, 0.75);
-            let a = collide_all(&records, &[], &cells, t_from, t_to, x, x - step, Vec3::ZERO);
-            let b = collide_all(&records, &[], &brute, t_from, t_to, x, x - step, Vec3::ZERO);
+            let poses = substep_colliders(&records, t_from, t_to);
+            let (moved, pull) = (x - step, Vec3::ZERO);
+            let a = collide_all(&records, &poses, &[], &cells, x, moved, pull);
+            let b = collide_all(&records, &poses, &[], &brute, x, moved, pull);
             assert_eq!(
                 (a.x.to_array(), a.x_prev.to_array(), a.hit),
                 (b.x.to_array(), b.x_prev.to_array(), b.hit),

@@ -5,7 +5,7 @@ use glam::{Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
 use super::MIN_PER_HEAVY_TASK;
-use super::colliders::collide_all;
+use super::colliders::{collide_all, substep_colliders};
 use super::common::substep_pull;
 use crate::config::{ColliderRecord, StepParams};
 
@@ -20,6 +20,7 @@ pub fn collide(
 ) {
     let n = params.particle_count as usize;
     let colliders = &colliders[..params.collider_count as usize];
+    let poses = substep_colliders(colliders, params.t_from, params.t_to);
     positions[..n]
         .par_iter_mut()
         .zip(&mut previous[..n])
@@ -31,10 +32,9 @@ pub fn collide(
             }
             let c = collide_all(
                 colliders,
+                &poses,
                 distance_grid,
                 collider_cells,
-                params.t_from,
-                params.t_to,
                 p.xyz(),
                 prev.xyz(),
                 substep_pull(params),

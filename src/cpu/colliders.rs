@@ -16,7 +16,7 @@ const MARCH_STEPS: u32 = 12;
 
 /// A rigid pose: `x_world = rotate(rotation, x_local) + position`.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Pose {
+pub(crate) struct Pose {
     pub(super) position: Vec3,
     pub(super) rotation: Vec4,
 }
@@ -325,14 +325,47 @@ impl Contact {
     }
 }
 
-/// One particle against one collider over the substep `[t_from, t_to]`; `pull` is the
-/// substep's acceleration displacement (`accel · accel_scale`). Twin of `collide_with`; see it
-/// for the method.
+/// A collider over one substep as every particle of a pass sees it: its poses at the substep's
+/// start and end, the ends of its bounding capsule at the end and how far they move in the
+/// substep. The WGSL works these out per particle; here [`substep_colliders`] does once a pass,
+/// with the same arithmetic, so the same bits.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SubstepCollider {
+    from: Pose,
+    to: Pose,
+    bound: (Vec3, Vec3),
+    sweep: f32,
+}
+
+/// Each collider over the substep from `t_from` to `t_to` ([`SubstepCollider`]).
+pub(crate) fn substep_colliders(
+    colliders: &[ColliderRecord],
+    t_from: f32,
+    t_to: f32,
+) -> Vec<SubstepCollider> {
+    colliders
+        .iter()
+        .map(|c| {
+            let v = |a: [f32; 4]| Vec4::from_array(a).xyz();
+            let (from_a, from_b) = (v(c.bound_from_a), v(c.bound_from_b));
+            let (to_a, to_b) = (v(c.bound_to_a), v(c.bound_to_b));
+            SubstepCollider {
+                from: collider_pose(c, t_from),
+                to: collider_pose(c, t_to),
+                bound: (lerp3(from_a, to_a, t_to), lerp3(from_b, to_b, t_to)),
+                sweep: (to_a - from_a).length().max((to_b - from_b).length()) * (t_to - t_from),
+            }
+        })
+        .collect()
+}
+
+/// One particle against one collider over the substep, from its pose `at.from` to `at.to`;
+/// `pull` is the substep's acceleration displacement (`accel · accel_scale`). Twin of
+/// `collide_with`; see it for the method.
 fn collide_with(
     c: &ColliderRecord,
     grid: &[f32],
-    t_from: f32,
-    t_to: f32,
+    at: &SubstepCollider,
     x: Vec3,
     x_prev: Vec3,
     pull: Vec3,
@@ -345,8 +378,7 @@ fn collide_with(
     };
     let material = Vec4::from_array(c.material);
     let r = material.x;
-    let to = collider_pose(c, t_to);
-    let from = collider_pose(c, t_from);
+    let (from, to) = (at.from, at.to);
     let q1 = to_local(to, x);
     let q0 = to_local(from, x_prev);
     let d1 = shape_distance(c, grid, q1);
@@ -460,18 +492,13 @@ pub(crate) fn collider_wakes(c: &ColliderRecord, lo: Vec3, hi: Vec3) -> bool {
 
 /// Whether the particle's path over the substep can reach the capsule that holds the collider
 /// over it (twin of `collider_reaches`).
-fn collider_reaches(c: &ColliderRecord, t_from: f32, t_to: f32, x: Vec3, x_prev: Vec3) -> bool {
+fn collider_reaches(c: &ColliderRecord, at: &SubstepCollider, x: Vec3, x_prev: Vec3) -> bool {
     let from_a = Vec4::from_array(c.bound_from_a);
     if from_a.w < 0.0 {
         return true; // a plane reaches everywhere
     }
-    let from_b = Vec4::from_array(c.bound_from_b).xyz();
-    let to_a = Vec4::from_array(c.bound_to_a).xyz();
-    let to_b = Vec4::from_array(c.bound_to_b).xyz();
-    let a = lerp3(from_a.xyz(), to_a, t_to);
-    let b = lerp3(from_b, to_b, t_to);
-    let sweep = (to_a - from_a.xyz()).length().max((to_b - from_b).length()) * (t_to - t_from);
-    let reach = from_a.w + c.material[0] + (x - x_prev).length() + sweep;
+    let (a, b) = at.bound;
+    let reach = from_a.w + c.material[0] + (x - x_prev).length() + at.sweep;
     let ab = b - a;
     let s = ((x - a).dot(ab) / ab.dot(ab).max(1e-30)).clamp(0.0, 1.0);
     (x - (a + ab * s)).length() <= reach
@@ -480,14 +507,12 @@ fn collider_reaches(c: &ColliderRecord, t_from: f32, t_to: f32, x: Vec3, x_prev:
 /// A free particle against every collider in turn that can reach it (twin of `collide_all`):
 /// the colliders of its cell of the broad phase ([`crate::contact::broadphase`]) while it stays
 /// in that cell, every collider from where it left it otherwise. Either way the result is the
-/// one testing every collider gives.
-#[allow(clippy::too_many_arguments)]
+/// one testing every collider gives. `at` is [`substep_colliders`] of `colliders`.
 pub(crate) fn collide_all(
     colliders: &[ColliderRecord],
+    at: &[SubstepCollider],
     grid: &[f32],
     cells: &[u32],
-    t_from: f32,
-    t_to: f32,
     x: Vec3,
     x_prev: Vec3,
     pull: Vec3,
@@ -503,10 +528,11 @@ pub(crate) fn collide_all(
         next = colliders.len();
         for &k in &cells[cell.0 as usize..cell.1 as usize] {
             let c = &colliders[k as usize];
-            if !collider_reaches(c, t_from, t_to, result.x, result.x_prev) {
+            let at = &at[k as usize];
+            if !collider_reaches(c, at, result.x, result.x_prev) {
                 continue;
             }
-            let hit = collide_with(c, grid, t_from, t_to, result.x, result.x_prev, pull);
+            let hit = collide_with(c, grid, at, result.x, result.x_prev, pull);
             if hit.hit {
                 result = hit;
                 // Moved out of the cell (or too far): the rest, one by one.
@@ -517,11 +543,11 @@ pub(crate) fn collide_all(
             }
         }
     }
-    for c in &colliders[next.min(colliders.len())..] {
-        if !collider_reaches(c, t_from, t_to, result.x, result.x_prev) {
+    for (c, at) in colliders.iter().zip(at).skip(next) {
+        if !collider_reaches(c, at, result.x, result.x_prev) {
             continue;
         }
-        let hit = collide_with(c, grid, t_from, t_to, result.x, result.x_prev, pull);
+        let hit = collide_with(c, grid, at, result.x, result.x_prev, pull);
         if hit.hit {
             result = hit;
         }

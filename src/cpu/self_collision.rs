@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use super::MIN_PER_HEAVY_TASK;
 use super::common::{ordered, unordered};
-use crate::config::{LIST_STRIDE, StepParams};
+use crate::config::{LIST_STRIDE, STATE_OVERFLOW, StepParams};
 
 /// What one self-collision pass works on (the kernels' bindings 1–6).
 pub struct SelfCollisionBuffers<'a> {
@@ -51,7 +51,6 @@ fn state(p: &StepParams, workgroup: u32) -> usize {
 }
 
 const STATE_BUILD: usize = 6;
-const STATE_OVERFLOW: usize = 7;
 
 /// Twin of `list_start`: where particle `i`'s list starts in the hash.
 fn list_start(p: &StepParams, i: usize) -> usize {
@@ -68,10 +67,13 @@ fn reach(p: &StepParams) -> f32 {
     p.self_distance + p.self_distance * 0.25
 }
 
+/// The hash's factor for each axis of a cell.
+const HASH_FACTORS: [u32; 3] = [73_856_093, 19_349_663, 83_492_791];
+
 fn bucket(p: &StepParams, c: IVec3) -> u32 {
-    let h = (c.x as u32).wrapping_mul(73_856_093)
-        ^ (c.y as u32).wrapping_mul(19_349_663)
-        ^ (c.z as u32).wrapping_mul(83_492_791);
+    let h = (c.x as u32).wrapping_mul(HASH_FACTORS[0])
+        ^ (c.y as u32).wrapping_mul(HASH_FACTORS[1])
+        ^ (c.z as u32).wrapping_mul(HASH_FACTORS[2]);
     h & (p.hash_cells - 1)
 }
 
@@ -85,9 +87,6 @@ fn cell_of(p: &StepParams, x: Vec3) -> IVec3 {
 
 /// Twin of `self_check`: the box of every particle's move since the lists were built.
 pub fn self_check(p: &StepParams, workgroup: u32, b: &mut SelfCollisionBuffers<'_>) {
-    if p.t_from == 0.0 {
-        return;
-    }
     let n = p.particle_count as usize;
     let s = state(p, workgroup);
     for i in 0..n {
@@ -103,7 +102,7 @@ pub fn self_check(p: &StepParams, workgroup: u32, b: &mut SelfCollisionBuffers<'
 /// Twin of `self_plan`.
 pub fn self_plan(p: &StepParams, workgroup: u32, b: &mut SelfCollisionBuffers<'_>) {
     let s = state(p, workgroup);
-    let mut build = p.t_from == 0.0 || b.table[s + STATE_OVERFLOW] != 0;
+    let mut build = b.table[s + STATE_OVERFLOW] != 0;
     let most = p.self_distance * 0.125;
     for a in 0..3 {
         let spread = unordered(b.table[s + 3 + a]) - unordered(b.table[s + a]);
@@ -296,15 +295,48 @@ fn near_pair(
     ri: Vec4,
     radius: f32,
 ) -> bool {
-    if j == i {
-        return false;
-    }
+    j != i && within(pi, pj, radius) && !rest_neighbours(p, ri, rest[j])
+}
+
+/// `near_pair`'s distance test: `pj` within `radius` of `pi` (a NaN passes, as in the WGSL).
+#[inline]
+fn within(pi: Vec4, pj: Vec4, radius: f32) -> bool {
     let delta = pi.xyz() - pj.xyz();
-    if delta.dot(delta) >= radius * radius {
-        return false;
+    // Not `<`: a NaN (a diverged particle) must pass, as the kernel's `>=` test lets it.
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
+    let near = !(delta.dot(delta) >= radius * radius);
+    near
+}
+
+/// [`within`] for each position of `run` (at most 64), as bits: four at a time, their
+/// coordinates transposed into lanes (the same arithmetic per position: (dx² + dy²) + dz²
+/// against the radius's square, a NaN passing), then the rest one by one.
+#[inline]
+fn within_each(pi: Vec4, run: &[Vec4], radius: f32) -> u64 {
+    debug_assert!(run.len() <= 64);
+    let (x, y, z) = (Vec4::splat(pi.x), Vec4::splat(pi.y), Vec4::splat(pi.z));
+    let r2 = Vec4::splat(radius * radius);
+    let mut hits = 0u64;
+    let mut quads = run.chunks_exact(4);
+    for (q, quad) in quads.by_ref().enumerate() {
+        let lanes = glam::Mat4::from_cols(quad[0], quad[1], quad[2], quad[3]).transpose();
+        let (dx, dy, dz) = (x - lanes.x_axis, y - lanes.y_axis, z - lanes.z_axis);
+        let far = (dx * dx + dy * dy + dz * dz).cmpge(r2).bitmask();
+        hits |= u64::from(!far & 0xf) << (4 * q);
     }
-    let rj = rest[j];
-    !(ri.w == rj.w && ri.xyz().distance(rj.xyz()) < p.self_distance)
+    let done = run.len() - quads.remainder().len();
+    for (k, &pj) in quads.remainder().iter().enumerate() {
+        hits |= (within(pi, pj, radius) as u64) << (done + k);
+    }
+    hits
+}
+
+/// `near_pair`'s rest test: two particles of one cloth closer than the distance at rest.
+#[inline]
+fn rest_neighbours(p: &StepParams, ri: Vec4, rj: Vec4) -> bool {
+    let apart = ri.xyz() - rj.xyz();
+    let d = p.self_distance;
+    ri.w == rj.w && apart.dot(apart) < d * d
 }
 
 /// Twin of `cell_range`: cell `k` of the 8 about `at`, as a range of the buckets' particles
@@ -327,6 +359,41 @@ fn cell_range(
     let bk = bucket(p, at.home + o) as usize;
     table[cells + bk] as usize..table[cells + bk + 1] as usize
 }
+
+/// [`cell_range`] for all 8 cells about `at` (k = 0..8), each axis's gap and hash term worked
+/// out once for its two cells instead of once a cell: the same arithmetic (a gap's square sums
+/// its axes as `dot` does, x² + y² then + z²; the hash's terms are XORed), so the same ranges.
+fn cell_ranges(
+    p: &StepParams,
+    table: &[u32],
+    at: &Site,
+    radius: f32,
+) -> [std::ops::Range<usize>; 8] {
+    let mut squares = [[0.0f32; 2]; 3];
+    let mut terms = [[0u32; 2]; 3];
+    for a in 0..3 {
+        for c in 0..2 {
+            let o = at.side[a] + c as i32;
+            let gap = (o as f32 * at.h - at.inside[a])
+                .max(at.inside[a] - (o + 1) as f32 * at.h)
+                .max(0.0);
+            squares[a][c] = gap * gap;
+            terms[a][c] = ((at.home[a] + o) as u32).wrapping_mul(HASH_FACTORS[a]);
+        }
+    }
+    let cells = p.hash_cells as usize;
+    std::array::from_fn(|k| {
+        let (x, y, z) = (k % 2, (k / 2) % 2, k / 4);
+        if squares[0][x] + squares[1][y] + squares[2][z] >= radius * radius {
+            return 0..0;
+        }
+        let bk = ((terms[0][x] ^ terms[1][y] ^ terms[2][z]) & (p.hash_cells - 1)) as usize;
+        table[cells + bk] as usize..table[cells + bk + 1] as usize
+    })
+}
+
+/// The sorted positions `self_candidates` tests for distance at a time.
+const HITS: usize = 64;
 
 /// Twin of `self_candidates`, one particle per rayon item.
 pub fn self_candidates(p: &StepParams, workgroup: u32, b: &mut SelfCollisionBuffers<'_>) {
@@ -351,16 +418,25 @@ pub fn self_candidates(p: &StepParams, workgroup: u32, b: &mut SelfCollisionBuff
                 let r = reach(p);
                 let site = site_of(p, pi.xyz());
                 let ri = rest[i];
-                for k in 0..8 {
-                    for s in cell_range(p, table, &site, k, r) {
-                        let j = buckets[n + s] as usize;
-                        if !near_pair(p, rest, (i, j), (pi, sorted[s]), ri, r) {
-                            continue;
+                for cell in cell_ranges(p, table, &site, r) {
+                    // `near_pair` in two steps, the same decisions in the same order: the
+                    // distance test over a run of the sorted positions without a branch
+                    // (most fail it), then the rest on the few that pass.
+                    for from in cell.clone().step_by(HITS) {
+                        let run = &sorted[from..cell.end.min(from + HITS)];
+                        let mut hits = within_each(pi, run, r);
+                        while hits != 0 {
+                            let s = from + hits.trailing_zeros() as usize;
+                            hits &= hits - 1;
+                            let j = buckets[n + s] as usize;
+                            if j == i || rest_neighbours(p, ri, rest[j]) {
+                                continue;
+                            }
+                            if count + 1 < LIST_STRIDE {
+                                list[1 + count] = j as u32;
+                            }
+                            count += 1;
                         }
-                        if count + 1 < LIST_STRIDE {
-                            list[1 + count] = j as u32;
-                        }
-                        count += 1;
                     }
                 }
             }

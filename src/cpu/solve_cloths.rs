@@ -12,7 +12,7 @@
 use glam::{Vec3, Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
-use super::colliders::{collide_all, collider_wakes};
+use super::colliders::{SubstepCollider, collide_all, collider_wakes, substep_colliders};
 use super::common::{
     constraint_alpha, is_bad, is_structural, limit_held, limit_pair, limit_relax, limit_sweeps_in,
     solve_pair, solve_stencil, stencil_weights, substep_pull, tether_pull,
@@ -73,6 +73,12 @@ pub fn solve_cloths(
     collider_cells: &[u32],
 ) {
     let colliders = &colliders[..first.collider_count as usize];
+    let substeps: Vec<Vec<SubstepCollider>> = (0..frame.substeps)
+        .map(|s| {
+            let t = |s: u32| s as f32 / frame.substeps as f32;
+            substep_colliders(colliders, t(s), t(s + 1))
+        })
+        .collect();
     let cloths = &cloths[..frame.cloth_count as usize];
     let slices = split(cloths, colors, levels, positions, previous, multipliers);
     let bad = slices
@@ -93,6 +99,7 @@ pub fn solve_cloths(
                 constraints,
                 tethers,
                 colliders,
+                substeps: &substeps,
                 distance_grid,
                 collider_cells,
             };
@@ -209,6 +216,9 @@ struct Shared<'a> {
     constraints: &'a [Constraint],
     tethers: &'a [TetherSlot],
     colliders: &'a [ColliderRecord],
+    /// The colliders over each substep of the frame (`substep_colliders`), worked out once for
+    /// every cloth.
+    substeps: &'a [Vec<SubstepCollider>],
     distance_grid: &'a [f32],
     collider_cells: &'a [u32],
 }
@@ -271,11 +281,11 @@ fn solve_cloth(
     for s in 0..frame.substeps {
         let params = if s == 0 { first } else { rest };
         integrate_and_solve(frame, params, s, shared, c);
-        tethers_and_collide(frame, params, s, shared, c, true);
+        tethers_and_collide(params, s, shared, c, true);
         let last = s + 1 == frame.substeps;
         limit_strain(params, shared, c, last);
         if frame_end_collides(params, last) {
-            tethers_and_collide(frame, params, s, shared, c, false);
+            tethers_and_collide(params, s, shared, c, false);
         }
     }
     c.positions
@@ -384,7 +394,6 @@ fn integrate_and_solve(
 /// Twin of `tethers_and_collide`: each particle's tethers (with `tethers`), then the
 /// colliders, for substep `s` of the frame (from fraction s/S to (s+1)/S).
 fn tethers_and_collide(
-    frame: &FusedFrame,
     params: &StepParams,
     s: u32,
     shared: &Shared<'_>,
@@ -394,8 +403,7 @@ fn tethers_and_collide(
     let record = c.record;
     let offset = record.particle_offset;
     let local = |i: u32| (i - offset) as usize;
-    let t_from = s as f32 / frame.substeps as f32;
-    let t_to = (s + 1) as f32 / frame.substeps as f32;
+    let at = &shared.substeps[s as usize];
     for i in 0..c.positions.len() {
         let p = c.positions[i];
         if p.w == 0.0 {
@@ -412,10 +420,9 @@ fn tethers_and_collide(
         }
         let contact = collide_all(
             shared.colliders,
+            at,
             shared.distance_grid,
             shared.collider_cells,
-            t_from,
-            t_to,
             x,
             c.previous[i].xyz(),
             substep_pull(params),

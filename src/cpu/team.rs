@@ -5,6 +5,7 @@
 //! wake-up every time (a third of the CPU's time in the kernel's scheduler, under `perf`, for a
 //! frame of 200 short dispatches).
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Units of work (records) a run needs before a second thread pays for itself: a thread's
@@ -26,14 +27,31 @@ pub(crate) fn threads_for(units: usize) -> usize {
         .max(1)
 }
 
-/// Runs `member(t, barrier)` on `threads` threads at once (the caller is member 0), and returns
-/// when all have. The members are threads of their own, not rayon's: a member that waits at
-/// the barrier must not hold a pool thread that another team's member needs (two teams on one
-/// pool, as tests run side by side, would wait for each other for good).
+/// Runs `member(t, barrier)` on `threads` threads at once, and returns when all have. The
+/// members are rayon's threads ([`rayon::broadcast`]), which then do the work the caller
+/// would otherwise hand them pass by pass: no thread is started, and no third thread competes
+/// for the cores (threads started for each run cost the 48² towel a tenth of its frame, and
+/// the pool's threads, idling meanwhile, spun against them: docs/performance.md). One team
+/// at a time: while another team has the pool (two worlds stepping at once, tests side by
+/// side), the run starts threads of its own, with the caller as member 0. Two teams on the
+/// pool at once could each hold a thread the other's barrier waits for, for good.
 pub(crate) fn run<F>(threads: usize, member: F)
 where
     F: Fn(usize, &Barrier) + Sync,
 {
+    static POOL_TEAM: Mutex<()> = Mutex::new(());
+    if threads <= rayon::current_num_threads()
+        && let Ok(_held) = POOL_TEAM.try_lock()
+    {
+        let barrier = Barrier::new(threads);
+        rayon::broadcast(|thread| {
+            if thread.index() < threads {
+                let _poison = Poison(&barrier);
+                member(thread.index(), &barrier);
+            }
+        });
+        return;
+    }
     let barrier = Barrier::new(threads);
     std::thread::scope(|scope| {
         // Before the spawns: a spawn that fails unwinds this thread, and the members already

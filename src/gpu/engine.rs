@@ -22,7 +22,7 @@ use crate::config::{
     REST_OFFSET, TETHER_SLOTS, TetherSlot, TopologySizes, VEC4_BYTES,
 };
 use crate::error::{ChiffonError, Result};
-use crate::world::engine::{Engine, Started, WorldFrame};
+use crate::world::engine::{Engine, SelfListsWatch, Started, WorldFrame};
 use crate::world::layout::Layout;
 use crate::world::options::{DEFAULT_FUSED_WORKGROUP_SIZE, WorldConfig};
 
@@ -36,6 +36,8 @@ pub(crate) struct GpuEngine {
     contact: ContactBuffers,
     /// Made the first time self-collision runs.
     self_collision: Option<SelfCollisionBuffers>,
+    /// Whether the candidate lists in `self_collision` must be built again.
+    lists: SelfListsWatch,
     /// The layout's rest positions (uploaded when self-collision's buffers are made).
     rest: Vec<Vec4>,
     /// Made the first time a box collides or the air blows; grown with the layout.
@@ -131,6 +133,7 @@ impl GpuEngine {
             topology,
             contact,
             self_collision: None,
+            lists: SelfListsWatch::default(),
             rest: Vec::new(),
             triangle_buffers: None,
             triangle_table: Vec::new(),
@@ -390,6 +393,7 @@ impl Engine for GpuEngine {
         debug_assert_eq!(layout.tethers.slots().len(), positions.len() * TETHER_SLOTS);
         self.rest = layout.rest.clone();
         self.upload_rest();
+        self.lists.invalidate();
         self.triangle_table = layout.triangle_table.clone();
         self.triangles_uploaded = false;
         self.particle_count = layout.particle_count;
@@ -440,6 +444,7 @@ impl Engine for GpuEngine {
             index as u64 * VEC4_BYTES + INVERSE_MASS_OFFSET,
             bytemuck::bytes_of(&inverse_mass),
         );
+        self.lists.invalidate();
     }
 
     fn write_tethers(&mut self, offset: u32, slots: &[TetherSlot]) {
@@ -487,6 +492,18 @@ impl Engine for GpuEngine {
         )?;
         if frame.schedule.self_collision {
             self.ensure_self_collision()?;
+        }
+        if let Some(h) = &self.self_collision
+            && self.lists.must_build(frame)
+        {
+            let cells = crate::config::hash_cells(self.global_particles);
+            let word = crate::config::self_build_word(crate::config::self_table_len(
+                cells,
+                self.workgroup_size,
+            ));
+            self.ctx
+                .queue
+                .write_buffer(&h.table, word as u64 * 4, bytemuck::bytes_of(&1u32));
         }
         if frame.schedule.box_edges || frame.schedule.air {
             self.ensure_triangles()?;

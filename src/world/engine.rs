@@ -30,6 +30,39 @@ pub(crate) struct WorldFrame<'a> {
     pub air: Option<AirParams>,
 }
 
+/// Whether self-collision's candidate lists, which the kernels keep from substep to substep and
+/// frame to frame, still rest on what they were built from: the layout, the rest positions
+/// (which pairs are neighbours), each particle's inverse mass (a pinned particle keeps no list)
+/// and the distance. Moves need no note: the kernels build the lists again once particles have
+/// moved against each other by more than their margin, whoever moved them (`self_plan`). Each
+/// engine keeps one and, when [`SelfListsWatch::must_build`] says so, sets the table's word that
+/// makes the frame's first substep build them ([`crate::config::self_build_word`]).
+#[derive(Debug, Default)]
+pub(crate) struct SelfListsWatch {
+    stale: bool,
+    distance: f32,
+}
+
+impl SelfListsWatch {
+    /// The host changed what the lists rest on.
+    pub(crate) fn invalidate(&mut self) {
+        self.stale = true;
+    }
+
+    /// True when this frame must build the lists on its first substep (a change since they
+    /// were built, or another distance); a frame without self-collision keeps the note.
+    pub(crate) fn must_build(&mut self, frame: &WorldFrame<'_>) -> bool {
+        if !frame.schedule.self_collision {
+            return false;
+        }
+        let distance = frame.plan.step(0).self_distance;
+        let build = self.stale || distance != self.distance;
+        self.stale = false;
+        self.distance = distance;
+        build
+    }
+}
+
 /// A world's buffers and the executor of its passes.
 pub(crate) trait Engine: wgpu::WasmNotSend {
     /// What runs the kernels.
