@@ -16,7 +16,7 @@ const MARCH_STEPS: u32 = 12;
 
 /// A rigid pose: `x_world = rotate(rotation, x_local) + position`.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Pose {
+pub(super) struct Pose {
     pub(super) position: Vec3,
     pub(super) rotation: Vec4,
 }

@@ -298,14 +298,13 @@ fn near_pair(
     j != i && within(pi, pj, radius) && !rest_neighbours(p, ri, rest[j])
 }
 
-/// `near_pair`'s distance test: `pj` within `radius` of `pi` (a NaN passes, as in the WGSL).
+/// `near_pair`'s distance test: `pj` within `radius` of `pi`. Not `<`: a NaN (a diverged
+/// particle) passes, as the kernel's `>=` test lets it.
 #[inline]
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
 fn within(pi: Vec4, pj: Vec4, radius: f32) -> bool {
     let delta = pi.xyz() - pj.xyz();
-    // Not `<`: a NaN (a diverged particle) must pass, as the kernel's `>=` test lets it.
-    #[allow(clippy::neg_cmp_op_on_partial_ord)]
-    let near = !(delta.dot(delta) >= radius * radius);
-    near
+    !(delta.dot(delta) >= radius * radius)
 }
 
 /// [`within`] for each position of `run` (at most 64), as bits: four at a time, their

@@ -216,6 +216,13 @@ impl GpuEngine {
         Ok(())
     }
 
+    /// Words of the self-collision table the kernels use for this layout (its buffer, made
+    /// for all the particles, may be longer).
+    fn self_table_words(&self) -> usize {
+        let cells = crate::config::hash_cells(self.global_particles);
+        crate::config::self_table_len(cells, self.workgroup_size)
+    }
+
     fn upload_rest(&self) {
         if let Some(h) = &self.self_collision {
             self.ctx
@@ -496,11 +503,7 @@ impl Engine for GpuEngine {
         if let Some(h) = &self.self_collision
             && self.lists.must_build(frame)
         {
-            let cells = crate::config::hash_cells(self.global_particles);
-            let word = crate::config::self_build_word(crate::config::self_table_len(
-                cells,
-                self.workgroup_size,
-            ));
+            let word = crate::config::self_build_word(self.self_table_words());
             self.ctx
                 .queue
                 .write_buffer(&h.table, word as u64 * 4, bytemuck::bytes_of(&1u32));
@@ -631,8 +634,7 @@ impl Engine for GpuEngine {
             return Ok(None);
         };
         let (device, queue) = (&self.ctx.device, &self.ctx.queue);
-        let cells = crate::config::hash_cells(self.global_particles);
-        let table = crate::config::self_table_len(cells, self.workgroup_size) as u64 * 4;
+        let table = self.self_table_words() as u64 * 4;
         let hash = crate::config::self_hash_len(self.global_particles as usize) as u64 * 4;
         Ok(Some((
             super::context::read_prefix_on(device, queue, &h.table, table)?,
