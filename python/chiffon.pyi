@@ -108,6 +108,9 @@ class ClothBuilder:
         """Moves the cloth by `offset` (m)."""
     def velocity(self, v: _Vec3) -> ClothBuilder:
         """Every particle's initial velocity (m/s)."""
+    def membrane(self, membrane: Literal["edges", "triangles"]) -> ClothBuilder:
+        """What holds the surface: "edges" (the default) or "triangles" (strain based dynamics on
+        every triangle, with a shear of its own); a ValueError for anything else."""
     def build(self) -> Cloth:
         """The cloth, or an `InvalidClothError` / `InvalidParameterError` saying why not."""
 

@@ -484,6 +484,110 @@ fn solve_stencil(params: StepParams, k: vec4<f32>, p0: vec4<f32>, p1: vec4<f32>,
     );
 }
 
+// A membrane triangle (Rust: Constraint::triangle) is two records, both with STENCIL and
+// kind 0 (a bending stencil's are kind 2): the head (particles 0 and 1, m0, the material in
+// the datum's low 18 bits and the warp's direction in its top 10), the tail (particle 2,
+// particle 0 again, m2, and m1 in its datum). m is the inverse of the rest edges in a frame
+// along the first edge, [[m0, m1], [0, m2]]; the warp is turned from that edge by the angle
+// whose half has tangent t = (q − 512) / 512 (no sine, so both backends round alike).
+const TRIANGLE_MATERIAL_MASK: u32 = 0x3ffffu;
+
+fn is_triangle(con: Constraint) -> bool {
+    return (con.packed & (STENCIL | 3u)) == STENCIL;
+}
+
+// The warp and weft as weights on the triangle's edges e1 = x1 − x0 and e2 = x2 − x0:
+// f_u = e1 g.x + e2 g.y, f_v = e1 g.z + e2 g.w (Rust: cpu::common::triangle_frame).
+fn triangle_frame(head: Constraint, tail: Constraint) -> vec4<f32> {
+    let m1 = bitcast<f32>(((tail.packed >> 2u) & DATUM_MASK) << 4u);
+    let q = ((head.packed >> 2u) & DATUM_MASK) >> 18u;
+    let t = (f32(q) - 512.0) / 512.0;
+    let t2 = t * t;
+    let c = (1.0 - t2) / (1.0 + t2);
+    let s = (2.0 * t) / (1.0 + t2);
+    return vec4<f32>(head.rest * c + m1 * s, tail.rest * s, m1 * c - head.rest * s, tail.rest * c);
+}
+
+// Its α̃ factor: the edge compliance over twice its rest area (1 / det m = 2 A).
+fn triangle_area_scale(head: Constraint, tail: Constraint) -> f32 {
+    return head.rest * tail.rest;
+}
+
+// Its material row's first entry (the stretch α̃; the shear's is the next).
+fn triangle_slot(head: Constraint) -> u32 {
+    return (((head.packed >> 2u) & DATUM_MASK) & TRIANGLE_MATERIAL_MASK) * 4u;
+}
+
+// The three particles after one XPBD step of each of a triangle's two constraints, in turn
+// (strain based dynamics, Müller et al. 2014), and their new multipliers (CPU:
+// cpu::common::solve_triangle):
+//   stretch  C = |(|f_u| − 1, |f_v| − 1)|, both directions' stretch as one constraint
+//   shear    C = f_u · f_v / (|f_u| |f_v|), the cosine between warp and weft
+// with ∇_a C = k_u[a] ∂C/∂f_u + k_v[a] ∂C/∂f_v (k the vertices' weights on f_u and f_v), then
+//   Δλ = ω (−C − α̃ λ) / (Σ w_a |∇_a C|² + α̃),  x_a += w_a ∇_a C Δλ.
+struct SolvedTriangle {
+    p0: vec4<f32>,
+    p1: vec4<f32>,
+    p2: vec4<f32>,
+    lambda: vec2<f32>,
+}
+
+// A triangle's three positions, and the multiplier change of the step that moved them.
+struct TriangleStep {
+    x0: vec3<f32>,
+    x1: vec3<f32>,
+    x2: vec3<f32>,
+    d_lambda: f32,
+}
+
+// One XPBD step of one of a triangle's constraints: `c` its value, `du` and `dv` its gradient
+// on f_u and f_v.
+fn triangle_step(params: StepParams, g: vec4<f32>, w: vec3<f32>, x: TriangleStep, du: vec3<f32>, dv: vec3<f32>, c: f32, alpha: f32, lambda0: f32) -> TriangleStep {
+    let g0 = du * (-(g.x + g.y)) + dv * (-(g.z + g.w));
+    let g1 = du * g.x + dv * g.z;
+    let g2 = du * g.y + dv * g.w;
+    let denominator = w.x * dot(g0, g0) + w.y * dot(g1, g1) + w.z * dot(g2, g2) + alpha;
+    if (denominator <= 0.0) {
+        return TriangleStep(x.x0, x.x1, x.x2, 0.0);
+    }
+    let d = (-c - alpha * lambda0) * params.over_relaxation / denominator;
+    return TriangleStep(x.x0 + g0 * (w.x * d), x.x1 + g1 * (w.y * d), x.x2 + g2 * (w.z * d), d);
+}
+
+fn solve_triangle(params: StepParams, g: vec4<f32>, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, alpha: vec2<f32>, lambda0: vec2<f32>) -> SolvedTriangle {
+    let w = vec3<f32>(p0.w, p1.w, p2.w);
+    var x = TriangleStep(p0.xyz, p1.xyz, p2.xyz, 0.0);
+    var lambda = lambda0;
+    // Stretch.
+    var fu = (x.x1 - x.x0) * g.x + (x.x2 - x.x0) * g.y;
+    var fv = (x.x1 - x.x0) * g.z + (x.x2 - x.x0) * g.w;
+    var lu = length(fu);
+    var lv = length(fv);
+    let su = lu - 1.0;
+    let sv = lv - 1.0;
+    let stretch = sqrt(su * su + sv * sv);
+    if (stretch > 1e-9 && lu > 0.0 && lv > 0.0) {
+        x = triangle_step(params, g, w, x, fu * (su / (stretch * lu)), fv * (sv / (stretch * lv)), stretch, alpha.x, lambda.x);
+        lambda.x += x.d_lambda;
+    }
+    // Shear, from where the stretch left them.
+    fu = (x.x1 - x.x0) * g.x + (x.x2 - x.x0) * g.y;
+    fv = (x.x1 - x.x0) * g.z + (x.x2 - x.x0) * g.w;
+    lu = length(fu);
+    lv = length(fv);
+    if (lu > 0.0 && lv > 0.0) {
+        // One division a length, not one a component.
+        let iu = 1.0 / lu;
+        let iv = 1.0 / lv;
+        let nu = fu * iu;
+        let nv = fv * iv;
+        let cosine = dot(nu, nv);
+        x = triangle_step(params, g, w, x, (nv - nu * cosine) * iu, (nu - nv * cosine) * iv, cosine, alpha.y, lambda.y);
+        lambda.y += x.d_lambda;
+    }
+    return SolvedTriangle(vec4<f32>(x.x0, p0.w), vec4<f32>(x.x1, p1.w), vec4<f32>(x.x2, p2.w), lambda);
+}
+
 // The point nearest x within distance r of c.
 fn into_ball(x: vec3<f32>, c: vec3<f32>, r: f32) -> vec3<f32> {
     let d = x - c;

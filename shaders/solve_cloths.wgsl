@@ -171,6 +171,27 @@ fn solve_fused_stencil(params: StepParams, cloth: ClothRecord, index: u32, first
     store_x(offset, tail.j, s.p3);
 }
 
+// One membrane triangle (records `index` and `index + 1`), as solve_color runs it, with its
+// cloth's α̃ of stretch and shear.
+fn solve_fused_triangle(params: StepParams, cloth: ClothRecord, index: u32, first_sweep: bool) {
+    let offset = cloth.particle_offset;
+    let head = constraints[index];
+    let tail = constraints[index + 1u];
+    var lambda0 = vec2<f32>(0.0);
+    if (!first_sweep) {
+        lambda0 = vec2<f32>(multipliers[index], multipliers[index + 1u]);
+    }
+    let area_scale = triangle_area_scale(head, tail);
+    let alpha = vec2<f32>(cloth.alpha.x * area_scale, cloth.alpha.y * area_scale);
+    let s = solve_triangle(params, triangle_frame(head, tail), load_x(offset, head.i), load_x(offset, head.j),
+        load_x(offset, tail.i), alpha, lambda0);
+    multipliers[index] = s.lambda.x;
+    multipliers[index + 1u] = s.lambda.y;
+    store_x(offset, head.i, s.p0);
+    store_x(offset, head.j, s.p1);
+    store_x(offset, tail.i, s.p2);
+}
+
 // The cloth's coarse levels, as the global path's coarse stage runs them: the snapshot of every
 // level's particles, then per level (coarsest first) one sweep of its colors and the
 // prolongation of the particles it dropped. Called after integrate, before the fine sweeps.
@@ -244,10 +265,14 @@ fn integrate_and_solve(params: StepParams, s: u32, cloth: ClothRecord, local: u3
         for (var c = 0u; c < cloth.color_count; c++) {
             let range = fused_color(cloth.color_offset + c);
             if ((constraints[range.start].packed & STENCIL) != 0u) {
-                // A color of bending stencils, two records each.
+                // A color of bending stencils or membrane triangles, two records each.
                 let walk = color_walk(range, local, 2u, 2u * WORKGROUP_SIZE);
                 for (var t = walk.x; t < range.count; t += walk.y) {
-                    solve_fused_stencil(params, cloth, range.start + t, k == 0u);
+                    if (is_triangle(constraints[range.start + t])) {
+                        solve_fused_triangle(params, cloth, range.start + t, k == 0u);
+                    } else {
+                        solve_fused_stencil(params, cloth, range.start + t, k == 0u);
+                    }
                 }
             } else {
                 let walk = color_walk(range, local, 1u, WORKGROUP_SIZE);
@@ -274,7 +299,9 @@ fn limit_strain(params: StepParams, cloth: ClothRecord, local: u32, last: bool) 
     sync();
     var first = cloth.strain_first;
     var count = cloth.strain_colors;
-    if (params.limit_holds != 0u) {
+    // A cloth whose first colors hold no structural edge (a membrane of triangles) sweeps its
+    // own limit colors in those frames too.
+    if (params.limit_holds != 0u && cloth.limit_colors > 0u) {
         first = 0u;
         count = cloth.limit_colors;
     }

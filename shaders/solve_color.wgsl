@@ -1,5 +1,6 @@
 // Relax one color of distance constraints, one thread per constraint, one XPBD step each, or
-// one color of a mesh's bending stencils, one thread per stencil
+// one color of a mesh's bending stencils or membrane triangles, one thread per stencil or
+// triangle
 // (CPU twin: src/cpu/solve_color.rs). Within a color no two constraints share a particle, so
 // the read-modify-write of both ends needs no atomics; a serial color (a hub's overflow, whose
 // records may share particles) is solved by one thread, record after record.
@@ -22,12 +23,17 @@
 fn solve_color(thread: Thread) {
     let k = thread_index(thread);
     if (k >= color.count) { return; }
-    // A color of bending stencils: thread k takes the k-th (records 2k and 2k + 1); a serial
-    // color, thread 0 every record in turn (`color_walk`).
+    // A color of bending stencils or membrane triangles: thread k takes the k-th (records 2k
+    // and 2k + 1); a serial color, thread 0 every record in turn (`color_walk`).
     if ((constraints[color.start].packed & STENCIL) != 0u) {
         let walk = color_walk(color, k, 2u, color.count);
         for (var at = walk.x; at < color.count; at += walk.y) {
-            solve_stencil_record(color.start + at);
+            // A world's merged color may hold both (one cloth's triangles, another's stencils).
+            if (is_triangle(constraints[color.start + at])) {
+                solve_triangle_record(color.start + at);
+            } else {
+                solve_stencil_record(color.start + at);
+            }
         }
         return;
     }
@@ -52,6 +58,27 @@ fn solve_stencil_record(head_index: u32) {
     positions[head.j] = s.p1;
     positions[tail.i] = s.p2;
     positions[tail.j] = s.p3;
+}
+
+// One membrane triangle: records `head_index` (its head, the stretch's multiplier) and
+// `head_index + 1` (its tail, the shear's).
+fn solve_triangle_record(head_index: u32) {
+    let head = constraints[head_index];
+    let tail = constraints[head_index + 1u];
+    var lambda0 = vec2<f32>(0.0);
+    if (color.first_sweep == 0u) {
+        lambda0 = vec2<f32>(multipliers[head_index], multipliers[head_index + 1u]);
+    }
+    let slot = triangle_slot(head);
+    let area_scale = triangle_area_scale(head, tail);
+    let alpha = vec2<f32>(materials[slot] * area_scale, materials[slot + 1u] * area_scale);
+    let s = solve_triangle(params, triangle_frame(head, tail), positions[head.i], positions[head.j],
+        positions[tail.i], alpha, lambda0);
+    multipliers[head_index] = s.lambda.x;
+    multipliers[head_index + 1u] = s.lambda.y;
+    positions[head.i] = s.p0;
+    positions[head.j] = s.p1;
+    positions[tail.i] = s.p2;
 }
 
 // One distance constraint (or a coarse level's limit): record `index`.

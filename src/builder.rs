@@ -35,6 +35,32 @@ pub enum Layout {
     },
 }
 
+/// What keeps a sheet's surface from stretching and shearing: its membrane.
+///
+/// - [`Membrane::Edges`] (the default): a distance constraint along every edge (on a grid its
+///   rows, columns and both diagonals of each cell), with the stretch compliance on the
+///   structural edges and the shear compliance on the diagonals. Rigid distances across every
+///   edge of an irregular triangulation lock it: a fold has to zig-zag across triangles that
+///   cannot change shape (docs/quality.md).
+/// - [`Membrane::Triangles`]: strain based dynamics (Müller, Chentanez, Kim, Macklin 2014) on
+///   every triangle: its stretch along the warp and the weft (the texture's u and v, or the
+///   rest shape's x laid into the triangle) as one constraint, at the stretch compliance, and
+///   its shear (the cosine of the angle between warp and weft, which does not depend on the
+///   stretch) as another, at the shear compliance; each over twice the triangle's rest area, so
+///   a grid's triangle resists as its edges do. A soft shear then frees the fabric on any
+///   triangulation, as a grid's soft diagonals do on a grid. The edges stay, unsolved, for the
+///   strain limit, the coarse levels and the measures. Ropes have no triangles and keep their
+///   edges.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Membrane {
+    /// A distance constraint along every edge.
+    #[default]
+    Edges,
+    /// Strain based dynamics on every triangle.
+    Triangles,
+}
+
 /// Which particles never move (inverse mass 0). Several selections can be combined with
 /// [`ClothBuilder::pin`]; each must select something.
 #[derive(Clone, Debug, PartialEq)]
@@ -103,6 +129,7 @@ pub struct ClothBuilder {
     velocity: Vec3,
     pins: Vec<Pinning>,
     kinds: [bool; 3],
+    membrane: Membrane,
     scale: f32,
     translate: Vec3,
     weld_tolerance: Option<f32>,
@@ -138,6 +165,7 @@ impl ClothBuilder {
             velocity: Vec3::ZERO,
             pins,
             kinds: [true; 3],
+            membrane: Membrane::Edges,
             scale: 1.0,
             translate: Vec3::ZERO,
             weld_tolerance: None,
@@ -265,6 +293,15 @@ impl ClothBuilder {
     /// [`crate::params::Compliance`]).
     pub fn constraint(mut self, kind: ConstraintKind, on: bool) -> Self {
         self.kinds[kind as usize] = on;
+        self
+    }
+
+    /// What holds the sheet's surface: its edges (the default) or its triangles
+    /// ([`Membrane`]). A rope keeps its edges. With triangles, [`Self::constraint`] turning
+    /// structural or shear off leaves the triangles on (both off: none); soften their shear
+    /// with its compliance instead (`Compliance::shear`).
+    pub fn membrane(mut self, membrane: Membrane) -> Self {
+        self.membrane = membrane;
         self
     }
 
@@ -560,12 +597,42 @@ impl ClothBuilder {
             }
         }
         debug_assert_eq!(inverse_mass.len(), n);
+        // A membrane of triangles takes the place of the stretch and shear edges, which stay,
+        // unsolved, as the cloth's membrane edges.
+        let (constraints, membrane_edges) = match self.membrane {
+            Membrane::Triangles if !s.triangles.is_empty() => {
+                let membrane = [ConstraintKind::Structural, ConstraintKind::Shear]
+                    .iter()
+                    .any(|&k| self.kinds[k as usize]);
+                let (records, slivers) = if membrane {
+                    geometry::membrane_triangles(&s.positions, &s.triangles, s.uvs.as_ref())
+                } else {
+                    (Vec::new(), Vec::new())
+                };
+                // A sliver has no triangle record: its edges stay solved.
+                let sliver_edges: std::collections::HashSet<(u32, u32)> = slivers
+                    .iter()
+                    .flat_map(|t| [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])])
+                    .map(|(a, b)| (a.min(b), a.max(b)))
+                    .collect();
+                let (edges, mut kept): (Vec<Constraint>, Vec<Constraint>) =
+                    s.constraints.into_iter().partition(|c| {
+                        c.is_distance()
+                            && c.kind_number() != ConstraintKind::Bend as u32
+                            && !sliver_edges.contains(&(c.i.min(c.j), c.i.max(c.j)))
+                    });
+                kept.splice(0..0, records);
+                (kept, edges)
+            }
+            _ => (s.constraints, Vec::new()),
+        };
         Cloth::build(
             ClothDesc {
                 positions: s.positions,
                 inverse_mass,
                 velocity: self.velocity,
-                constraints: s.constraints,
+                constraints,
+                membrane_edges,
                 triangles: s.triangles,
                 uvs: s.uvs,
                 groups: s.groups,

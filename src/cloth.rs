@@ -30,8 +30,13 @@ pub struct ClothDesc {
     pub inverse_mass: Vec<f32>,
     /// Initial velocity of every free particle (m/s).
     pub velocity: Vec3,
-    /// Distance constraints (rest length in m, and kind).
+    /// Distance constraints (rest length in m, and kind), bending stencils and membrane
+    /// triangles.
     pub constraints: Vec<Constraint>,
+    /// A membrane of triangles' edges ([`crate::Membrane::Triangles`]): distance records
+    /// that are not solved, kept for the strain limit, the coarse levels and the measures.
+    /// Empty when the edges are the membrane.
+    pub membrane_edges: Vec<Constraint>,
     /// Triangles for drawing and export (may be empty, e.g. for a rope).
     pub triangles: Vec<[u32; 3]>,
     /// Texture coordinates per triangle corner, parallel to `triangles`.
@@ -59,6 +64,7 @@ pub struct Cloth {
     free_inverse_mass: Vec<f32>,
     velocity: Vec3,
     constraints: ColoredConstraints,
+    membrane_edges: Vec<Constraint>,
     triangles: Vec<[u32; 3]>,
     uvs: Option<UvLayer>,
     groups: Vec<ParticleGroup>,
@@ -120,25 +126,36 @@ impl Cloth {
                 let is_head = |r: &Constraint| {
                     r.is_stencil()
                         && !r.is_stencil_tail()
-                        && r.kind_number() == ConstraintKind::Bend as u32
+                        && (r.kind_number() == ConstraintKind::Bend as u32 || r.is_triangle())
+                };
+                let finite = |h: &Constraint, t: &Constraint| {
+                    if h.is_triangle() {
+                        // Its tail's second index repeats its first particle.
+                        t.is_triangle()
+                            && t.j == h.i
+                            && Constraint::triangle_parts(h, t)
+                                .1
+                                .iter()
+                                .all(|m| m.is_finite())
+                    } else {
+                        !t.is_triangle()
+                            && Constraint::stencil_parts(h, t)
+                                .1
+                                .iter()
+                                .all(|w| w.is_finite())
+                    }
                 };
                 let pair = if c.is_stencil_tail() {
                     k.checked_sub(1).map(|h| (&records[h], c))
                 } else {
                     records.get(k + 1).map(|t| (c, t))
                 };
-                let whole = pair.is_some_and(|(h, t)| {
-                    is_head(h)
-                        && t.is_stencil_tail()
-                        && Constraint::stencil_parts(h, t)
-                            .1
-                            .iter()
-                            .all(|w| w.is_finite())
-                });
+                let whole =
+                    pair.is_some_and(|(h, t)| is_head(h) && t.is_stencil_tail() && finite(h, t));
                 if !whole {
                     return bad(format!(
-                        "constraint {k} is half of a bending stencil without its other half, or \
-                         with weights that are not finite"
+                        "constraint {k} is half of a bending stencil or a membrane triangle \
+                         without its other half, or with weights that are not finite"
                     ));
                 }
                 continue;
@@ -149,6 +166,18 @@ impl Cloth {
             if ConstraintKind::from_index(c.packed).is_none() {
                 return bad(format!("constraint {k} has unknown kind {}", c.packed));
             }
+        }
+        if let Some((k, c)) = desc.membrane_edges.iter().enumerate().find(|(_, c)| {
+            !c.is_distance()
+                || c.i as usize >= n
+                || c.j as usize >= n
+                || !(c.rest.is_finite() && c.rest >= 0.0)
+        }) {
+            return bad(format!(
+                "membrane edge {k} ({} to {}, rest length {}) is not a distance between two of \
+                 the {n} particles",
+                c.i, c.j, c.rest
+            ));
         }
         if let Some(t) = desc
             .triangles
@@ -208,6 +237,7 @@ impl Cloth {
             inverse_mass: desc.inverse_mass,
             velocity: desc.velocity,
             constraints,
+            membrane_edges: desc.membrane_edges,
             triangles: desc.triangles,
             uvs: desc.uvs,
             groups: desc.groups,
@@ -338,6 +368,9 @@ impl Cloth {
         }
         out.velocity = (m * self.velocity) / scale;
         out.constraints.scale_rest(scale);
+        for c in &mut out.membrane_edges {
+            c.rest *= scale;
+        }
         if let Some(g) = &mut out.grid {
             g.spacing *= scale;
         }
@@ -353,10 +386,17 @@ impl Cloth {
         (hi - lo).max_element()
     }
 
-    /// Structural constraints (for stretch statistics).
+    /// Structural constraints (for stretch statistics, the strain limit and the coarse
+    /// levels): the solved ones, or the membrane's edges when its triangles are solved instead.
     pub fn structural_constraints(&self) -> impl Iterator<Item = &Constraint> {
-        self.constraints()
-            .iter()
-            .filter(|c| c.kind_number() == ConstraintKind::Structural as u32)
+        (self.constraints().iter())
+            .chain(&self.membrane_edges)
+            .filter(|c| c.is_structural())
+    }
+
+    /// A membrane of triangles' edges, not solved ([`ClothDesc::membrane_edges`]); empty when
+    /// the edges are the membrane.
+    pub fn membrane_edges(&self) -> &[Constraint] {
+        &self.membrane_edges
     }
 }

@@ -57,10 +57,11 @@ impl ColoredConstraints {
     /// and sorts by color. Returns them with `order`: `order[k]` is the input index of the
     /// constraint stored at `k`.
     pub fn new(constraints: &[Constraint], particle_count: usize) -> Result<(Self, Vec<u32>)> {
-        let pairs: Vec<[u32; 2]> = constraints.iter().map(|c| [c.i, c.j]).collect();
+        let pairs = record_pairs(constraints);
         // The greedy coloring indexes per-particle masks: check indices before it runs.
         for (k, &[i, j]) in pairs.iter().enumerate() {
-            if i as usize >= particle_count || j as usize >= particle_count || i == j {
+            let j_out = j != NO_PARTICLE && j as usize >= particle_count;
+            if i as usize >= particle_count || j_out || i == j {
                 return Err(ChiffonError::InvalidCloth(format!(
                     "constraint {k} joins particles {i} and {j}, but there are {particle_count} \
                      particles and its two ends must differ"
@@ -92,30 +93,34 @@ impl ColoredConstraints {
         for k in &mut coloring.order {
             *k = distances[*k as usize];
         }
-        let quads: Vec<[u32; 4]> = heads
+        // Membrane triangles, then bending stencils: two-record groups alike, colored apart
+        // so that a color's threads take one branch of the kernel.
+        let (triangles, bends): (Vec<u32>, Vec<u32>) = heads
             .iter()
-            .map(|&k| {
-                let [a, b] = pairs[k as usize];
-                let [c, d] = pairs[k as usize + 1];
-                [a, b, c, d]
-            })
-            .collect();
-        for (q, &k) in quads.iter().zip(&heads) {
-            if (1..4).any(|a| q[..a].contains(&q[a])) {
-                return Err(ChiffonError::InvalidCloth(format!(
-                    "the bending stencil at constraint {k} names particle twice: {q:?}"
-                )));
+            .partition(|&&k| constraints[k as usize].is_triangle());
+        for group in [triangles, bends] {
+            let quads: Vec<[u32; 4]> = group
+                .iter()
+                .map(|&k| group_particles(&constraints[k as usize], &constraints[k as usize + 1]))
+                .collect();
+            for (q, &k) in quads.iter().zip(&group) {
+                if !distinct(constraints[k as usize].is_triangle(), q) {
+                    return Err(ChiffonError::InvalidCloth(format!(
+                        "the bending stencil or membrane triangle at constraint {k} names a \
+                         particle twice: {q:?}"
+                    )));
+                }
             }
-        }
-        let stencils = color_stencils(&quads, particle_count);
-        let base = coloring.order.len() as u32;
-        for r in &stencils.ranges {
-            coloring.ranges.push(base + 2 * r.start..base + 2 * r.end);
-        }
-        coloring.serial.extend(&stencils.serial);
-        for &s in &stencils.order {
-            let head = heads[s as usize];
-            coloring.order.extend([head, head + 1]);
+            let stencils = color_stencils(&quads, particle_count);
+            let base = coloring.order.len() as u32;
+            for r in &stencils.ranges {
+                coloring.ranges.push(base + 2 * r.start..base + 2 * r.end);
+            }
+            coloring.serial.extend(&stencils.serial);
+            for &s in &stencils.order {
+                let head = group[s as usize];
+                coloring.order.extend([head, head + 1]);
+            }
         }
         coloring.validate(&pairs, particle_count)?;
         validate_stencils(constraints, &coloring)?;
@@ -143,7 +148,7 @@ impl ColoredConstraints {
         serial: Vec<bool>,
         particle_count: usize,
     ) -> Result<Self> {
-        let pairs: Vec<[u32; 2]> = constraints.iter().map(|c| [c.i, c.j]).collect();
+        let pairs = record_pairs(&constraints);
         let coloring = Coloring {
             order: (0..pairs.len() as u32).collect(),
             ranges: colors.clone(),
@@ -160,11 +165,23 @@ impl ColoredConstraints {
     }
 
     /// Every rest length times `scale` (a cloth scaled uniformly; the coloring is unchanged).
-    /// A bending stencil's weights, scaled by √(3 / area), go as 1 / `scale`.
+    /// A bending stencil's weights, scaled by √(3 / area), and a membrane triangle's inverse
+    /// rest matrix go as 1 / `scale`.
     pub(crate) fn scale_rest(&mut self, scale: f32) {
         let mut k = 0;
         while k < self.constraints.len() {
-            if self.constraints[k].is_stencil() {
+            if self.constraints[k].is_triangle() {
+                let (head, tail) = (self.constraints[k], self.constraints[k + 1]);
+                let (_, m, _) = Constraint::triangle_parts(&head, &tail);
+                let [_, t] = Constraint::triangle([0, 1, 2], m.map(|m| m / scale), 0.0);
+                self.constraints[k].rest = m[0] / scale;
+                self.constraints[k + 1] = Constraint {
+                    i: tail.i,
+                    j: tail.j,
+                    ..t
+                };
+                k += 2;
+            } else if self.constraints[k].is_stencil() {
                 let (head, tail) = (self.constraints[k], self.constraints[k + 1]);
                 let (p, w) = Constraint::stencil_parts(&head, &tail);
                 let [h, t] = Constraint::stencil(p, [w[0], w[1], w[2]].map(|w| w / scale));
@@ -340,7 +357,7 @@ impl Coloring {
                 if i == j {
                     return fail(format!("constraint {k} joins particle {i} to itself"));
                 }
-                for p in [i, j] {
+                for p in [i, j].into_iter().filter(|&p| p != NO_PARTICLE) {
                     let Some(s) = stamp.get_mut(p as usize) else {
                         return fail(format!(
                             "constraint {k} names particle {p} of {particle_count}"
@@ -357,6 +374,25 @@ impl Coloring {
     }
 }
 
+/// What [`record_pairs`] gives as the second particle of a record that moves one.
+const NO_PARTICLE: u32 = u32::MAX;
+
+/// The particles each record moves, as the coloring checks them: a record's two, but only the
+/// first of a membrane triangle's tail (its `j` repeats the head's first particle, which the
+/// head moves).
+fn record_pairs(constraints: &[Constraint]) -> Vec<[u32; 2]> {
+    constraints
+        .iter()
+        .map(|c| {
+            if c.is_triangle() && c.is_stencil_tail() {
+                [c.i, NO_PARTICLE]
+            } else {
+                [c.i, c.j]
+            }
+        })
+        .collect()
+}
+
 /// Checks what the kernels assume of bending stencils: a color holds stencils only or none,
 /// each a head and then its tail.
 fn validate_stencils(constraints: &[Constraint], coloring: &Coloring) -> Result<()> {
@@ -366,11 +402,11 @@ fn validate_stencils(constraints: &[Constraint], coloring: &Coloring) -> Result<
             .map(|pos| &constraints[coloring.order[pos as usize] as usize])
             .collect();
         let stencil = records[0].is_stencil();
-        // A stencil's four particles differ (in a serial color too, where the per-color
-        // check allows a particle twice).
-        let distinct = |p: &[&Constraint]| {
-            let q = [p[0].i, p[0].j, p[1].i, p[1].j];
-            (1..4).all(|a| !q[..a].contains(&q[a]))
+        // A stencil's four particles differ, a triangle's three (in a serial color too, where
+        // the per-color check allows a particle twice).
+        let whole = |p: &[&Constraint]| {
+            let triangle = p[0].is_triangle();
+            p[1].is_triangle() == triangle && distinct(triangle, &group_particles(p[0], p[1]))
         };
         let ok = if stencil {
             records.len().is_multiple_of(2)
@@ -378,7 +414,7 @@ fn validate_stencils(constraints: &[Constraint], coloring: &Coloring) -> Result<
                     !p[0].is_stencil_tail()
                         && p[0].is_stencil()
                         && p[1].is_stencil_tail()
-                        && distinct(p)
+                        && whole(p)
                 })
         } else {
             records.iter().all(|x| x.is_distance())
@@ -391,6 +427,23 @@ fn validate_stencils(constraints: &[Constraint], coloring: &Coloring) -> Result<
         }
     }
     Ok(())
+}
+
+/// The particles of a two-record group (its head and tail): a bending stencil's four, or a
+/// membrane triangle's three with the third twice.
+fn group_particles(head: &Constraint, tail: &Constraint) -> [u32; 4] {
+    if head.is_triangle() {
+        [head.i, head.j, tail.i, tail.i]
+    } else {
+        [head.i, head.j, tail.i, tail.j]
+    }
+}
+
+/// True when a group's particles (`group_particles`) differ: all four of a stencil's, the
+/// first three of a triangle's.
+fn distinct(triangle: bool, q: &[u32; 4]) -> bool {
+    let n = if triangle { 3 } else { 4 };
+    (1..n).all(|a| !q[..a].contains(&q[a]))
 }
 
 /// Colors bending stencils (four particles each), greedily: no particle twice in a color, at

@@ -71,7 +71,69 @@ impl Constraint {
         ]
     }
 
-    /// True for either record of a bending stencil.
+    /// A membrane triangle (strain based dynamics, Müller et al. 2014) as two consecutive
+    /// records: the head holds `p[0]`, `p[1]`, `m[0]` and the material, with the warp's
+    /// direction in the datum's top [`Self::TRIANGLE_ANGLE_BITS`] bits; the tail holds `p[2]`,
+    /// `p[0]` again (so both of its indices are particles), `m[2]`, and `m[1]` in its datum (an
+    /// f32 without its four lowest mantissa bits). `m` is the inverse of the triangle's rest
+    /// edges in a frame along its first edge, which is upper triangular:
+    /// `[[m[0], m[1]], [0, m[2]]]`. The warp is at `theta` radians from edge p0→p1 towards p2
+    /// (a direction, so taken modulo π), kept as the tangent of its half angle in steps of
+    /// 1/512, so that both backends turn the frame by the same arithmetic (no sine): within
+    /// 0.22° of `theta`. Kind [`ConstraintKind::Structural`] (a bending stencil's is
+    /// [`ConstraintKind::Bend`]); both records carry [`Self::STENCIL`], so every path that
+    /// handles a two-record group handles it.
+    pub fn triangle(p: [u32; 3], m: [f32; 3], theta: f32) -> [Constraint; 2] {
+        use std::f32::consts::{FRAC_PI_2, PI};
+        let half_steps = (1u32 << (Self::TRIANGLE_ANGLE_BITS - 1)) as f32;
+        // θ in [−π/2, π/2), so t = tan(θ / 2) in [−1, 1).
+        let wrapped = (theta + FRAC_PI_2).rem_euclid(PI) - FRAC_PI_2;
+        let t = (0.5 * wrapped).tan();
+        let q = ((t * half_steps).round() + half_steps).clamp(0.0, 2.0 * half_steps - 1.0) as u32;
+        [
+            Constraint {
+                i: p[0],
+                j: p[1],
+                rest: m[0],
+                packed: Self::STENCIL | ((q << Self::TRIANGLE_MATERIAL_BITS) << Self::DATUM_SHIFT),
+            },
+            Constraint {
+                i: p[2],
+                j: p[0],
+                rest: m[2],
+                packed: Self::STENCIL
+                    | Self::STENCIL_TAIL
+                    | ((m[1].to_bits() >> 4) << Self::DATUM_SHIFT),
+            },
+        ]
+    }
+
+    /// Bits of a membrane triangle's head datum that hold its material; the warp's direction
+    /// takes the rest ([`Constraint::triangle`]).
+    pub const TRIANGLE_MATERIAL_BITS: u32 = 18;
+    /// Bits of a membrane triangle's warp direction.
+    pub const TRIANGLE_ANGLE_BITS: u32 = 28 - Self::TRIANGLE_MATERIAL_BITS;
+
+    /// True for either record of a membrane triangle ([`Constraint::triangle`]).
+    pub fn is_triangle(&self) -> bool {
+        self.packed & (Self::STENCIL | 3) == Self::STENCIL
+    }
+
+    /// A membrane triangle's particles, its inverse rest matrix's three entries and the
+    /// cosine and sine of its warp's angle, from its head and tail (twin of `triangle_frame`
+    /// in `shaders/common.wgsl`, same arithmetic).
+    pub fn triangle_parts(head: &Constraint, tail: &Constraint) -> ([u32; 3], [f32; 3], [f32; 2]) {
+        let m1 = f32::from_bits(((tail.packed >> Self::DATUM_SHIFT) & Self::DATUM_MASK) << 4);
+        let half_steps = (1u32 << (Self::TRIANGLE_ANGLE_BITS - 1)) as f32;
+        let q = head.datum() >> Self::TRIANGLE_MATERIAL_BITS;
+        let t = (q as f32 - half_steps) / half_steps;
+        let t2 = t * t;
+        let turn = [(1.0 - t2) / (1.0 + t2), (2.0 * t) / (1.0 + t2)];
+        ([head.i, head.j, tail.i], [head.rest, m1, tail.rest], turn)
+    }
+
+    /// True for either record of a bending stencil or a membrane triangle (a two-record
+    /// group).
     pub fn is_stencil(&self) -> bool {
         self.packed & Self::STENCIL != 0
     }
@@ -111,9 +173,19 @@ impl Constraint {
         self.kind_number() == LIMIT_KIND
     }
 
-    /// The datum in bits 2 and up: the material, or a limit's share.
+    /// The datum in bits 2 and up: the material, or a limit's share (a membrane triangle's
+    /// head: its material and warp angle).
     fn datum(&self) -> u32 {
         (self.packed >> Self::DATUM_SHIFT) & Self::DATUM_MASK
+    }
+
+    /// The material bits of the datum: all of them, or a membrane triangle's low ones.
+    fn material_bits(&self) -> u32 {
+        if self.is_triangle() {
+            (1 << Self::TRIANGLE_MATERIAL_BITS) - 1
+        } else {
+            Self::DATUM_MASK
+        }
     }
 
     /// The same constraint reading material `material` (a limit has no material and is
@@ -122,17 +194,18 @@ impl Constraint {
         if self.is_limit() || self.is_stencil_tail() {
             return self;
         }
+        let bits = self.material_bits();
         Self {
             packed: self.kind_number()
                 | (self.packed & Self::STENCIL)
-                | (material << Self::DATUM_SHIFT),
+                | (((self.datum() & !bits) | (material & bits)) << Self::DATUM_SHIFT),
             ..self
         }
     }
 
     /// Its material (the row of the `materials` table); `None` for a limit.
     pub fn material(&self) -> Option<u32> {
-        (!self.is_limit() && !self.is_stencil_tail()).then(|| self.datum())
+        (!self.is_limit() && !self.is_stencil_tail()).then(|| self.datum() & self.material_bits())
     }
 
     /// A limit's share of the correction that its first end takes, in 1/65536; `None` for a
@@ -159,16 +232,19 @@ impl Constraint {
     /// Which of a material's four α̃ it reads: its kind's, or the last (the curvature
     /// compliance) for a stencil.
     pub fn material_column(&self) -> usize {
-        if self.is_stencil() {
+        if self.is_triangle() {
+            0
+        } else if self.is_stencil() {
             3
         } else {
             self.kind_number() as usize
         }
     }
 
-    /// Its α̃'s index in the `materials` table seen as floats (four a material).
+    /// Its α̃'s index in the `materials` table seen as floats (four a material); a membrane
+    /// triangle's stretch (its shear is the next).
     pub fn material_slot(&self) -> usize {
-        self.datum() as usize * 4 + self.material_column()
+        (self.datum() & self.material_bits()) as usize * 4 + self.material_column()
     }
 }
 

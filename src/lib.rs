@@ -105,7 +105,7 @@ pub mod view;
 #[doc(hidden)]
 pub mod tools;
 
-pub use builder::{ClothBuilder, Layout, Mass, Pinning};
+pub use builder::{ClothBuilder, Layout, Mass, Membrane, Pinning};
 pub use cloth::{Cloth, ClothDesc, Constraint, ConstraintKind, GridShape, ParticleGroup};
 pub use contact::{Collider, DistanceGrid, Pose, Shape};
 pub use error::{ChiffonError, DivergenceCause, Result};

@@ -16,12 +16,16 @@ use crate::integrator::Integrator;
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Compliance {
-    /// Structural (stretch) constraints, m/N. Default 0 (rigid).
+    /// Structural (stretch) constraints, m/N. Default 0 (rigid). With a membrane of
+    /// triangles ([`crate::Membrane::Triangles`]) each triangle's warp and weft, over twice
+    /// its rest area (m²), so a grid's triangle resists as its edges do.
     pub stretch: f32,
     /// Shear constraints, m/N. Default 0 (rigid). Soft shear (about 100: free) lets a grid
     /// sheet drape a body curved both ways (a ball: worst edge at rest 1.27 → 1.05), as woven
     /// cloth does, but a cloth held at a corner or a collar stretches more without its
-    /// diagonals (docs/contact.md).
+    /// diagonals (docs/contact.md). With a membrane of triangles ([`crate::Membrane::Triangles`])
+    /// each triangle's shear (the cosine between warp and weft), over twice its rest area: on
+    /// any triangulation, where a mesh's edges have no shear of their own.
     pub shear: f32,
     /// Bend constraints (a distance between particles two apart: a rope's, and a mesh's where
     /// it is folded at rest or a triangle has no area; sheets elsewhere bend with

@@ -106,6 +106,28 @@ pub fn energy(
     }
     let records = cloth.constraints();
     for (k, c) in records.iter().enumerate() {
+        if c.is_triangle() {
+            // A membrane triangle (its head): ½ C² / α of its stretch and its shear, each α
+            // over twice its rest area, as the solvers take it.
+            if c.is_stencil_tail() {
+                continue;
+            }
+            let tail = &records[k + 1];
+            let g = crate::cpu::common::triangle_frame(c, tail).as_dvec4();
+            let (p, _, _) = crate::Constraint::triangle_parts(c, tail);
+            let x = p.map(|i| positions[i as usize].truncate().as_dvec3());
+            let (e1, e2) = (x[1] - x[0], x[2] - x[0]);
+            let (fu, fv) = (e1 * g.x + e2 * g.y, e1 * g.z + e2 * g.w);
+            let stretch = (fu.length() - 1.0).powi(2) + (fv.length() - 1.0).powi(2);
+            let shear = fu.normalize_or_zero().dot(fv.normalize_or_zero()).powi(2);
+            let area_scale = c.rest as f64 * tail.rest as f64;
+            for (value, alpha) in [(stretch, compliance.stretch), (shear, compliance.shear)] {
+                if alpha > 0.0 {
+                    e.elastic += 0.5 * value / (alpha as f64 * area_scale);
+                }
+            }
+            continue;
+        }
         if c.is_stencil() {
             // A bending stencil (its head): ½ |κ|² / α.
             let alpha = compliance.curvature as f64;

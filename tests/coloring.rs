@@ -422,10 +422,35 @@ fn a_half_stencil_is_refused_and_a_whole_one_gets_a_color_of_its_own() {
     assert!(ColoredConstraints::new(&[tail, head], 4).is_err());
     let [h2, t2] = Constraint::stencil([0, 1, 2, 1], [1.0, 1.0, -1.0]);
     let e = Cloth::new(square(vec![h2, t2])).unwrap_err().to_string();
-    assert!(e.contains("names particle twice"), "{e}");
+    assert!(e.contains("names a particle twice"), "{e}");
     let cloth = Cloth::new(square(vec![head, tail, edge])).unwrap();
     assert_eq!(cloth.colors().len(), 2);
     let records = cloth.constraints();
     assert!(records[0].is_distance());
     assert!(records[1].is_stencil() && records[2].is_stencil_tail());
+    // A membrane triangle is such a pair too: refused half, with a particle twice, joined to
+    // a stencil's other half, or with a rest matrix that is not finite; a whole one gets a
+    // color of its own, apart from the stencils'.
+    let [th, tt] = Constraint::triangle([0, 1, 2], [1.0, 0.0, 1.0], 0.3);
+    for bad in [
+        vec![edge, th],
+        vec![tt, edge],
+        vec![th, tail],
+        vec![head, tt],
+    ] {
+        let e = Cloth::new(square(bad)).unwrap_err().to_string();
+        assert!(
+            e.contains("half of a bending stencil or a membrane triangle"),
+            "{e}"
+        );
+    }
+    let [h3, t3] = Constraint::triangle([0, 1, 0], [1.0, 0.0, 1.0], 0.3);
+    let e = Cloth::new(square(vec![h3, t3])).unwrap_err().to_string();
+    assert!(e.contains("names a particle twice"), "{e}");
+    let [h4, t4] = Constraint::triangle([0, 1, 2], [f32::NAN, 0.0, 1.0], 0.3);
+    assert!(Cloth::new(square(vec![h4, t4])).is_err());
+    let cloth = Cloth::new(square(vec![head, tail, th, tt, edge])).unwrap();
+    assert_eq!(cloth.colors().len(), 3);
+    let records = cloth.constraints();
+    assert!(records[1].is_triangle() && records[3].is_stencil() && !records[3].is_triangle());
 }

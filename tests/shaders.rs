@@ -129,6 +129,8 @@ fn shared_structs_match_their_rust_twins() {
         "GridCell",
         "Solved",
         "SolvedStencil",
+        "SolvedTriangle",
+        "TriangleStep",
         "Limited",
     ];
     for (_, ty) in shared.types.iter() {

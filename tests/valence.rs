@@ -207,15 +207,7 @@ fn fans_beside_a_grid_match_on_both_backends() {
             x.extend(world.positions(c).unwrap());
             ends.push(x);
         }
-        let d = chiffon::conformance::deviation(&ends[0], &ends[1]);
-        eprintln!(
-            "fans beside a grid, {paths:?}: GPU − CPU at most {:.3e} m",
-            d.max_m
-        );
-        if ctx.info().name.to_lowercase().contains("llvmpipe") {
-            assert_eq!(d.max_m, 0.0, "{paths:?}: {d:?}");
-        } else {
-            assert!(d.max_m <= chiffon::conformance::LONG_RUN_TOLERANCE * drum.size());
-        }
+        let what = format!("fans beside a grid, {paths:?}");
+        common::assert_twins(&ctx, &what, &ends[0], &ends[1], drum.size());
     }
 }

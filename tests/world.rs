@@ -451,6 +451,30 @@ fn an_empty_world_steps_and_a_world_can_empty_again() {
     world.health().unwrap();
 }
 
+/// A cloth's material is its index, which a membrane triangle keeps in 18 bits: a world with
+/// room for more cloths than that is refused, naming the bound, instead of mixing up their
+/// materials.
+#[test]
+fn a_world_with_room_for_more_cloths_than_materials_is_refused() {
+    let config = |cloths| WorldConfig {
+        capacity: WorldCapacity {
+            cloths,
+            ..WorldCapacity::default()
+        },
+        ..WorldConfig::default()
+    };
+    let max = chiffon::world::MAX_CLOTHS;
+    assert!(World::new(Backend::Cpu, SolverParams::default(), config(max)).is_ok());
+    let e = World::new(Backend::Cpu, SolverParams::default(), config(max + 1))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("world capacity (cloths)") && e.contains("262144"),
+        "{e}"
+    );
+}
+
 #[test]
 fn a_world_larger_than_the_device_is_a_clear_error() {
     let ctx = common::gpu_or_return!("a_world_larger_than_the_device_is_a_clear_error");

@@ -411,6 +411,22 @@ impl ClothBuilder {
         Self(self.0.clone().velocity(Vec3::from_array(v)))
     }
 
+    /// What holds the surface: `"edges"` (a distance along every edge: the default) or
+    /// `"triangles"` (strain based dynamics on every triangle: warp and weft at the stretch
+    /// compliance, shear at its own, so a soft shear frees any triangulation).
+    fn membrane(&self, membrane: &str) -> PyResult<Self> {
+        let m = match membrane {
+            "edges" => chiffon::Membrane::Edges,
+            "triangles" => chiffon::Membrane::Triangles,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "membrane is 'edges' or 'triangles', not {other:?}"
+                )));
+            }
+        };
+        Ok(Self(self.0.clone().membrane(m)))
+    }
+
     /// The cloth, or an `InvalidClothError` / `InvalidParameterError` saying why not.
     fn build(&self) -> PyResult<Cloth> {
         self.0.clone().build().py().map(Cloth)

@@ -337,6 +337,117 @@ pub(crate) fn solve_stencil(
     *lambda = lambda0 + d_lambda;
 }
 
+/// Twin of `is_triangle` (common.wgsl): either record of a membrane triangle.
+#[inline]
+pub(crate) fn is_triangle(con: &Constraint) -> bool {
+    con.is_triangle()
+}
+
+/// Twin of `triangle_frame` (common.wgsl): a membrane triangle's warp and weft as weights on
+/// its edges e1 = x1 − x0 and e2 = x2 − x0, f_u = e1 g.x + e2 g.y, f_v = e1 g.z + e2 g.w.
+#[inline]
+pub(crate) fn triangle_frame(head: &Constraint, tail: &Constraint) -> Vec4 {
+    let (_, m, [c, s]) = Constraint::triangle_parts(head, tail);
+    Vec4::new(m[0] * c + m[1] * s, m[2] * s, m[1] * c - m[0] * s, m[2] * c)
+}
+
+/// Twin of `triangle_area_scale` (common.wgsl): 1 / (2 × its rest area), what its α̃ are
+/// multiplied by.
+#[inline]
+pub(crate) fn triangle_area_scale(head: &Constraint, tail: &Constraint) -> f32 {
+    head.rest * tail.rest
+}
+
+/// Twin of `triangle_slot` (common.wgsl): its stretch α̃'s index in the `materials` table
+/// seen as floats (its shear's is the next).
+#[inline]
+pub(crate) fn triangle_slot(head: &Constraint) -> usize {
+    head.material_slot()
+}
+
+/// Twin of `triangle_step` (common.wgsl): one XPBD step of one of a triangle's constraints,
+/// `c` its value, `du` and `dv` its gradient on f_u and f_v; moves `x` and returns Δλ.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn triangle_step(
+    params: &StepParams,
+    g: Vec4,
+    w: Vec3,
+    x: &mut [Vec3; 3],
+    du: Vec3,
+    dv: Vec3,
+    c: f32,
+    alpha: f32,
+    lambda0: f32,
+) -> f32 {
+    let g0 = du * (-(g.x + g.y)) + dv * (-(g.z + g.w));
+    let g1 = du * g.x + dv * g.z;
+    let g2 = du * g.y + dv * g.w;
+    let denominator = w.x * g0.dot(g0) + w.y * g1.dot(g1) + w.z * g2.dot(g2) + alpha;
+    if denominator <= 0.0 {
+        return 0.0;
+    }
+    let d = (-c - alpha * lambda0) * params.over_relaxation / denominator;
+    x[0] += g0 * (w.x * d);
+    x[1] += g1 * (w.y * d);
+    x[2] += g2 * (w.z * d);
+    d
+}
+
+/// One thread of `solve_color` on a membrane triangle (and of the fused kernel's solve), twin
+/// of `solve_triangle` in `shaders/common.wgsl`: `g` its frame ([`triangle_frame`]), `p` its
+/// three particles (w: inverse mass), `alpha` the α̃ of its stretch and shear, `lambda` their
+/// multipliers. Strain based dynamics (Müller et al. 2014), each constraint a step in turn:
+///   stretch C = |(|f_u| − 1, |f_v| − 1)|,  shear C = f_u · f_v / (|f_u| |f_v|).
+#[inline]
+pub(crate) fn solve_triangle(
+    params: &StepParams,
+    g: Vec4,
+    p: &mut [Vec4; 3],
+    alpha: [f32; 2],
+    lambda: [&mut f32; 2],
+    first_sweep: bool,
+) {
+    let w = Vec3::new(p[0].w, p[1].w, p[2].w);
+    let mut x = p.map(|q| q.xyz());
+    let [stretch_lambda, shear_lambda] = lambda;
+    let lambda0 = if first_sweep {
+        [0.0, 0.0]
+    } else {
+        [*stretch_lambda, *shear_lambda]
+    };
+    let mut out = lambda0;
+    let frame = |x: &[Vec3; 3]| {
+        let (e1, e2) = (x[1] - x[0], x[2] - x[0]);
+        (e1 * g.x + e2 * g.y, e1 * g.z + e2 * g.w)
+    };
+    let (fu, fv) = frame(&x);
+    let (lu, lv) = (fu.length(), fv.length());
+    let (su, sv) = (lu - 1.0, lv - 1.0);
+    let stretch = (su * su + sv * sv).sqrt();
+    if stretch > 1e-9 && lu > 0.0 && lv > 0.0 {
+        let du = fu * (su / (stretch * lu));
+        let dv = fv * (sv / (stretch * lv));
+        out[0] += triangle_step(params, g, w, &mut x, du, dv, stretch, alpha[0], out[0]);
+    }
+    // Shear, from where the stretch left them.
+    let (fu, fv) = frame(&x);
+    let (lu, lv) = (fu.length(), fv.length());
+    if lu > 0.0 && lv > 0.0 {
+        // One division a length, not one a component.
+        let (iu, iv) = (1.0 / lu, 1.0 / lv);
+        let (nu, nv) = (fu * iu, fv * iv);
+        let cosine = nu.dot(nv);
+        let du = (nv - nu * cosine) * iu;
+        let dv = (nu - nv * cosine) * iv;
+        out[1] += triangle_step(params, g, w, &mut x, du, dv, cosine, alpha[1], out[1]);
+    }
+    for (q, y) in p.iter_mut().zip(x) {
+        *q = y.extend(q.w);
+    }
+    [*stretch_lambda, *shear_lambda] = out;
+}
+
 /// Twin of `into_ball` in `shaders/common.wgsl`: the point nearest `x` within `r` of `c`.
 #[inline]
 pub(crate) fn into_ball(x: Vec3, c: Vec3, r: f32) -> Vec3 {

@@ -14,8 +14,9 @@ use rayon::prelude::*;
 
 use super::colliders::{SubstepCollider, collide_all, collider_wakes, substep_colliders};
 use super::common::{
-    constraint_alpha, is_bad, is_structural, limit_held, limit_pair, limit_relax, limit_sweeps_in,
-    solve_pair, solve_stencil, stencil_weights, substep_pull, tether_pull,
+    constraint_alpha, is_bad, is_structural, is_triangle, limit_held, limit_pair, limit_relax,
+    limit_sweeps_in, solve_pair, solve_stencil, solve_triangle, stencil_weights, substep_pull,
+    tether_pull, triangle_area_scale, triangle_frame,
 };
 use super::health::report_bad;
 use super::integrate::integrate_particle;
@@ -357,6 +358,39 @@ fn solve_fused_stencil(
     }
 }
 
+/// Twin of `solve_fused_triangle`: one membrane triangle (records `index` and `index + 1`), as
+/// `solve_color` runs it, with its cloth's α̃ of stretch and shear.
+fn solve_fused_triangle(
+    params: &StepParams,
+    shared: &Shared<'_>,
+    c: &mut ClothSlices<'_>,
+    index: usize,
+    first_sweep: bool,
+) {
+    let (head, tail) = (&shared.constraints[index], &shared.constraints[index + 1]);
+    let offset = c.record.particle_offset;
+    let ids = [head.i, head.j, tail.i].map(|i| (i - offset) as usize);
+    let area_scale = triangle_area_scale(head, tail);
+    let alpha = [
+        c.record.alpha[0] * area_scale,
+        c.record.alpha[1] * area_scale,
+    ];
+    let mut x = ids.map(|i| c.positions[i]);
+    let at = index - c.first_constraint;
+    let (stretch, shear) = c.multipliers[at..at + 2].split_at_mut(1);
+    solve_triangle(
+        params,
+        triangle_frame(head, tail),
+        &mut x,
+        alpha,
+        [&mut stretch[0], &mut shear[0]],
+        first_sweep,
+    );
+    for (i, v) in ids.into_iter().zip(x) {
+        c.positions[i] = v;
+    }
+}
+
 /// Twin of `integrate_and_solve`: integrate, the coarse levels where the cloth has them, then
 /// the solve (iterations × colors).
 fn integrate_and_solve(
@@ -378,9 +412,13 @@ fn integrate_and_solve(
     for k in 0..frame.iterations {
         for range in own_colors {
             if shared.constraints[range.start as usize].is_stencil() {
-                // A color of bending stencils, two records each.
+                // A color of bending stencils or membrane triangles, two records each.
                 for index in range.range().step_by(2) {
-                    solve_fused_stencil(params, shared, c, index, k == 0);
+                    if is_triangle(&shared.constraints[index]) {
+                        solve_fused_triangle(params, shared, c, index, k == 0);
+                    } else {
+                        solve_fused_stencil(params, shared, c, index, k == 0);
+                    }
                 }
             } else {
                 for index in range.range() {
@@ -455,7 +493,7 @@ fn limit_strain(params: &StepParams, shared: &Shared<'_>, c: &mut ClothSlices<'_
     }
     let relax = limit_relax(params, last);
     let record = c.record;
-    let (first, count) = if params.limit_holds != 0 {
+    let (first, count) = if params.limit_holds != 0 && record.limit_colors > 0 {
         (0, record.limit_colors)
     } else {
         (record.strain_first, record.strain_colors)

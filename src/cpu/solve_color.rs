@@ -4,8 +4,9 @@ use glam::{Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
 use super::common::{
-    color_walk, is_structural, limit_held, limit_pair, limit_relax, material_slot, solve_pair,
-    solve_stencil, stencil_slot, stencil_weights,
+    color_walk, is_structural, is_triangle, limit_held, limit_pair, limit_relax, material_slot,
+    solve_pair, solve_stencil, solve_triangle, stencil_slot, stencil_weights, triangle_area_scale,
+    triangle_frame, triangle_slot,
 };
 use super::{MIN_PER_TASK, SharedSlice};
 use crate::coloring::ColoredConstraints;
@@ -277,6 +278,26 @@ impl<'a> Sweep<'a> {
     ) {
         if self.stencils {
             let (head, tail) = (&self.batch[2 * k], &self.batch[2 * k + 1]);
+            if is_triangle(head) {
+                let ids = [head.i, head.j, tail.i];
+                // SAFETY: the three particles are below particle_count <= positions.len()
+                // (`check_particles`) and distinct (the coloring's check); multipliers first +
+                // 2k and first + 2k + 1 are this triangle's alone and in bounds (checked in
+                // `new`). By the caller's contract no other thread touches them.
+                let (mut p, lambda) = unsafe {
+                    (
+                        ids.map(|i| &mut *positions.at(i as usize)),
+                        [0, 1].map(|r| &mut *multipliers.at(self.first + 2 * k + r)),
+                    )
+                };
+                let mut x = p.each_ref().map(|q| **q);
+                self.record
+                    .solve_triangle_record(head, tail, &mut x, lambda);
+                for (q, v) in p.iter_mut().zip(x) {
+                    **q = v;
+                }
+                return;
+            }
             let ids = [head.i, head.j, tail.i, tail.j];
             // SAFETY: the four particles are below particle_count <= positions.len()
             // (`check_particles`) and distinct; multiplier first + 2k is this stencil's alone
@@ -347,6 +368,25 @@ impl Record<'_> {
         let alpha = self.alphas[stencil_slot(head)];
         let weights = stencil_weights(head, tail);
         solve_stencil(self.params, weights, x, alpha, lambda, self.first_sweep);
+    }
+
+    /// Twin of `solve_triangle_record`: one membrane triangle (`head` and `tail`), its three
+    /// particles `x`, the multipliers of its stretch and shear `lambda`.
+    fn solve_triangle_record(
+        &self,
+        head: &Constraint,
+        tail: &Constraint,
+        x: &mut [Vec4; 3],
+        lambda: [&mut f32; 2],
+    ) {
+        let slot = triangle_slot(head);
+        let area_scale = triangle_area_scale(head, tail);
+        let alpha = [
+            self.alphas[slot] * area_scale,
+            self.alphas[slot + 1] * area_scale,
+        ];
+        let frame = triangle_frame(head, tail);
+        solve_triangle(self.params, frame, x, alpha, lambda, self.first_sweep);
     }
 
     /// Twin of `solve_distance_record`: one distance constraint (or a coarse level's limit)

@@ -54,14 +54,15 @@ impl Adjacency {
     pub(crate) fn new(cloth: &Cloth) -> Self {
         let n = cloth.particle_count();
         let mut degree = vec![0u32; n + 1];
-        // Every distance constraint, and across each bending stencil its two opposite vertices
-        // (its tail's pair) at their distance at rest, as a distance bend would join them.
+        // Every distance constraint (a membrane of triangles' edges too), and across each
+        // bending stencil its two opposite vertices (its tail's pair) at their distance at
+        // rest, as a distance bend would join them.
         let x = cloth.positions();
         let distances = || {
-            cloth.constraints().iter().filter_map(|c| {
+            (cloth.constraints().iter().chain(cloth.membrane_edges())).filter_map(|c| {
                 if c.is_distance() {
                     Some(*c)
-                } else if c.is_stencil_tail() {
+                } else if c.is_stencil_tail() && !c.is_triangle() {
                     let rest = x[c.i as usize].distance(x[c.j as usize]);
                     Some(Constraint { rest, ..*c })
                 } else {

@@ -307,6 +307,62 @@ pub fn bending_weights(x: [Vec3; 4]) -> Option<[f32; 3]> {
     k.iter().all(|k| k.is_finite()).then_some(k)
 }
 
+/// One membrane triangle ([`Constraint::triangle`]) for each triangle of a mesh at rest
+/// (`positions`), with its warp along the texture's u where `uvs` gives the triangle a
+/// non-degenerate map, else along the rest positions' x axis laid into the triangle (z where x
+/// is nearly its normal). A sliver (no area: its rest matrix is unbounded) gets none, and is
+/// returned second, so that its edges can stay.
+pub fn membrane_triangles(
+    positions: &[Vec3],
+    triangles: &[[u32; 3]],
+    uvs: Option<&UvLayer>,
+) -> (Vec<Constraint>, Vec<[u32; 3]>) {
+    let mut out = Vec::with_capacity(2 * triangles.len());
+    let mut slivers = Vec::new();
+    for (k, &t) in triangles.iter().enumerate() {
+        let [x0, x1, x2] = t.map(|v| positions[v as usize].as_dvec3());
+        let (e1, e2) = (x1 - x0, x2 - x0);
+        let normal = e1.cross(e2);
+        let size = e1.length_squared().max(e2.length_squared());
+        let has_area = normal.length() > 1e-6 * size;
+        if !has_area {
+            slivers.push(t);
+            continue;
+        }
+        let n = normal.normalize();
+        let l1 = e1.length();
+        let u = e1 / l1;
+        let w = n.cross(u);
+        let h = e2.dot(w);
+        let m = [1.0 / l1, -e2.dot(u) / (l1 * h), 1.0 / h];
+        // The warp: where u grows on the texture (x = x0 + [e1 e2] D⁻¹ (uv − uv0), so its
+        // direction is [e1 e2] times D⁻¹'s first row, D the uv edges), else x laid flat.
+        let from_uv = uvs.and_then(|layer| {
+            let [a, b, c] = layer
+                .triangles
+                .get(k)?
+                .map(|v| layer.uvs[v as usize].as_dvec2());
+            let (d1, d2) = (b - a, c - a);
+            let det = d1.x * d2.y - d2.x * d1.y;
+            let dir = (e1 * d2.y - e2 * d1.y) / det;
+            (det.abs() > 1e-12 && dir.length() > 0.0 && dir.is_finite()).then_some(dir)
+        });
+        let axis = if n.x.abs() < 0.99 {
+            glam::DVec3::X
+        } else {
+            glam::DVec3::Z
+        };
+        let warp = from_uv.unwrap_or(axis);
+        let theta = warp.dot(w).atan2(warp.dot(u));
+        if m.iter().all(|v| v.is_finite() && v.abs() < f32::MAX as f64) {
+            out.extend(Constraint::triangle(t, m.map(|v| v as f32), theta as f32));
+        } else {
+            slivers.push(t);
+        }
+    }
+    (out, slivers)
+}
+
 /// For each vertex, the triangles that use it, as a compressed sparse row list: the triangles
 /// of vertex `v` are `items[offsets[v]..offsets[v + 1]]`. The normals kernel walks it with one
 /// thread per vertex, so no two threads write the same normal (no float atomics).
@@ -402,6 +458,88 @@ mod tests {
         assert_eq!(shared, [1, 3]);
         assert!(sides.contains(&((1, 3), 4)));
         assert!(sides.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    /// A membrane triangle keeps its frame through its two records (the warp's angle within
+    /// 0.22°), and one step of it leaves the rest shape alone, pulls a stretched triangle back
+    /// to its warp's and weft's lengths whatever the warp's angle, and with a free shear lets a
+    /// sheared one keep its shear.
+    #[test]
+    fn a_membrane_triangle_rests_flat_and_pulls_back_its_warp_and_weft() {
+        use crate::cpu::common::{solve_triangle, triangle_frame};
+        use glam::{Vec2, Vec4};
+        let x = [
+            Vec3::new(0.1, 1.0, 0.0),
+            Vec3::new(1.2, 1.0, 0.3),
+            Vec3::new(0.4, 1.0, 1.1),
+        ];
+        let params = crate::config::StepParams {
+            over_relaxation: 1.0,
+            ..Default::default()
+        };
+        for warp_degrees in [0.0f32, 30.0, 75.0, 120.0] {
+            let a = warp_degrees.to_radians();
+            let uv =
+                x.map(|p| Vec2::new(p.x * a.cos() + p.z * a.sin(), p.z * a.cos() - p.x * a.sin()));
+            let layer = UvLayer {
+                uvs: uv.to_vec(),
+                triangles: vec![[0, 1, 2]],
+            };
+            let records = membrane_triangles(&x, &[[0, 1, 2]], Some(&layer)).0;
+            let g = triangle_frame(&records[0], &records[1]);
+            let f = |y: [Vec3; 3]| {
+                let (e1, e2) = (y[1] - y[0], y[2] - y[0]);
+                (e1 * g.x + e2 * g.y, e1 * g.z + e2 * g.w)
+            };
+            // At rest, warp and weft are unit and square, and the warp lies along the
+            // texture's u.
+            let (fu, fv) = f(x);
+            let warp = Vec3::new(a.cos(), 0.0, a.sin());
+            assert!((fu.length() - 1.0).abs() < 1e-5 && (fv.length() - 1.0).abs() < 1e-5);
+            assert!(fu.dot(fv).abs() < 1e-5, "{warp_degrees}°");
+            // (A direction: modulo π.)
+            assert!(
+                fu.dot(warp).abs() > (0.22f32).to_radians().cos(),
+                "{warp_degrees}°: {fu}"
+            );
+            let step = |y: [Vec3; 3], shear: f32| {
+                let mut p = y.map(|v| v.extend(1.0));
+                let (mut l0, mut l1) = (0.0, 0.0);
+                solve_triangle(&params, g, &mut p, [0.0, shear], [&mut l0, &mut l1], true);
+                p.map(|q: Vec4| q.truncate())
+            };
+            let rested = step(x, 0.0);
+            assert!((0..3).all(|k| rested[k].distance(x[k]) < 1e-5));
+            // Stretched 20 % along the warp: one step takes warp and weft back to length.
+            let stretched = x.map(|p| p + warp * (0.2 * p.dot(warp)));
+            let (fu, fv) = f(step(stretched, 0.0));
+            assert!((fu.length() - 1.0).abs() < 1e-3 && (fv.length() - 1.0).abs() < 1e-3);
+            // Sheared (the weft turned towards the warp, lengths kept): a free shear keeps it.
+            let weft = Vec3::Y.cross(warp);
+            let turn = glam::Mat3::from_cols(warp, Vec3::Y, weft);
+            let shear =
+                glam::Mat3::from_cols(Vec3::X, Vec3::Y, Vec3::new(0.3f32.sin(), 0.0, 0.3f32.cos()));
+            let m = turn * shear * turn.transpose();
+            let sheared = x.map(|p| m * p);
+            let (fu0, fv0) = f(sheared);
+            let (fu1, fv1) = f(step(sheared, 1e9));
+            assert!(
+                (fu1.normalize().dot(fv1.normalize()) - fu0.normalize().dot(fv0.normalize())).abs()
+                    < 1e-4
+            );
+            // (The weft is the warp turned a right angle about the triangle's normal, which
+            // points down here, so the cosine's sign is the normal's.)
+            assert!((fu0.normalize().dot(fv0.normalize()).abs() - 0.3f32.sin()).abs() < 1e-3);
+            // A rigid shear squares it: one step to within a tenth of the angle, three to
+            // within a thousandth.
+            let once = step(sheared, 0.0);
+            let cosine = |y| {
+                let (a, b) = f(y);
+                a.normalize().dot(b.normalize()).abs()
+            };
+            let thrice = step(step(once, 0.0), 0.0);
+            assert!(cosine(once) < 0.03 && cosine(thrice) < 1e-3);
+        }
     }
 
     /// The curvature vector is zero on the flat rest shape and on any affine map of it (so a

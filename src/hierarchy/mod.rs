@@ -409,9 +409,10 @@ impl Hierarchy {
     }
 
     /// The colors the strain limit after contact sweeps: [`Self::limit_colors`] from 0 in a
-    /// frame where it `holds` what static friction holds, else [`Self::strain_colors`].
+    /// frame where it `holds` what static friction holds, else (or when those hold no
+    /// structural edge, as a membrane of triangles' do not) [`Self::strain_colors`].
     pub fn limit_sweep(&self, holds: bool) -> Range<u32> {
-        if holds {
+        if holds && self.limit_colors > 0 {
             0..self.limit_colors() as u32
         } else {
             self.strain_colors()
@@ -497,12 +498,7 @@ fn append_colored(
 
 /// The strain limit's records of `cloth`: its structural edges, as the cloth has them.
 fn strain_records(cloth: &Cloth) -> Vec<Constraint> {
-    cloth
-        .constraints()
-        .iter()
-        .filter(|c| c.is_structural())
-        .copied()
-        .collect()
+    cloth.structural_constraints().copied().collect()
 }
 
 /// Every record [`Hierarchy::new`] puts in a solver's constraint buffer for `cloth`: its

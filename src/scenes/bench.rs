@@ -11,6 +11,11 @@ pub const STANDARD_DT: f64 = 1.0 / 60.0;
 /// over 1 m × 1 m lying flat at y = 0, the two corners of one edge pinned, 0.2 kg, with the
 /// constraint kinds in `kinds` (structural, shear, bend) at stiffness 1.
 pub fn standard_cloth(n: u32, kinds: [bool; 3]) -> Result<Cloth> {
+    standard_builder(n, kinds).build()
+}
+
+/// [`standard_cloth`]'s builder, for a variant of it (another [`crate::Membrane`]).
+pub fn standard_builder(n: u32, kinds: [bool; 3]) -> ClothBuilder {
     let mut b = ClothBuilder::grid(n, n)
         .spacing(1.0 / n.saturating_sub(1).max(1) as f32)
         .total_mass(0.2)
@@ -19,7 +24,7 @@ pub fn standard_cloth(n: u32, kinds: [bool; 3]) -> Result<Cloth> {
     for (kind, on) in ConstraintKind::ALL.into_iter().zip(kinds) {
         b = b.constraint(kind, on);
     }
-    b.build()
+    b
 }
 
 /// The standard scene's sheet as an irregular mesh: about `n`×`n` particles over the same
@@ -32,6 +37,12 @@ pub fn standard_cloth(n: u32, kinds: [bool; 3]) -> Result<Cloth> {
 /// from a modelling tool looks like to the solver.
 #[cfg(feature = "tools")]
 pub fn irregular_cloth(n: u32, kinds: [bool; 3]) -> Result<Cloth> {
+    irregular_builder(n, kinds).build()
+}
+
+/// [`irregular_cloth`]'s builder, for a variant of it (another [`crate::Membrane`]).
+#[cfg(feature = "tools")]
+pub fn irregular_builder(n: u32, kinds: [bool; 3]) -> ClothBuilder {
     use rand::{Rng, SeedableRng};
     let n = n.max(2);
     let h = 1.0 / (n - 1) as f64;
@@ -72,7 +83,7 @@ pub fn irregular_cloth(n: u32, kinds: [bool; 3]) -> Result<Cloth> {
     for (kind, on) in ConstraintKind::ALL.into_iter().zip(kinds) {
         b = b.constraint(kind, on);
     }
-    b.build()
+    b
 }
 
 /// One cape of the many-cloths scene: `columns`×`rows` particles, 0.6 m wide (rows at the same

@@ -17,6 +17,7 @@ pub fn world_surface(world: &mut World) -> Result<Cloth> {
         inverse_mass: vec![0.0; n],
         velocity: Vec3::ZERO,
         constraints: Vec::new(),
+        membrane_edges: Vec::new(),
         triangles: Vec::new(),
         uvs: None,
         groups: Vec::new(),

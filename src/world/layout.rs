@@ -29,6 +29,10 @@ use crate::tethers::Tethers;
 /// [`crate::coloring::SERIAL_UNITS`] of overflow (a hub of tens of thousands of triangles).
 pub const MAX_COLORS: usize = 64;
 
+/// The most cloths a world holds: a cloth's material is its index, and a membrane triangle
+/// keeps it in [`Constraint::TRIANGLE_MATERIAL_BITS`] bits.
+pub const MAX_CLOTHS: u32 = 1 << Constraint::TRIANGLE_MATERIAL_BITS;
+
 // A cloth's colors fit the fused table with a serial color of each kind.
 const _: () = assert!(
     crate::coloring::MAX_DISTANCE_COLORS + crate::coloring::MAX_STENCIL_COLORS + 2 <= MAX_COLORS

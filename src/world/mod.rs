@@ -58,7 +58,7 @@ use layout::{Layout, check_capacity};
 
 pub use auto_path::{AUTO_TRIAL_FRAMES, PathTimes, RETRY_FACTOR};
 pub(crate) use cloths::initial_positions;
-pub use layout::MAX_COLORS;
+pub use layout::{MAX_CLOTHS, MAX_COLORS};
 pub use options::{
     ClothOptions, ClothPath, DEFAULT_FUSED_MAX_PARTICLES, DEFAULT_FUSED_WORKGROUP_SIZE, PathChoice,
     Sleep, WorldCapacity, WorldConfig,
@@ -121,10 +121,11 @@ impl World {
     /// An empty world on `backend`.
     pub fn new(backend: Backend<'_>, params: SolverParams, config: WorldConfig) -> Result<Self> {
         params.validate()?;
-        crate::error::check_at_least(
+        crate::error::check_range(
             "world capacity (cloths)",
             config.capacity.cloths as f64,
             1.0,
+            MAX_CLOTHS as f64,
         )?;
         if let Some(sleep) = config.sleep {
             sleep.validate()?;

@@ -108,7 +108,7 @@ impl ClothPath {
 /// binds must stay the same buffer).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WorldCapacity {
-    /// Cloths. Default 1024.
+    /// Cloths. Default 1024; at most [`crate::world::MAX_CLOTHS`] (262 144).
     pub cloths: u32,
     /// Particles of all cloths. Default 2²⁰.
     pub particles: u32,

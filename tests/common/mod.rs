@@ -46,6 +46,28 @@ pub fn backends(ctx: &Option<GpuContext>) -> Vec<Backend<'_>> {
         .collect()
 }
 
+/// Asserts that the GPU's positions `gpu` match the CPU twin's `cpu`: exactly on llvmpipe
+/// (IEEE square roots and divisions, no fused multiply-adds, as the twins), else within the
+/// conformance tolerance of a cloth of `size` (m). `what` names the run in the output.
+pub fn assert_twins(
+    ctx: &GpuContext,
+    what: &str,
+    gpu: &[glam::Vec3],
+    cpu: &[glam::Vec3],
+    size: f32,
+) {
+    let d = chiffon::conformance::deviation(gpu, cpu);
+    eprintln!("{what}: GPU − CPU at most {:.3e} m", d.max_m);
+    if ctx.info().name.to_lowercase().contains("llvmpipe") {
+        assert_eq!(d.max_m, 0.0, "{what}: {d:?}");
+    } else {
+        assert!(
+            d.max_m <= chiffon::conformance::LONG_RUN_TOLERANCE * size,
+            "{what}: {d:?}"
+        );
+    }
+}
+
 /// A `columns`×`rows` grid as [`ClothBuilder::grid`] makes it by default, pinned by `pinning`.
 pub fn pinned_grid(columns: u32, rows: u32, pinning: Pinning) -> Cloth {
     ClothBuilder::grid(columns, rows)

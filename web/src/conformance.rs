@@ -105,14 +105,27 @@ async fn grid(ctx: &GpuContext, frames: u32) -> Result<Outcome> {
 /// also onto a sphere, as `a_non_grid_mesh_matches_...` does natively. Both match the CPU
 /// twin bit for bit on SwiftShader since the colliders stopped using `mix` (`docs/web.md`).
 /// With `limit`, the strain limit at 1.05 ends every frame too (`LimitFrames::All`: its
-/// over-relaxed sweeps in each frame's last substep).
-async fn mesh(ctx: &GpuContext, frames: u32, sphere: bool, limit: bool) -> Result<Outcome> {
+/// over-relaxed sweeps in each frame's last substep). With `triangles`, its membrane is its
+/// triangles (`Membrane::Triangles`) with a soft shear, on the sphere.
+async fn mesh(
+    ctx: &GpuContext,
+    frames: u32,
+    sphere: bool,
+    limit: bool,
+    triangles: bool,
+) -> Result<Outcome> {
     let obj = include_bytes!("../../assets/tablecloth.obj");
+    let membrane = if triangles {
+        chiffon::Membrane::Triangles
+    } else {
+        chiffon::Membrane::Edges
+    };
     let cloth = ClothBuilder::mesh(chiffon::geometry::obj::parse(obj, "tablecloth.obj")?)
         .pinning(Pinning::Box {
             min: Vec3::new(0.55, -1.0, -1.0),
             max: Vec3::new(1.0, 2.0, 1.0),
         })
+        .membrane(membrane)
         .build()?;
     let mut colliders = vec![Collider::ground(0.65)];
     if sphere {
@@ -127,6 +140,9 @@ async fn mesh(ctx: &GpuContext, frames: u32, sphere: bool, limit: bool) -> Resul
         params.strain_limit = Some(1.05);
         params.strain_limit_frames = chiffon::params::LimitFrames::All;
     }
+    if triangles {
+        params.compliance.shear = 5.0;
+    }
     let mut gpu = Solver::new(Backend::Gpu(ctx), &cloth, params.clone())?;
     let mut cpu = Solver::new(Backend::Cpu, &cloth, params)?;
     let mut cpu_ms = 0.0;
@@ -134,10 +150,11 @@ async fn mesh(ctx: &GpuContext, frames: u32, sphere: bool, limit: bool) -> Resul
         gpu.step(dt)?;
         timed(&mut cpu_ms, || cpu.step(dt))?;
     }
-    let name = match (sphere, limit) {
-        (true, _) => "mesh-sphere",
-        (false, true) => "mesh-limit",
-        (false, false) => "mesh",
+    let name = match (sphere, limit, triangles) {
+        (_, _, true) => "mesh-triangles",
+        (true, _, _) => "mesh-sphere",
+        (false, true, _) => "mesh-limit",
+        (false, false, _) => "mesh",
     };
     let contacts = |c: &[Vec3]| {
         let mut touching = vec![("ground", on_ground(c, 0.65))];
@@ -246,20 +263,24 @@ impl WorldScene {
 }
 
 /// Small cloths of mixed shapes on the fused path (one workgroup each, in workgroup memory;
-/// every cloth on the global path where the device cannot bind the fused kernel's buffers),
-/// and one too large for it on the global path, under wind, their lower edges on the ground;
+/// every cloth on the global path where the device cannot bind the fused kernel's buffers;
+/// the 20 × 12 grid's membrane its triangles, whose colors on the global path merge with the
+/// others' bending stencils), and one too large for it on the global path, under wind, their
+/// lower edges on the ground;
 /// with a sphere too, or every cloth on the global path, as [`WorldScene`] says
 /// (`gpu_world_matches_the_cpu_world_on_both_paths_...` natively).
 async fn world(ctx: &GpuContext, frames: u32, scene: WorldScene) -> Result<Outcome> {
     let sphere = scene == WorldScene::Sphere;
     let global = scene == WorldScene::Global;
-    let grid = |c: u32, r: u32, pin| {
+    let grid = |c: u32, r: u32, pin, membrane| {
         ClothBuilder::grid(c, r)
             .spacing(0.5 / c as f32)
             .layout(Layout::Hanging { top: 0.0 })
             .pinning(pin)
+            .membrane(membrane)
             .build()
     };
+    let (edges, triangles) = (chiffon::Membrane::Edges, chiffon::Membrane::Triangles);
     let obj = include_bytes!("../../assets/cape.obj");
     let cape = ClothBuilder::mesh(chiffon::geometry::obj::parse(obj, "cape.obj")?)
         .scale(0.5)
@@ -267,12 +288,12 @@ async fn world(ctx: &GpuContext, frames: u32, scene: WorldScene) -> Result<Outco
         .build()?;
     let at = |x: f32| ClothOptions::new().translate(Vec3::new(x, 0.0, 0.0));
     let cloths = [
-        (grid(8, 8, Pinning::Corners)?, at(-1.0)),
-        (grid(20, 12, Pinning::Edge)?, at(-0.5)),
+        (grid(8, 8, Pinning::Corners, edges)?, at(-1.0)),
+        (grid(20, 12, Pinning::Edge, triangles)?, at(-0.5)),
         (cape, at(0.0)),
-        (grid(40, 40, Pinning::Edge)?, at(0.5)),
+        (grid(40, 40, Pinning::Edge, edges)?, at(0.5)),
         (
-            grid(16, 16, Pinning::Corners)?,
+            grid(16, 16, Pinning::Corners, edges)?,
             ClothOptions::new().transform(Affine3A::from_rotation_translation(
                 Quat::from_rotation_y(0.7),
                 Vec3::new(1.0, 0.0, 0.3),
@@ -394,16 +415,17 @@ pub async fn run_conformance(
         let start = now_ms();
         let outcome = match scene {
             "grid" => grid(&ctx, frames).await,
-            "mesh" => mesh(&ctx, frames, false, false).await,
-            "mesh-sphere" => mesh(&ctx, frames, true, false).await,
-            "mesh-limit" => mesh(&ctx, frames, false, true).await,
+            "mesh" => mesh(&ctx, frames, false, false, false).await,
+            "mesh-sphere" => mesh(&ctx, frames, true, false, false).await,
+            "mesh-limit" => mesh(&ctx, frames, false, true, false).await,
+            "mesh-triangles" => mesh(&ctx, frames, true, false, true).await,
             "world" => world(&ctx, frames, WorldScene::Auto).await,
             "world-sphere" => world(&ctx, frames, WorldScene::Sphere).await,
             "world-global" => world(&ctx, frames, WorldScene::Global).await,
             _ => {
                 return Err(JsError::new(&format!(
                     "no scene {scene:?}: the scenes are grid, mesh, world, world-global, \
-                     mesh-sphere, mesh-limit and world-sphere"
+                     mesh-sphere, mesh-limit, mesh-triangles and world-sphere"
                 )));
             }
         }

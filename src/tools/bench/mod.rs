@@ -317,6 +317,7 @@ impl BenchConfig {
                 },
                 kinds: [true; 3],
                 sheets: vec![standard::Sheet::Grid],
+                membrane: crate::Membrane::Edges,
             }),
             Scene::Capes => SceneConfig::Capes(CapesConfig {
                 cloths: match preset {

@@ -11,9 +11,10 @@ use plotters::style::{BLUE, RED};
 use serde::Serialize;
 
 use super::{BenchConfig, BenchRecord, Build, Case, Column, Placed, SceneBench, SceneFields};
+use crate::Membrane;
 use crate::tools::BackendKind as Backend;
 use crate::tools::plot::{LogLog, Panel, Series};
-use crate::tools::scenes::{irregular_cloth, standard_cloth};
+use crate::tools::scenes::{irregular_builder, standard_builder};
 
 /// Which sheet a case solves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -39,6 +40,8 @@ pub struct StandardConfig {
     pub kinds: [bool; 3],
     /// The sheets, each at every size. Default the grid only.
     pub sheets: Vec<Sheet>,
+    /// Every sheet's membrane. Default [`Membrane::Edges`].
+    pub membrane: Membrane,
 }
 
 /// The standard scene's own record fields.
@@ -48,6 +51,8 @@ pub struct Fields {
     pub n: u32,
     /// The sheet.
     pub sheet: Sheet,
+    /// Its membrane: `edges` or `triangles`.
+    pub membrane: &'static str,
     /// Colors of the constraints.
     pub colors: usize,
     /// Constraints per color, in solve order.
@@ -85,13 +90,22 @@ impl SceneBench for StandardConfig {
         {
             // One cloth per size, shared by both backends; one too large for the library is
             // reported as skipped.
-            let cloth = super::case::shared(match sheet {
-                Sheet::Grid => standard_cloth(n, self.kinds),
-                Sheet::Irregular => irregular_cloth(n, self.kinds),
-            });
+            let cloth = super::case::shared(
+                match sheet {
+                    Sheet::Grid => standard_builder(n, self.kinds),
+                    Sheet::Irregular => irregular_builder(n, self.kinds),
+                }
+                .membrane(self.membrane)
+                .build(),
+            );
+            let membrane = match self.membrane {
+                Membrane::Edges => "edges",
+                Membrane::Triangles => "triangles",
+            };
             let fields = Fields {
                 n,
                 sheet,
+                membrane,
                 colors: cloth.as_ref().map_or(0, |c| c.colors().len()),
                 color_sizes: cloth.as_ref().map_or(Vec::new(), |c| c.color_sizes()),
                 speedup_vs_cpu: None,
@@ -99,9 +113,10 @@ impl SceneBench for StandardConfig {
             for &backend in backends {
                 cases.push(Case {
                     backend,
-                    label: match sheet {
-                        Sheet::Grid => format!("{n}x{n}"),
-                        Sheet::Irregular => format!("{n}x{n} irregular"),
+                    label: match (sheet, self.membrane) {
+                        (Sheet::Grid, Membrane::Edges) => format!("{n}x{n}"),
+                        (Sheet::Irregular, Membrane::Edges) => format!("{n}x{n} irregular"),
+                        (_, Membrane::Triangles) => format!("{n}x{n} {sheet} triangles"),
                     },
                     params: cfg.params.clone(),
                     build: cloth.clone().map(|c| Build::Solvers {

@@ -95,6 +95,9 @@ pub struct BenchArgs {
     /// (about N×N particles, a Delaunay triangulation of jittered points) [default: grid].
     #[arg(long, value_delimiter = ',')]
     pub sheets: Option<Vec<Sheet>>,
+    /// Standard scene: every sheet's membrane [default: edges].
+    #[arg(long, value_enum)]
+    pub membrane: Option<super::scene::MembraneArg>,
     /// Capes scene: numbers of capes, comma-separated [default: the preset's].
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true, value_parser = parse_cloth_count)]
     pub cloths: Option<Vec<u32>>,
@@ -224,7 +227,7 @@ impl BenchArgs {
         cfg.peak_gbps = self.peak_gbps;
         cfg.workgroup_size = self.workgroup_size;
         // Each scene's own flags, and the scenes that take them: any other refuses them.
-        let flags: [(&str, bool, &[Scene]); 12] = [
+        let flags: [(&str, bool, &[Scene]); 13] = [
             (
                 "--sizes",
                 self.sizes.is_some(),
@@ -234,6 +237,7 @@ impl BenchArgs {
             ("--no-shear", self.no_shear, &[Scene::Standard]),
             ("--no-bend", self.no_bend, &[Scene::Standard]),
             ("--sheets", self.sheets.is_some(), &[Scene::Standard]),
+            ("--membrane", self.membrane.is_some(), &[Scene::Standard]),
             ("--cloths", self.cloths.is_some(), &[Scene::Capes]),
             ("--cloth-size", self.cloth_size.is_some(), &[Scene::Capes]),
             ("--path", self.path.is_some(), &[Scene::Capes]),
@@ -265,6 +269,9 @@ impl BenchArgs {
                 s.kinds = [!self.no_structural, !self.no_shear, !self.no_bend];
                 if let Some(sheets) = &self.sheets {
                     s.sheets = sheets.clone();
+                }
+                if let Some(m) = self.membrane {
+                    s.membrane = m.into();
                 }
             }
             SceneConfig::Capes(c) => {

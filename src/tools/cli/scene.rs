@@ -58,6 +58,30 @@ pub struct ClothArgs {
           help = format!("Vertices of a mesh closer than this (m) become one particle; default \
                           {DEFAULT_WELD_TOLERANCE:e} × the mesh's bounding-box diagonal"))]
     pub weld: Option<f32>,
+    /// What holds the surface [default: edges].
+    #[arg(long, value_enum)]
+    pub membrane: Option<MembraneArg>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+/// What holds a sheet's surface (`chiffon::Membrane`).
+pub enum MembraneArg {
+    /// A distance constraint along every edge (a grid's rows, columns and diagonals).
+    #[default]
+    Edges,
+    /// Strain based dynamics on every triangle: stretch along warp and weft, and shear, each
+    /// at its own compliance (--compliance-stretch, --compliance-shear), so a soft shear frees
+    /// any triangulation.
+    Triangles,
+}
+
+impl From<MembraneArg> for crate::Membrane {
+    fn from(m: MembraneArg) -> Self {
+        match m {
+            MembraneArg::Edges => crate::Membrane::Edges,
+            MembraneArg::Triangles => crate::Membrane::Triangles,
+        }
+    }
 }
 
 impl ClothArgs {
@@ -69,6 +93,7 @@ impl ClothArgs {
             || self.mass.is_some()
             || self.density.is_some()
             || self.weld.is_some()
+            || self.membrane.is_some()
     }
 
     /// Applies the flags to `builder` (a grid, or the mesh of --mesh).
@@ -93,6 +118,9 @@ impl ClothArgs {
         }
         if let Some(w) = self.weld {
             b = b.weld_tolerance(w);
+        }
+        if let Some(m) = self.membrane {
+            b = b.membrane(m.into());
         }
         b
     }
