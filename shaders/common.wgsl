@@ -491,6 +491,9 @@ fn solve_stencil(params: StepParams, k: vec4<f32>, p0: vec4<f32>, p1: vec4<f32>,
 // along the first edge, [[m0, m1], [0, m2]]; the warp is turned from that edge by the angle
 // whose half has tangent t = (q − 512) / 512 (no sine, so both backends round alike).
 const TRIANGLE_MATERIAL_MASK: u32 = 0x3ffffu;
+// A warp or weft shorter than this (1 at rest) is a triangle collapsed onto a line or a
+// point: no direction to move along, and its reciprocal would overflow.
+const TRIANGLE_COLLAPSED: f32 = 1e-6;
 
 fn is_triangle(con: Constraint) -> bool {
     return (con.packed & (STENCIL | 3u)) == STENCIL;
@@ -522,7 +525,9 @@ fn triangle_slot(head: Constraint) -> u32 {
 // (strain based dynamics, Müller et al. 2014), and their new multipliers (CPU:
 // cpu::common::solve_triangle):
 //   stretch  C = |(|f_u| − 1, |f_v| − 1)|, both directions' stretch as one constraint
-//   shear    C = f_u · f_v / (|f_u| |f_v|), the cosine between warp and weft
+//   shear    C = f_u · f_v, the cosine between warp and weft while they keep their length
+//            (SBD's cosine proper has a gradient that vanishes as a triangle shears flat: its
+//            steps threw particles metres, docs/quality.md)
 // with ∇_a C = k_u[a] ∂C/∂f_u + k_v[a] ∂C/∂f_v (k the vertices' weights on f_u and f_v), then
 //   Δλ = ω (−C − α̃ λ) / (Σ w_a |∇_a C|² + α̃),  x_a += w_a ∇_a C Δλ.
 struct SolvedTriangle {
@@ -561,30 +566,20 @@ fn solve_triangle(params: StepParams, g: vec4<f32>, p0: vec4<f32>, p1: vec4<f32>
     // Stretch.
     var fu = (x.x1 - x.x0) * g.x + (x.x2 - x.x0) * g.y;
     var fv = (x.x1 - x.x0) * g.z + (x.x2 - x.x0) * g.w;
-    var lu = length(fu);
-    var lv = length(fv);
+    let lu = length(fu);
+    let lv = length(fv);
     let su = lu - 1.0;
     let sv = lv - 1.0;
     let stretch = sqrt(su * su + sv * sv);
-    if (stretch > 1e-9 && lu > 0.0 && lv > 0.0) {
+    if (stretch > 1e-9 && lu > TRIANGLE_COLLAPSED && lv > TRIANGLE_COLLAPSED) {
         x = triangle_step(params, g, w, x, fu * (su / (stretch * lu)), fv * (sv / (stretch * lv)), stretch, alpha.x, lambda.x);
         lambda.x += x.d_lambda;
     }
     // Shear, from where the stretch left them.
     fu = (x.x1 - x.x0) * g.x + (x.x2 - x.x0) * g.y;
     fv = (x.x1 - x.x0) * g.z + (x.x2 - x.x0) * g.w;
-    lu = length(fu);
-    lv = length(fv);
-    if (lu > 0.0 && lv > 0.0) {
-        // One division a length, not one a component.
-        let iu = 1.0 / lu;
-        let iv = 1.0 / lv;
-        let nu = fu * iu;
-        let nv = fv * iv;
-        let cosine = dot(nu, nv);
-        x = triangle_step(params, g, w, x, (nv - nu * cosine) * iu, (nu - nv * cosine) * iv, cosine, alpha.y, lambda.y);
-        lambda.y += x.d_lambda;
-    }
+    x = triangle_step(params, g, w, x, fv, fu, dot(fu, fv), alpha.y, lambda.y);
+    lambda.y += x.d_lambda;
     return SolvedTriangle(vec4<f32>(x.x0, p0.w), vec4<f32>(x.x1, p1.w), vec4<f32>(x.x2, p2.w), lambda);
 }
 

@@ -45,8 +45,8 @@ pub enum Layout {
 /// - [`Membrane::Triangles`]: strain based dynamics (Müller, Chentanez, Kim, Macklin 2014) on
 ///   every triangle: its stretch along the warp and the weft (the texture's u and v, or the
 ///   rest shape's x laid into the triangle) as one constraint, at the stretch compliance, and
-///   its shear (the cosine of the angle between warp and weft, which does not depend on the
-///   stretch) as another, at the shear compliance; each over twice the triangle's rest area, so
+///   its shear (the dot product of warp and weft: their angle's cosine while they keep their
+///   length) as another, at the shear compliance; each over twice the triangle's rest area, so
 ///   a grid's triangle resists as its edges do. A soft shear then frees the fabric on any
 ///   triangulation, as a grid's soft diagonals do on a grid. The edges stay, unsolved, for the
 ///   strain limit, the coarse levels and the measures. Ropes have no triangles and keep their

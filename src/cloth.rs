@@ -171,6 +171,7 @@ impl Cloth {
             !c.is_distance()
                 || c.i as usize >= n
                 || c.j as usize >= n
+                || c.i == c.j
                 || !(c.rest.is_finite() && c.rest >= 0.0)
         }) {
             return bad(format!(

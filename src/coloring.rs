@@ -57,11 +57,10 @@ impl ColoredConstraints {
     /// and sorts by color. Returns them with `order`: `order[k]` is the input index of the
     /// constraint stored at `k`.
     pub fn new(constraints: &[Constraint], particle_count: usize) -> Result<(Self, Vec<u32>)> {
-        let pairs = record_pairs(constraints);
+        let (pairs, moves_one) = record_pairs(constraints);
         // The greedy coloring indexes per-particle masks: check indices before it runs.
         for (k, &[i, j]) in pairs.iter().enumerate() {
-            let j_out = j != NO_PARTICLE && j as usize >= particle_count;
-            if i as usize >= particle_count || j_out || i == j {
+            if i as usize >= particle_count || j as usize >= particle_count || i == j {
                 return Err(ChiffonError::InvalidCloth(format!(
                     "constraint {k} joins particles {i} and {j}, but there are {particle_count} \
                      particles and its two ends must differ"
@@ -122,7 +121,7 @@ impl ColoredConstraints {
                 coloring.order.extend([head, head + 1]);
             }
         }
-        coloring.validate(&pairs, particle_count)?;
+        coloring.validate_moving(&pairs, &moves_one, particle_count)?;
         validate_stencils(constraints, &coloring)?;
         let sorted = coloring
             .order
@@ -148,13 +147,13 @@ impl ColoredConstraints {
         serial: Vec<bool>,
         particle_count: usize,
     ) -> Result<Self> {
-        let pairs = record_pairs(&constraints);
+        let (pairs, moves_one) = record_pairs(&constraints);
         let coloring = Coloring {
             order: (0..pairs.len() as u32).collect(),
             ranges: colors.clone(),
             serial: serial.clone(),
         };
-        coloring.validate(&pairs, particle_count)?;
+        coloring.validate_moving(&pairs, &moves_one, particle_count)?;
         validate_stencils(&constraints, &coloring)?;
         Ok(Self {
             constraints,
@@ -312,6 +311,18 @@ impl Coloring {
     /// constraint appears in exactly one color, colors are contiguous and non-empty, and no
     /// particle appears twice within one color that is not serial.
     pub fn validate(&self, pairs: &[[u32; 2]], particle_count: usize) -> Result<()> {
+        self.validate_moving(pairs, &[], particle_count)
+    }
+
+    /// [`Self::validate`], where `moves_one[k]` says that record `k` moves only its first
+    /// particle (a membrane triangle's tail: its second index repeats its head's first
+    /// particle, which the head moves); a shorter list means false for the rest.
+    fn validate_moving(
+        &self,
+        pairs: &[[u32; 2]],
+        moves_one: &[bool],
+        particle_count: usize,
+    ) -> Result<()> {
         let fail = |msg: String| Err(ChiffonError::InvalidColoring(msg));
         let m = pairs.len();
         if self.order.len() != m {
@@ -357,7 +368,12 @@ impl Coloring {
                 if i == j {
                     return fail(format!("constraint {k} joins particle {i} to itself"));
                 }
-                for p in [i, j].into_iter().filter(|&p| p != NO_PARTICLE) {
+                let moved = if moves_one.get(k).copied().unwrap_or(false) {
+                    &[i][..]
+                } else {
+                    &[i, j][..]
+                };
+                for &p in moved {
                     let Some(s) = stamp.get_mut(p as usize) else {
                         return fail(format!(
                             "constraint {k} names particle {p} of {particle_count}"
@@ -374,23 +390,14 @@ impl Coloring {
     }
 }
 
-/// What [`record_pairs`] gives as the second particle of a record that moves one.
-const NO_PARTICLE: u32 = u32::MAX;
-
-/// The particles each record moves, as the coloring checks them: a record's two, but only the
-/// first of a membrane triangle's tail (its `j` repeats the head's first particle, which the
-/// head moves).
-fn record_pairs(constraints: &[Constraint]) -> Vec<[u32; 2]> {
-    constraints
-        .iter()
-        .map(|c| {
-            if c.is_triangle() && c.is_stencil_tail() {
-                [c.i, NO_PARTICLE]
-            } else {
-                [c.i, c.j]
-            }
-        })
-        .collect()
+/// Each record's two indices, and whether it moves only the first: a membrane triangle's
+/// tail, whose second index repeats its head's first particle (which the head moves).
+fn record_pairs(constraints: &[Constraint]) -> (Vec<[u32; 2]>, Vec<bool>) {
+    let pairs = constraints.iter().map(|c| [c.i, c.j]).collect();
+    let moves_one = (constraints.iter())
+        .map(|c| c.is_triangle() && c.is_stencil_tail())
+        .collect();
+    (pairs, moves_one)
 }
 
 /// Checks what the kernels assume of bending stencils: a color holds stencils only or none,

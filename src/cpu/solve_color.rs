@@ -5,13 +5,17 @@ use rayon::prelude::*;
 
 use super::common::{
     color_walk, is_structural, is_triangle, limit_held, limit_pair, limit_relax, material_slot,
-    solve_pair, solve_stencil, solve_triangle, stencil_slot, stencil_weights, triangle_area_scale,
-    triangle_frame, triangle_slot,
+    solve_pair, solve_stencil, solve_triangle, solve_triangles4, stencil_slot, stencil_weights,
+    triangle_area_scale, triangle_frame, triangle_slot,
 };
 use super::{MIN_PER_TASK, SharedSlice};
 use crate::coloring::ColoredConstraints;
 use crate::config::{ColorRange, StepParams};
 use crate::constraint::Constraint;
+
+/// Units a task of a color takes at a time: four membrane triangles fill the SIMD lanes of
+/// [`solve_triangles4`].
+const BLOCK: usize = 4;
 
 /// Relaxes every constraint of one color, in parallel, as the GPU does: one XPBD step per
 /// constraint, along the current bond (Jakobsen) or the bond at the start of the step (SHAKE).
@@ -140,11 +144,10 @@ fn run_sweeps(
                 // (the shared counter, and members writing next to each other).
                 let units = sweep.units();
                 let share = units.div_ceil(threads);
-                for k in (member * share)..((member + 1) * share).min(units) {
-                    // SAFETY: the members take disjoint shares of one color (not serial) and
-                    // meet at the barrier before the next.
-                    unsafe { sweep.unit(&positions, &multipliers, k) };
-                }
+                let mine = (member * share).min(units)..((member + 1) * share).min(units);
+                // SAFETY: the members take disjoint shares of one color (not serial) and
+                // meet at the barrier before the next.
+                unsafe { sweep.units_in(&positions, &multipliers, mine) };
             }
             barrier.wait();
         }
@@ -234,13 +237,98 @@ impl<'a> Sweep<'a> {
         } else {
             MIN_PER_TASK
         };
-        (0..self.units())
+        let units = self.units();
+        (0..units.div_ceil(BLOCK))
             .into_par_iter()
-            .with_min_len(min)
-            .for_each(|k| {
-                // SAFETY: one thread per unit of a color that is not serial.
-                unsafe { self.unit(&positions, &multipliers, k) }
+            .with_min_len(min.div_ceil(BLOCK))
+            .for_each(|b| {
+                // SAFETY: one thread per block of units of a color that is not serial.
+                unsafe {
+                    self.units_in(
+                        &positions,
+                        &multipliers,
+                        b * BLOCK..(b * BLOCK + BLOCK).min(units),
+                    )
+                }
             });
+    }
+
+    /// Units `range` of a color that is not serial, membrane triangles four at a time
+    /// ([`solve_triangles4`]) where four in a row are triangles.
+    ///
+    /// # Safety
+    /// As [`Self::unit`], for every unit of `range`.
+    unsafe fn units_in(
+        &self,
+        positions: &SharedSlice<'_, Vec4>,
+        multipliers: &SharedSlice<'_, f32>,
+        range: std::ops::Range<usize>,
+    ) {
+        let mut k = range.start;
+        if self.stencils {
+            while k + 4 <= range.end {
+                let four = &self.batch[2 * k..2 * k + 8];
+                if !four.iter().all(is_triangle) {
+                    break;
+                }
+                // SAFETY: the caller's contract, for units k to k + 3.
+                unsafe { self.four_triangles(positions, multipliers, k) };
+                k += 4;
+            }
+        }
+        for k in k..range.end {
+            // SAFETY: the caller's contract.
+            unsafe { self.unit(positions, multipliers, k) };
+        }
+    }
+
+    /// Units `k` to `k + 3`, four membrane triangles of a color that is not serial.
+    ///
+    /// # Safety
+    /// As [`Self::unit`], for each of the four.
+    unsafe fn four_triangles(
+        &self,
+        positions: &SharedSlice<'_, Vec4>,
+        multipliers: &SharedSlice<'_, f32>,
+        k: usize,
+    ) {
+        let pairs: [(&Constraint, &Constraint); 4] =
+            [0, 1, 2, 3].map(|t| (&self.batch[2 * (k + t)], &self.batch[2 * (k + t) + 1]));
+        let ids = pairs.map(|(head, tail)| [head.i, head.j, tail.i]);
+        let mut x = ids.map(|t| {
+            // SAFETY: below particle_count <= positions.len() (`check_particles`); the twelve
+            // particles of four triangles of one color that is not serial are distinct (the
+            // coloring's invariant) and by the caller's contract no other thread touches them;
+            // each reference lives for this read only.
+            t.map(|i| unsafe { *positions.at(i as usize) })
+        });
+        let mut lambda = [0, 1, 2, 3].map(|t| {
+            let at = self.first + 2 * (k + t);
+            // SAFETY: multipliers first + 2(k + t) and the next are this triangle's alone and
+            // in bounds (checked in `new`).
+            [0, 1].map(|r| unsafe { *multipliers.at(at + r) })
+        });
+        let frames = pairs.map(|(head, tail)| triangle_frame(head, tail));
+        let alpha = pairs.map(|(head, tail)| self.record.triangle_alpha(head, tail));
+        solve_triangles4(
+            self.record.params,
+            frames,
+            &mut x,
+            alpha,
+            &mut lambda,
+            self.record.first_sweep,
+        );
+        for t in 0..4 {
+            for (v, &i) in ids[t].iter().enumerate() {
+                // SAFETY: as the reads above.
+                unsafe { *positions.at(i as usize) = x[t][v] };
+            }
+            let at = self.first + 2 * (k + t);
+            for (r, &l) in lambda[t].iter().enumerate() {
+                // SAFETY: as the reads above.
+                unsafe { *multipliers.at(at + r) = l };
+            }
+        }
     }
 
     /// Thread 0 of a serial color: every record in turn (`color_walk`), since they may share
@@ -379,14 +467,19 @@ impl Record<'_> {
         x: &mut [Vec4; 3],
         lambda: [&mut f32; 2],
     ) {
-        let slot = triangle_slot(head);
-        let area_scale = triangle_area_scale(head, tail);
-        let alpha = [
-            self.alphas[slot] * area_scale,
-            self.alphas[slot + 1] * area_scale,
-        ];
+        let alpha = self.triangle_alpha(head, tail);
         let frame = triangle_frame(head, tail);
         solve_triangle(self.params, frame, x, alpha, lambda, self.first_sweep);
+    }
+
+    /// A membrane triangle's α̃ of stretch and shear, as `solve_triangle_record` takes them.
+    fn triangle_alpha(&self, head: &Constraint, tail: &Constraint) -> [f32; 2] {
+        let slot = triangle_slot(head);
+        let area_scale = triangle_area_scale(head, tail);
+        [
+            self.alphas[slot] * area_scale,
+            self.alphas[slot + 1] * area_scale,
+        ]
     }
 
     /// Twin of `solve_distance_record`: one distance constraint (or a coarse level's limit)

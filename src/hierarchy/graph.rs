@@ -50,9 +50,8 @@ pub(super) fn graph_levels(cloth: &Cloth, max_levels: usize) -> Vec<Built> {
         .map(|c| (c.i.min(c.j), c.i.max(c.j)))
         .collect();
     if edges.is_empty() {
-        edges = cloth
-            .constraints()
-            .iter()
+        edges = (cloth.constraints().iter())
+            .chain(cloth.membrane_edges())
             .filter(|c| c.is_distance())
             .map(|c| (c.i.min(c.j), c.i.max(c.j)))
             .collect();

@@ -174,6 +174,7 @@ impl Hierarchy {
             constraints,
             colors,
             cloth.colors().len(),
+            !cloth.membrane_edges().is_empty(),
             strain,
             levels,
             snapshot_nodes,
@@ -322,10 +323,17 @@ impl Hierarchy {
             Some(p.hierarchy.strain.clone())
         });
         let strain = strain_start..colors.len() as u32;
+        // One cloth that keeps its structural edges only in the strain colors (a membrane of
+        // triangles) sends every cloth's limit there in frames that hold: the merged colors
+        // are one range each, and a cloth's edges must not be swept twice.
+        let limits_in_strain = parts
+            .iter()
+            .any(|p| p.hierarchy.limit_colors == 0 && !p.hierarchy.strain.is_empty());
         Self::checked(
             constraints,
             colors,
             cloth_colors,
+            limits_in_strain,
             strain,
             levels,
             nodes,
@@ -342,6 +350,7 @@ impl Hierarchy {
         constraints: Vec<Constraint>,
         colors: Vec<(Range<u32>, bool)>,
         cloth_colors: usize,
+        limits_in_strain: bool,
         strain: Range<u32>,
         levels: Vec<Level>,
         nodes: Vec<u32>,
@@ -369,7 +378,11 @@ impl Hierarchy {
         let constraints =
             ColoredConstraints::from_sorted(constraints, colors, serial, particle_count)?;
         Ok(Self {
-            limit_colors: constraints.limit_colors_below(cloth_colors),
+            limit_colors: if limits_in_strain {
+                0
+            } else {
+                constraints.limit_colors_below(cloth_colors)
+            },
             constraints,
             cloth_colors,
             strain,
@@ -403,7 +416,9 @@ impl Hierarchy {
     /// The cloth's own colors the strain limit after contact sweeps in frames where it holds
     /// what static friction holds (`SolverParams::limit_holds`: frames with a box): the first,
     /// up to the last that holds a structural edge
-    /// ([`ColoredConstraints::limit_colors_below`]).
+    /// ([`ColoredConstraints::limit_colors_below`]); 0 when a cloth keeps its structural edges
+    /// only in the strain colors (a membrane of triangles; in a merged hierarchy, any of its
+    /// cloths), whose frames that hold then sweep [`Self::strain_colors`].
     pub fn limit_colors(&self) -> usize {
         self.limit_colors
     }
