@@ -32,7 +32,7 @@ fn time(backend: Backend<'_>, side: u32, air: Option<Air>) -> anyhow::Result<f64
         ..WorldConfig::default()
     };
     let mut world = World::new(backend, params, config)?;
-    for (cloth, options) in scenes::flag_field(side)? {
+    for (cloth, options) in scenes::flag_field(side, chiffon::Membrane::Edges)? {
         world.add(&cloth, options)?;
     }
     for _ in 0..30 {

@@ -63,7 +63,7 @@ fn one_cloth(
 }
 
 fn demo(backend: Backend<'_>, scene: DemoScene, grid: u32) -> anyhow::Result<Setup> {
-    let (cloths, collar) = scenes::demo_cloths(scene, grid, 1)?;
+    let (cloths, collar) = scenes::demo_cloths(scene, grid, 1, chiffon::Membrane::Edges)?;
     let params = SolverParams {
         colliders: scenes::demo_bodies(scene, 1)
             .into_iter()

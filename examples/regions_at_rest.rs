@@ -30,9 +30,12 @@ fn main() -> anyhow::Result<()> {
                 colliders,
                 ..SolverParams::default()
             };
-            (tablecloth(128)?, params)
+            (tablecloth(128, chiffon::Membrane::Edges)?, params)
         }
-        "sphere" => (demo_cloth(128, true)?, demo_params()),
+        "sphere" => (
+            demo_cloth(128, true, chiffon::Membrane::Edges)?,
+            demo_params(),
+        ),
         other => anyhow::bail!("unknown scene {other:?}: table or sphere"),
     };
     let grid = cloth.grid().expect("both scenes are grids");

@@ -239,7 +239,9 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
     let c2 = clamp((d00 * d21 - d01 * d20) / denom, 0.0, 1.0 - c1);
     let c0 = 1.0 - c1 - c2;
     // A triangle with a pinned corner turns: each free corner moves by w_k b_k / Σ w b² of
-    // the push, so the point moves by all of it.
+    // the push, so the point moves by all of it; but no corner farther than the push itself
+    // (a point next to the pin would take a free corner 1 / b_k as far: a box round a pin
+    // threw the cloth 10 times its length).
     let w0 = p0.w * c0;
     let w1 = p1.w * c1;
     let w2 = p2.w * c2;
@@ -247,7 +249,8 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
     if (s <= 0.0) {
         return none;
     }
-    return TrianglePush(vec4<f32>(out, best), vec4<f32>(w0 / s, w1 / s, w2 / s, 0.0));
+    let shares = min(vec3<f32>(w0 / s, w1 / s, w2 / s), vec3<f32>(1.0));
+    return TrianglePush(vec4<f32>(out, best), vec4<f32>(shares, 0.0));
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)

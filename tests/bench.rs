@@ -578,6 +578,27 @@ fn flags_of_another_scene_are_refused_not_ignored() {
     }
 }
 
+/// `--no-shear` or `--no-structural` beside `--membrane triangles` ran the triangles whole,
+/// silently (each solves its stretch and shear together): now refused, naming the flag.
+#[test]
+fn one_membrane_kind_left_out_of_triangles_is_refused_not_ignored() {
+    for flag in ["--no-shear", "--no-structural"] {
+        let stderr = refused_before_running(&[
+            "--backend",
+            "cpu",
+            "--sizes",
+            "8",
+            "--membrane",
+            "triangles",
+            flag,
+        ]);
+        assert!(
+            stderr.contains(flag) && stderr.contains("--membrane triangles"),
+            "{flag}: {stderr}"
+        );
+    }
+}
+
 #[test]
 fn quick_presets_sizes_but_explicit_flags_win() {
     let dir = common::temp_dir("bench-quick");

@@ -337,7 +337,11 @@ impl Collider {
                 // number f32 holds (a component of 1e20 squares past f32's largest).
                 let len = normal.length();
                 if len < 1e-6 {
-                    return bad("its plane normal is zero".into());
+                    return bad(format!(
+                        "its plane normal {} is zero or too short (length under 1e-6) to \
+                         make unit length; give one of ordinary size, such as 0,1,0",
+                        shown3(*normal)
+                    ));
                 }
                 if !len.is_finite() {
                     return bad(format!(

@@ -275,13 +275,15 @@ fn deepest_push(
     let c2 = ((d00 * d21 - d01 * d20) / denom).clamp(0.0, 1.0 - c1);
     let c0 = 1.0 - c1 - c2;
     // A triangle with a pinned corner turns: each free corner moves by w_k b_k / Σ w b² of
-    // the push, so the point moves by all of it.
+    // the push, so the point moves by all of it; but no corner farther than the push itself
+    // (a point next to the pin would take a free corner 1 / b_k as far).
     let (w0, w1, w2) = (x[0].w * c0, x[1].w * c1, x[2].w * c2);
     let s = w0 * c0 + w1 * c1 + w2 * c2;
     if s <= 0.0 {
         return none;
     }
-    [out.extend(best), Vec4::new(w0 / s, w1 / s, w2 / s, 0.0)]
+    let shares = Vec3::new(w0 / s, w1 / s, w2 / s).min(Vec3::ONE);
+    [out.extend(best), shares.extend(0.0)]
 }
 
 /// Twin of `edge_contacts`: every triangle's push, two `Vec4`s a triangle, in parallel.

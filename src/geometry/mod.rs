@@ -307,11 +307,20 @@ pub fn bending_weights(x: [Vec3; 4]) -> Option<[f32; 3]> {
     k.iter().all(|k| k.is_finite()).then_some(k)
 }
 
+/// The least shape a membrane triangle may have: twice its area over its longest edge squared
+/// (the sine of its smallest angle, about, when that angle is small; a grid's triangle 0.5,
+/// an equilateral one 0.87). A thinner one keeps its edges ([`membrane_triangles`]): its rest
+/// matrix grows as 1 / (its height), and a disc's fan of 60 such triangles round one vertex
+/// (0.105), rigid in shear, tore itself apart (`a_fan_of_thin_triangles_keeps_its_shape`),
+/// where 40 (0.156) held.
+pub const MEMBRANE_MIN_SHAPE: f64 = 0.15;
+
 /// One membrane triangle ([`Constraint::triangle`]) for each triangle of a mesh at rest
 /// (`positions`), with its warp along the texture's u where `uvs` gives the triangle a
 /// non-degenerate map, else along the rest positions' x axis laid into the triangle (z where x
-/// is nearly its normal). A sliver (no area: its rest matrix is unbounded) gets none, and is
-/// returned second, so that its edges can stay.
+/// is nearly its normal). A sliver (no area: its rest matrix is unbounded) or a triangle
+/// thinner than [`MEMBRANE_MIN_SHAPE`] gets none, and is returned second, so that its edges
+/// can stay.
 pub fn membrane_triangles(
     positions: &[Vec3],
     triangles: &[[u32; 3]],
@@ -324,8 +333,9 @@ pub fn membrane_triangles(
         let (e1, e2) = (x1 - x0, x2 - x0);
         let normal = e1.cross(e2);
         let size = e1.length_squared().max(e2.length_squared());
+        let longest = size.max((x2 - x1).length_squared());
         let has_area = normal.length() > 1e-6 * size;
-        if !has_area {
+        if !has_area || normal.length() < MEMBRANE_MIN_SHAPE * longest {
             slivers.push(t);
             continue;
         }

@@ -37,6 +37,8 @@ pub struct Settings {
     pub flags: u32,
     /// The mesh shown instead of the grid, if any.
     pub mesh: Option<crate::ClothBuilder>,
+    /// What holds every scene's cloths, the mesh's too (a rebuild applies it).
+    pub membrane: crate::Membrane,
     /// The solver's settings the panel edits directly (integrator, iterations, damping,
     /// compliance, projection, over-relaxation, coarse levels); [`Settings::params`] sets the
     /// rest from the fields below.
@@ -82,6 +84,7 @@ impl Settings {
             grid,
             flags,
             mesh,
+            membrane: crate::Membrane::Edges,
             use_frequency: matches!(p.substeps, Substeps::Frequency(_)),
             frequency: match p.substeps {
                 Substeps::Frequency(f) => f,
@@ -156,10 +159,13 @@ impl Settings {
     pub fn cloths(&self) -> crate::Result<DemoCloths> {
         Ok(match (&self.mesh, self.scene) {
             (Some(builder), DemoScene::Cloth) => (
-                vec![(builder.clone().build()?, ClothOptions::default())],
+                vec![(
+                    builder.clone().membrane(self.membrane).build()?,
+                    ClothOptions::default(),
+                )],
                 Vec::new(),
             ),
-            _ => scenes::demo_cloths(self.scene, self.grid, self.flags)?,
+            _ => scenes::demo_cloths(self.scene, self.grid, self.flags, self.membrane)?,
         })
     }
 

@@ -122,19 +122,25 @@ pub fn demo_view(scene: DemoScene, rest: &[Vec3], mesh: bool) -> DemoView {
 pub type DemoCloths = (Vec<(Cloth, crate::world::ClothOptions)>, Vec<(u32, Vec3)>);
 
 /// The cloths of `scene` at resolution `grid` (the cloth scene's grid, the heap's towel, the
-/// character's cape, the table's cloth) with `flags` per side of the flags scene.
-pub fn demo_cloths(scene: DemoScene, grid: u32, flags: u32) -> Result<DemoCloths> {
+/// character's cape, the table's cloth) with `flags` per side of the flags scene, each held by
+/// `membrane` (the demo starts with [`Membrane::Edges`]; `--membrane` and its panel switch).
+pub fn demo_cloths(
+    scene: DemoScene,
+    grid: u32,
+    flags: u32,
+    membrane: Membrane,
+) -> Result<DemoCloths> {
     let one = |cloth| vec![(cloth, crate::world::ClothOptions::default())];
     Ok(match scene {
-        DemoScene::Cloth => (one(demo_cloth(grid, true)?), Vec::new()),
-        DemoScene::Flags => (flag_field(flags)?, Vec::new()),
-        DemoScene::Heap => (one(heap_sheet(grid)?), Vec::new()),
+        DemoScene::Cloth => (one(demo_cloth(grid, true, membrane)?), Vec::new()),
+        DemoScene::Flags => (flag_field(flags, membrane)?, Vec::new()),
+        DemoScene::Heap => (one(heap_sheet(grid, membrane)?), Vec::new()),
         DemoScene::Character => {
             // A cape about as fine as a grid of that resolution.
-            let (cape, collar) = walker_cape((grid * 5 / 8).max(8), grid.max(8))?;
+            let (cape, collar) = walker_cape((grid * 5 / 8).max(8), grid.max(8), membrane)?;
             (one(cape), collar)
         }
-        DemoScene::Table => (one(tablecloth(grid)?), Vec::new()),
+        DemoScene::Table => (one(tablecloth(grid, membrane)?), Vec::new()),
     })
 }
 
@@ -277,9 +283,11 @@ pub fn wind_vector(strength: f32, heading_deg: f32) -> Vec3 {
     Vec3::new(heading.sin(), 0.0, heading.cos()) * strength
 }
 
-/// The demo's cloth: `grid`², 1 m wide, 0.2 kg, flat at y = 1 m, two corners pinned (or none).
-pub fn demo_cloth(grid: u32, corners_pinned: bool) -> Result<Cloth> {
+/// The demo's cloth: `grid`², 1 m wide, 0.2 kg, flat at y = 1 m, two corners pinned (or none),
+/// held by `membrane`.
+pub fn demo_cloth(grid: u32, corners_pinned: bool, membrane: Membrane) -> Result<Cloth> {
     ClothBuilder::grid(grid, grid)
+        .membrane(membrane)
         .layout(Layout::Flat { height: 1.0 })
         .pinning(if corners_pinned {
             Pinning::Corners
@@ -337,7 +345,7 @@ mod tests {
 
     /// A demo scene's world on the CPU reference, with its motion.
     fn demo_world(scene: DemoScene, grid: u32) -> (World, Motion) {
-        let (cloths, collar) = demo_cloths(scene, grid, 2).unwrap();
+        let (cloths, collar) = demo_cloths(scene, grid, 2, Membrane::Edges).unwrap();
         let params = SolverParams {
             colliders: demo_bodies(scene, 2)
                 .into_iter()
@@ -352,6 +360,42 @@ mod tests {
         }
         let first = world.handles()[0];
         (world, Motion::of(scene, first, collar))
+    }
+
+    /// `chiffon demo --membrane triangles` was refused unless a mesh was shown (the flag went
+    /// with --mesh only); every scene's cloths now take the membrane asked for, and simulate
+    /// with it.
+    #[test]
+    fn every_demo_scene_takes_the_membrane_asked_for() {
+        for scene in DemoScene::ALL {
+            for membrane in [Membrane::Edges, Membrane::Triangles] {
+                let (cloths, _) = demo_cloths(scene, 12, 1, membrane).unwrap();
+                for (cloth, _) in &cloths {
+                    let triangles = cloth.constraints().iter().any(|c| c.is_triangle());
+                    assert_eq!(
+                        triangles,
+                        membrane == Membrane::Triangles,
+                        "{scene:?} with {membrane:?}"
+                    );
+                }
+                let mut world = World::new(
+                    Backend::Cpu,
+                    SolverParams::default(),
+                    WorldConfig::default(),
+                )
+                .unwrap();
+                for (cloth, options) in &cloths {
+                    world.add(cloth, *options).unwrap();
+                }
+                for _ in 0..3 {
+                    world.step(STANDARD_DT).unwrap();
+                }
+                for h in world.handles() {
+                    let p = world.positions(h).unwrap();
+                    assert!(p.iter().all(|x| x.is_finite()), "{scene:?} {membrane:?}");
+                }
+            }
+        }
     }
 
     #[test]

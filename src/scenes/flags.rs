@@ -8,10 +8,14 @@ pub const FLAG_PARTICLES: (u32, u32) = (32, 20);
 /// The demo's many-cloths scene: `side`×`side` flags of [`FLAG_PARTICLES`] (0.9 m × 0.57 m,
 /// 0.1 kg), each held along its pole (its first column, the hoist), tops at 2.2 m, one per
 /// 1.4 m square, each turned its own way; every other flag is of a softer, stretchier cloth
-/// (its own material). The poles are [`flag_poles`].
-pub fn flag_field(side: u32) -> Result<Vec<(Cloth, crate::world::ClothOptions)>> {
+/// (its own material), each held by `membrane`. The poles are [`flag_poles`].
+pub fn flag_field(
+    side: u32,
+    membrane: Membrane,
+) -> Result<Vec<(Cloth, crate::world::ClothOptions)>> {
     let (columns, rows) = FLAG_PARTICLES;
     let flag = ClothBuilder::grid(columns, rows)
+        .membrane(membrane)
         .spacing(0.9 / (columns - 1) as f32)
         .total_mass(0.1)
         .layout(Layout::Hanging { top: 0.0 })

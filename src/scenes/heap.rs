@@ -6,9 +6,11 @@ use super::*;
 /// The heap's towel: an `n`×`n` sheet 0.8 m wide, 0.2 kg, flat at 1.2 m, pinned by one corner
 /// ([`HEAP_CORNER`]). Held for [`HEAP_HOLD_FRAMES`], it swings down and hangs from the corner;
 /// released, it falls bottom corner first and folds onto itself on the floor
-/// ([`heap_params`]). The benchmark's heap scene and the demo's both drop this sheet.
-pub fn heap_sheet(n: u32) -> Result<Cloth> {
+/// ([`heap_params`]). The benchmark's heap scene and the demo's both drop this sheet; `membrane`
+/// holds it.
+pub fn heap_sheet(n: u32, membrane: Membrane) -> Result<Cloth> {
     ClothBuilder::grid(n, n)
+        .membrane(membrane)
         .spacing(0.8 / n.saturating_sub(1).max(1) as f32)
         .total_mass(0.2)
         .layout(Layout::Flat { height: 1.2 })

@@ -24,7 +24,7 @@ use crate::error::Result;
 use crate::geometry::{TriangleMesh, UvLayer};
 use crate::integrator::Integrator;
 use crate::params::{Compliance, Projection, SelfCollision, SolverParams, Substeps};
-use crate::{ClothBuilder, Layout, Pinning};
+use crate::{ClothBuilder, Layout, Membrane, Pinning};
 
 mod bench;
 mod demo;

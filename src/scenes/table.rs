@@ -23,11 +23,12 @@ pub fn table_colliders() -> Vec<Collider> {
 
 /// The tablecloth: `columns` × (¾ `columns`) particles over 1.6 m × 1.2 m (0.25 m over each
 /// side of the table's top), 0.3 kg, flat at 0.95 m and free, so it falls onto the table and
-/// settles over its edges.
-pub fn tablecloth(columns: u32) -> Result<Cloth> {
+/// settles over its edges; `membrane` holds it.
+pub fn tablecloth(columns: u32, membrane: Membrane) -> Result<Cloth> {
     let columns = columns.max(4);
     let rows = (columns * 3).div_ceil(4).max(3);
     ClothBuilder::grid(columns, rows)
+        .membrane(membrane)
         .spacing(1.6 / (columns - 1) as f32)
         .total_mass(0.3)
         .layout(Layout::Flat { height: 0.95 })

@@ -231,8 +231,12 @@ pub fn walker_poses(t: f32) -> WalkerPose {
 /// `rows` down, 0.3 kg, its first row (the collar) pinned. Returned with the collar's
 /// particles and their places in the figure's upper body ([`WalkerPose::upper`]), where the
 /// demo holds them each frame. Built at time 0 ([`walker_poses`]`(0.0)`); its UVs run across
-/// and down, so the checker shows how it drapes.
-pub fn walker_cape(columns: u32, rows: u32) -> Result<(Cloth, Vec<(u32, Vec3)>)> {
+/// and down, so the checker shows how it drapes. `membrane` holds it.
+pub fn walker_cape(
+    columns: u32,
+    rows: u32,
+    membrane: Membrane,
+) -> Result<(Cloth, Vec<(u32, Vec3)>)> {
     let (columns, rows) = (columns.max(3), rows.max(3));
     // Around the neck axis: ±75° from straight behind, the collar 0.11 m out at 1.5 m, flaring
     // to 0.24 m by 1.42 m, then straight down; 1.0 m long in all.
@@ -284,6 +288,7 @@ pub fn walker_cape(columns: u32, rows: u32) -> Result<(Cloth, Vec<(u32, Vec3)>)>
     };
     let collar_particles: Vec<u32> = (0..columns).collect();
     let cloth = ClothBuilder::mesh(mesh)
+        .membrane(membrane)
         .total_mass(0.3)
         .pinning(Pinning::List(collar_particles.clone()))
         .build()?;

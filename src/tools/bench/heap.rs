@@ -81,7 +81,7 @@ impl SceneBench for HeapConfig {
         let mut cases = Vec::new();
         for &backend in backends {
             for &n in &self.sizes {
-                let towel = super::case::shared(heap_sheet(n));
+                let towel = super::case::shared(heap_sheet(n, crate::Membrane::Edges));
                 for on in [false, true] {
                     let params = heap_case_params(&cfg.params, on);
                     let build = towel

@@ -273,6 +273,20 @@ impl BenchArgs {
                 if let Some(m) = self.membrane {
                     s.membrane = m.into();
                 }
+                // A triangle solves its stretch and its shear together: one of the two alone
+                // would be ignored (`ClothBuilder::membrane`), so it is refused.
+                if s.membrane == crate::Membrane::Triangles && self.no_structural != self.no_shear {
+                    let flag = if self.no_shear {
+                        "--no-shear"
+                    } else {
+                        "--no-structural"
+                    };
+                    bail!(
+                        "{flag} does not go with --membrane triangles: each triangle solves its \
+                         stretch and its shear together (soften the shear with \
+                         --compliance-shear, or leave both out)"
+                    );
+                }
             }
             SceneConfig::Capes(c) => {
                 if let Some(cloths) = &self.cloths {

@@ -272,6 +272,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             crate::tools::demo::run(crate::tools::demo::DemoOptions {
                 grid,
                 mesh,
+                membrane: cloth.membrane.map(Into::into).unwrap_or_default(),
                 scene,
                 flags,
                 wind,
@@ -406,4 +407,35 @@ fn study(out: &Path, as_json: bool, seed: u64, backend: Backend) -> Result<ExitC
 /// One warning on stderr: the run goes on.
 fn warn(text: impl std::fmt::Display) {
     eprintln!("chiffon: warning: {text}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `chiffon demo --membrane triangles --scene table` was refused ("--pin, --scale, ... go
+    /// with --mesh in the demo", a list without --membrane): the membrane counted as a mesh's
+    /// placement. It holds any scene's cloths now, and only the mesh flags need a mesh.
+    #[test]
+    fn the_demo_takes_a_membrane_without_a_mesh() {
+        let cli = Cli::try_parse_from([
+            "chiffon",
+            "demo",
+            "--membrane",
+            "triangles",
+            "--scene",
+            "table",
+        ])
+        .unwrap();
+        let Some(Command::Demo { cloth, .. }) = cli.command else {
+            panic!("not the demo: {cli:?}");
+        };
+        assert!(!cloth.any_placement());
+        assert_eq!(cloth.membrane, Some(scene::MembraneArg::Triangles));
+        let cli = Cli::try_parse_from(["chiffon", "demo", "--weld", "0.01"]).unwrap();
+        let Some(Command::Demo { cloth, .. }) = cli.command else {
+            panic!("not the demo: {cli:?}");
+        };
+        assert!(cloth.any_placement());
+    }
 }

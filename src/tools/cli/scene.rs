@@ -85,7 +85,8 @@ impl From<MembraneArg> for crate::Membrane {
 }
 
 impl ClothArgs {
-    /// Whether any flag beyond --mesh was given (the demo uses them with a mesh only).
+    /// Whether any flag that places or weighs a mesh was given (the demo uses them with a mesh
+    /// only; --membrane holds any scene's cloths).
     pub fn any_placement(&self) -> bool {
         !self.pin.is_empty()
             || self.scale.is_some()
@@ -93,7 +94,6 @@ impl ClothArgs {
             || self.mass.is_some()
             || self.density.is_some()
             || self.weld.is_some()
-            || self.membrane.is_some()
     }
 
     /// Applies the flags to `builder` (a grid, or the mesh of --mesh).

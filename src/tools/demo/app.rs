@@ -36,6 +36,8 @@ pub struct DemoOptions {
     /// A cloth to show instead of the grid (a mesh from an OBJ file, with its pins and
     /// placement), rebuilt from this builder on reset.
     pub mesh: Option<crate::ClothBuilder>,
+    /// What holds the cloths of every scene (the panel switches).
+    pub membrane: crate::Membrane,
     /// The scene to start with (the panel switches).
     pub scene: DemoScene,
     /// Flags per side of the flags scene; `None` picks by adapter (8 on a GPU, 4 on a CPU
@@ -58,6 +60,7 @@ impl Default for DemoOptions {
         Self {
             grid: None,
             mesh: None,
+            membrane: crate::Membrane::Edges,
             scene: DemoScene::Cloth,
             flags: None,
             wind: None,
@@ -251,6 +254,7 @@ impl State {
         // 64 flags of 640 particles on a GPU, 16 on a CPU adapter.
         let flags = options.flags.unwrap_or(if on_cpu { 4 } else { 8 });
         let mut settings = Settings::new(options.scene, grid, flags, options.mesh.clone());
+        settings.membrane = options.membrane;
         if let Some(w) = options.wind {
             settings.wind_on = true;
             settings.wind_strength = w;

@@ -240,7 +240,7 @@ mod tests {
     fn the_cloth_scene_draws_its_one_cloth_as_built() {
         let settings = Settings::new(DemoScene::Cloth, 8, 1, None);
         let sim = cpu_sim(&settings);
-        let cloth = crate::tools::scenes::demo_cloth(8, true).unwrap();
+        let cloth = crate::tools::scenes::demo_cloth(8, true, crate::Membrane::Edges).unwrap();
         let surface = sim.surface();
         assert_eq!(surface.positions(), cloth.positions());
         assert_eq!(surface.triangles(), cloth.triangles());
