@@ -2,7 +2,8 @@
 //! each run for a number of frames, with the stretch of its structural edges (length over rest
 //! length) at the last frame, the worst edge in any frame, and, where there is a box, how many
 //! (box edge, cloth triangle) pairs cross in the worst frame (a corner or edge through the
-//! cloth: [`chiffon::quality::box_edges_through_cloth`]).
+//! cloth: [`chiffon::quality::box_edges_through_cloth`]), and the cloth's mean height at the
+//! last frame (whether it stayed on what holds it up).
 //!
 //! ```sh
 //! cargo run --release --example contact_quality -- [--backend cpu|gpu] [--frames 240] [--friction MU] [--shear M_PER_N] [--strain-limit FACTOR|none] [--coarse-levels on|off] [--substeps N] [SCENE ...]
@@ -11,7 +12,9 @@
 //! The scenes: `box` (a 96² sheet 1.4 m wide dropped flat on a box 0.9 m × 0.6 m), `sphere` (a
 //! 128² sheet 1 m wide dropped flat on a sphere of radius 0.3 m), `towel` (a 96² towel dropped
 //! edge first onto a small sphere and the floor, self-collision on), `mesh` (a 96² sheet on the
-//! colliders benchmark's bumpy sphere, a mesh collider), and the demo's `table` (96 columns),
+//! colliders benchmark's bumpy sphere, a mesh collider), `figure` (a 96² sheet 1.4 m wide dropped
+//! flat over the head and shoulders of the demo's figure standing still, as a mesh collider), and
+//! the demo's `table` (96 columns),
 //! `heap` (128², held 60 frames by a corner, then let go) and `character` (96). No scene named:
 //! all of them. The frames count from the heap's release. `--friction` sets every collider's
 //! friction, `--shear` the shear compliance (m/N: 100 lets a sheet shear freely, docs/contact.md),
@@ -142,10 +145,32 @@ fn setup(backend: Backend<'_>, name: &str) -> anyhow::Result<Setup> {
                 },
             )
         }
+        "figure" => {
+            // The walking figure standing still, as a mesh, moved so its crown (the mesh's
+            // first vertex, at 1.75 m) is under the middle of a 1.4 m sheet dropped flat from
+            // 1.9 m onto its head and shoulders.
+            let figure = scenes::walker_figure(80, 160);
+            let crown = figure.positions[0];
+            let grid = Arc::new(DistanceGrid::from_mesh(
+                &figure,
+                chiffon::contact::DEFAULT_RESOLUTION,
+            )?);
+            let pose = chiffon::Pose::from_translation(Vec3::new(-crown.x, 0.0, -crown.z));
+            one_cloth(
+                backend,
+                flat_sheet(96, 1.4, 1.9)?,
+                SolverParams {
+                    colliders: vec![Collider::mesh(grid, pose), ground],
+                    ..SolverParams::default()
+                },
+            )
+        }
         "table" => demo(backend, DemoScene::Table, 96),
         "heap" => demo(backend, DemoScene::Heap, 128),
         "character" => demo(backend, DemoScene::Character, 96),
-        _ => bail!("unknown scene {name:?}: box, sphere, towel, mesh, table, heap or character"),
+        _ => bail!(
+            "unknown scene {name:?}: box, sphere, towel, mesh, figure, table, heap or character"
+        ),
     }
 }
 
@@ -156,6 +181,8 @@ struct Row {
     worst_max: f64,
     worst_frame: usize,
     crossings: usize,
+    /// The cloth's mean height at the last frame (m): where it rests (the floor is at 0).
+    mean_height: f64,
     ms_per_frame: f64,
 }
 
@@ -195,6 +222,7 @@ fn run(
     let (mut worst_max, mut worst_frame, mut crossings) = (0.0f64, 0, 0usize);
     let mut stepping = 0.0;
     let mut last = chiffon::quality::Stretch::default();
+    let mut mean_height = 0.0;
     for frame in 0..hold + frames {
         let (from, to) = (frame as f64 * DT, (frame + 1) as f64 * DT);
         if motion.before_step(&mut world, from, to, held)? {
@@ -217,6 +245,8 @@ fn run(
                 &world.params().colliders,
             );
             crossings = crossings.max(through);
+            mean_height = positions.iter().map(|p| f64::from(p.y)).sum::<f64>()
+                / positions.len().max(1) as f64;
         }
     }
     Ok(Row {
@@ -225,6 +255,7 @@ fn run(
         worst_max,
         worst_frame,
         crossings,
+        mean_height,
         ms_per_frame: 1e3 * stepping / frames as f64,
     })
 }
@@ -309,6 +340,7 @@ fn main() -> anyhow::Result<()> {
             "sphere",
             "towel",
             "mesh",
+            "figure",
             "table",
             "heap",
             "character",
@@ -327,13 +359,13 @@ fn main() -> anyhow::Result<()> {
     };
     println!("{frames} frames at 60 fps on {backend_name}");
     println!(
-        "| scene | last frame: mean / p99 / max | worst max (frame) | box edges through the cloth (worst frame) | ms/frame |"
+        "| scene | last frame: mean / p99 / max | worst max (frame) | box edges through the cloth (worst frame) | mean height (m) | ms/frame |"
     );
-    println!("| --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- |");
     for name in &names {
         let r = run(backend, name, frames, &overrides)?;
         println!(
-            "| {} | {:.3} / {:.3} / {:.3} | {:.3} ({}) | {} | {:.1} |",
+            "| {} | {:.3} / {:.3} / {:.3} | {:.3} ({}) | {} | {:.3} | {:.1} |",
             r.name,
             r.last.mean,
             r.last.p99,
@@ -341,6 +373,7 @@ fn main() -> anyhow::Result<()> {
             r.worst_max,
             r.worst_frame,
             r.crossings,
+            r.mean_height,
             r.ms_per_frame
         );
     }

@@ -998,3 +998,73 @@ fn a_grid_the_device_refuses_stays_an_error_and_a_smaller_one_then_loads() {
         "the sheet is not outside the smaller ball"
     );
 }
+
+/// `Collider::distance` is the collide pass's own: negative inside, zero on the surface, at the
+/// collider's pose, for every shape (a plane's normal of any length, a mesh's grid sampled).
+/// The command line's warning about a cloth that starts inside a collider reads it.
+#[test]
+fn a_colliders_distance_is_signed_and_follows_its_pose() {
+    let centre = Vec3::new(1.0, 2.0, 3.0);
+    let near = |got: f32, want: f32, tolerance: f32, what: &str| {
+        assert!((got - want).abs() <= tolerance, "{what}: {got}, not {want}");
+    };
+    let sphere = Collider::sphere(centre, 0.5);
+    near(sphere.distance(centre), -0.5, 1e-6, "sphere's centre");
+    near(
+        sphere.distance(centre + Vec3::Z),
+        0.5,
+        1e-6,
+        "1 m from the sphere's centre",
+    );
+    let turn = Quat::from_rotation_y(0.7);
+    let cube = Collider::cuboid(centre, Vec3::new(0.4, 0.2, 0.1), turn);
+    near(cube.distance(centre), -0.1, 1e-6, "box's centre");
+    near(
+        cube.distance(centre + turn * Vec3::X * 0.7),
+        0.3,
+        1e-5,
+        "out along the turned x",
+    );
+    // 0.7 m along the world's x is (0.535, 0, 0.451) in the box's frame: past a vertical edge.
+    let corner_way = Vec3::new(0.7 * 0.7f32.cos() - 0.4, 0.0, 0.7 * 0.7f32.sin() - 0.1).length();
+    near(
+        cube.distance(centre + Vec3::X * 0.7),
+        corner_way,
+        1e-5,
+        "out along the world's x",
+    );
+    let capsule = Collider::capsule(Vec3::ZERO, Vec3::Y, 0.1, 0.1);
+    near(
+        capsule.distance(Vec3::new(0.3, 0.5, 0.0)),
+        0.2,
+        1e-6,
+        "beside the capsule",
+    );
+    let plane = Collider::plane(Vec3::Y * 2.0, 1.0); // n · x ≥ 1 with |n| = 2: y ≥ 0.5
+    near(
+        plane.distance(Vec3::new(5.0, 0.2, 7.0)),
+        -0.3,
+        1e-6,
+        "under the plane",
+    );
+    let ball = Arc::new(DistanceGrid::from_mesh(&icosphere(0.3), 64).unwrap());
+    let mesh = Collider::mesh(ball, Pose::from_translation(Vec3::Y));
+    // Deep inside, a grid's distance is a bound that never overestimates the depth.
+    let deep = mesh.distance(Vec3::Y);
+    assert!(
+        (-0.3..-0.15).contains(&deep),
+        "the mesh ball's centre: {deep}"
+    );
+    near(
+        mesh.distance(Vec3::new(0.0, 1.29, 0.0)),
+        -0.01,
+        0.005,
+        "just inside the mesh ball",
+    );
+    near(
+        mesh.distance(Vec3::new(0.0, 1.5, 0.0)),
+        0.2,
+        0.01,
+        "over the mesh ball",
+    );
+}

@@ -275,6 +275,13 @@ fn unit_or_up(v: Vec3) -> Vec3 {
     if len < 1e-20 { Vec3::Y } else { v / len }
 }
 
+/// The signed distance from the world point `x` to collider `c` at its pose at the frame's
+/// end, its thickness not counted ([`crate::Collider::distance`]; the collide pass's own
+/// arithmetic, as each substep's end sees it).
+pub(crate) fn distance_at(c: &ColliderRecord, grid: &[f32], x: Vec3) -> f32 {
+    shape_distance(c, grid, to_local(collider_pose(c, 1.0), x))
+}
+
 /// Twin of `shape_normal`: exact for the analytic shapes, the trilinear sample's gradient for a
 /// mesh ([`grid_normal`]).
 fn shape_normal(c: &ColliderRecord, grid: &[f32], q: Vec3) -> Vec3 {

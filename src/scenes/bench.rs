@@ -182,19 +182,34 @@ pub fn capsule_field(side: u32) -> Vec<Collider> {
 /// of 8 × 12 bumps, so the surface is not a sphere a grid could get right by luck.
 /// `bumpy_sphere(160, 320)` has 101 760 triangles.
 pub fn bumpy_sphere(stacks: u32, slices: u32) -> TriangleMesh {
-    let (stacks, slices) = (stacks.max(2), slices.max(3));
     let radius = |theta: f32, phi: f32| {
         BODY_RADIUS * (1.0 + 0.06 * (8.0 * theta).sin() * (12.0 * phi).sin() * theta.sin())
     };
-    let point = |theta: f32, phi: f32| {
-        let r = radius(theta, phi);
-        BODY_CENTER
-            + r * Vec3::new(
-                theta.sin() * phi.cos(),
-                theta.cos(),
-                theta.sin() * phi.sin(),
-            )
-    };
+    uv_surface("bumpy sphere", stacks, slices, |theta, phi| {
+        BODY_CENTER + radius(theta, phi) * polar_direction(theta, phi)
+    })
+}
+
+/// The unit direction at `theta` from +y and `phi` about it (from +x towards +z).
+pub(super) fn polar_direction(theta: f32, phi: f32) -> Vec3 {
+    Vec3::new(
+        theta.sin() * phi.cos(),
+        theta.cos(),
+        theta.sin() * phi.sin(),
+    )
+}
+
+/// A closed surface with a sphere's connectivity: `point(theta, phi)` at `stacks` − 1 rings
+/// of `slices` vertices (theta from +y, phi about it), one vertex at each pole (welded: no
+/// slivers meet there), `2 · slices · (stacks − 1)` triangles, counter-clockwise seen from
+/// outside where the surface is star-shaped about the point the directions start from.
+pub(super) fn uv_surface(
+    name: &str,
+    stacks: u32,
+    slices: u32,
+    point: impl Fn(f32, f32) -> Vec3,
+) -> TriangleMesh {
+    let (stacks, slices) = (stacks.max(2), slices.max(3));
     let mut positions = vec![point(0.0, 0.0)];
     for i in 1..stacks {
         let theta = PI * i as f32 / stacks as f32;
@@ -220,7 +235,7 @@ pub fn bumpy_sphere(stacks: u32, slices: u32) -> TriangleMesh {
             triangles.push([b, d, c]);
         }
     }
-    TriangleMesh::new("bumpy sphere", positions, triangles)
+    TriangleMesh::new(name, positions, triangles)
 }
 
 /// Rings and slices of the colliders benchmark's mesh body at full size: 101 760 triangles.

@@ -56,6 +56,9 @@ const WALK_SPEED: f32 = 0.5;
 /// left, about (−[`WALK_RADIUS`], 0, 0).
 pub const WALK_RADIUS: f32 = 0.9;
 
+/// The head's index in [`WALKER_BONES`] (a capsule of one point: its pose is its centre).
+const HEAD: usize = 4;
+
 /// The figure's capsules, in [`walker_colliders`]' order: 1.75 m tall, facing +z, standing at
 /// the origin.
 const WALKER_BONES: [Bone; 13] = {
@@ -297,4 +300,96 @@ pub fn walker_cape(
         .map(|i| (i, local[i as usize]))
         .collect();
     Ok((cloth, collar))
+}
+
+/// The walking figure standing still (its pose at time 0, the upper body leaned as it walks)
+/// as one closed triangle mesh, for a mesh collider: `stacks` × `slices` directions from its
+/// chest (a UV sphere's connectivity), each to the outermost point of its capsules' union on
+/// that ray; the first vertex is the crown, the top of the head (1.75 m, 11 cm in front of the
+/// feet). The surface is the capsules' where they can be seen from the chest, and bridges what
+/// cannot (it webs an arm to the torso and the legs to each other): a body a sheet drops onto
+/// over its head and shoulders. `walker_figure(80, 160)` has 25 280 triangles.
+pub fn walker_figure(stacks: u32, slices: u32) -> TriangleMesh {
+    let standing = walker_poses(0.0);
+    let capsules: Vec<(Vec3, Vec3, f32, f32)> = WALKER_BONES
+        .iter()
+        .zip(&standing.bones)
+        .map(|(b, pose)| {
+            let pose = Affine3A::from_rotation_translation(pose.rotation, pose.translation);
+            (
+                pose.transform_point3(Vec3::ZERO),
+                pose.transform_point3(b.end),
+                b.radii.0,
+                b.radii.1,
+            )
+        })
+        .collect();
+    // The union's distance (a tapered capsule's taken along its axis: under a millimetre off
+    // for these tapers, and only where the surface is sought).
+    let distance = |p: Vec3| {
+        capsules
+            .iter()
+            .map(|&(a, b, ra, rb)| {
+                let ab = b - a;
+                let t = if ab.length_squared() > 0.0 {
+                    ((p - a).dot(ab) / ab.length_squared()).clamp(0.0, 1.0)
+                } else {
+                    0.0
+                };
+                (p - (a + ab * t)).length() - (ra + (rb - ra) * t)
+            })
+            .fold(f32::INFINITY, f32::min)
+    };
+    // Under the head's centre, inside the torso: the first direction (straight up) ends on the
+    // crown, the top of the head.
+    let chest = standing.bones[HEAD].translation - Vec3::Y * 0.45;
+    uv_surface("standing figure", stacks, slices, |theta, phi| {
+        let direction = polar_direction(theta, phi);
+        // Sphere tracing inwards from well outside the figure: the first point on the surface.
+        let mut s = 2.5f32;
+        for _ in 0..400 {
+            let d = distance(chest + direction * s);
+            if d < 1e-4 || s <= 0.0 {
+                break;
+            }
+            s -= d.max(1e-4);
+        }
+        chest + direction * s.max(0.0)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contact::DistanceGrid;
+
+    /// The standing figure's mesh is closed, so its distance grid is signed (a sheet cannot
+    /// fall into it), and lies on its capsules: the crown on top of the head, the torso and the
+    /// head inside, a point above the head outside by its height over it.
+    #[test]
+    fn the_standing_figure_is_a_closed_mesh_on_its_capsules() {
+        let mesh = walker_figure(40, 80);
+        let grid = DistanceGrid::from_mesh(&mesh, 64).unwrap();
+        assert!(grid.is_signed(), "the figure's mesh is not closed");
+        let head = walker_poses(0.0).bones[HEAD].translation;
+        let crown = mesh.positions[0];
+        assert!(
+            crown.distance(head + Vec3::Y * 0.11) < 1e-3,
+            "crown {crown}, head {head}"
+        );
+        let highest = mesh.positions.iter().map(|p| p.y).fold(f32::MIN, f32::max);
+        assert!(
+            highest - crown.y < 5e-3,
+            "the crown {crown} is not the top: {highest}"
+        );
+        let cell = grid.cell_size();
+        assert!(
+            grid.distance(head) < -0.08,
+            "head centre {}",
+            grid.distance(head)
+        );
+        assert!(grid.distance(head - Vec3::Y * 0.45) < -0.05, "chest");
+        let above = grid.distance(crown + Vec3::Y * 0.1);
+        assert!((above - 0.1).abs() < cell, "10 cm over the crown: {above}");
+    }
 }

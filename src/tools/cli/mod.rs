@@ -438,4 +438,55 @@ mod tests {
         };
         assert!(cloth.any_placement());
     }
+
+    /// Hostile placement: a cloth hung through a sphere and a pin inside a small box ran with
+    /// no word (the box threw the cloth apart, before the pushes were capped). Both are said,
+    /// with the count and the depth; a cloth clear of its colliders gets no such warning.
+    #[test]
+    fn a_cloth_starting_inside_a_collider_is_warned_of() {
+        let warnings = |args: &[&str]| {
+            let cli = Cli::try_parse_from(
+                ["chiffon", "simulate", "--out", "o.obj", "--grid", "16x16"]
+                    .iter()
+                    .chain(args),
+            )
+            .unwrap();
+            let Some(Command::Simulate { scene, .. }) = cli.command else {
+                panic!("not simulate: {cli:?}");
+            };
+            scene.warnings(&scene.cloth().unwrap(), &scene.params().unwrap())
+        };
+        // The default cloth hangs from y = 1 to 0 in the plane z = 0; the first row is pinned
+        // at its corners (x = ±0.5).
+        let w = warnings(&[
+            "--sphere",
+            "0,0.3,0,0.2",
+            "--collider",
+            "box:-0.5,1,0,0.08,0.08,0.08",
+        ]);
+        let inside = |what: &str| w.iter().filter(|t| t.contains(what)).count();
+        // The particles nearest the sphere's centre are 4.7 cm from it (a 6.7 cm grid).
+        assert_eq!(
+            inside("32 of the cloth's 256 particles start inside --sphere, up to 15.3 cm deep"),
+            1,
+            "{w:?}"
+        );
+        assert_eq!(
+            inside("1 pinned particle is inside --collider box"),
+            1,
+            "{w:?}"
+        );
+        assert_eq!(
+            inside("3 of the cloth's 256 particles start inside --collider box"),
+            1,
+            "{w:?}"
+        );
+        let clear = warnings(&[
+            "--sphere",
+            "0,0.3,0.5,0.2",
+            "--collider",
+            "box:2,1,0,0.1,0.1,0.1",
+        ]);
+        assert!(clear.iter().all(|t| !t.contains("inside")), "{clear:?}");
+    }
 }

@@ -596,6 +596,7 @@ impl SceneArgs {
         // --ground H is --collider plane:0,1,0,H: both say what starts behind them.
         for (c, name) in params.colliders.iter().zip(self.collider_names()) {
             let crate::Shape::Plane { normal, offset } = c.normalized_shape() else {
+                out.extend(inside_warnings(cloth, c, &name));
                 continue;
             };
             let behind = |want_pinned: bool| {
@@ -628,6 +629,49 @@ impl SceneArgs {
         }
         out
     }
+}
+
+/// What starts inside a collider that is not a plane (a plane's are said as "below" or
+/// "behind" it): free particles inside are pushed out to its surface in the first substep, all
+/// at once, which stretches or tears the cloth when they are deep; pinned ones stay inside.
+fn inside_warnings(cloth: &Cloth, c: &crate::Collider, name: &str) -> Vec<String> {
+    let (mut free, mut pinned, mut deepest) = (0usize, 0usize, 0.0f32);
+    for (i, &x) in cloth.positions().iter().enumerate() {
+        let d = c.distance(x);
+        if d >= 0.0 {
+            continue;
+        }
+        if cloth.is_pinned(i) {
+            pinned += 1;
+        } else {
+            free += 1;
+            deepest = deepest.max(-d);
+        }
+    }
+    let mut out = Vec::new();
+    if pinned > 0 {
+        out.push(format!(
+            "{pinned} pinned {} inside {name} and {} there (pinned particles do not collide)",
+            if pinned == 1 {
+                "particle is"
+            } else {
+                "particles are"
+            },
+            if pinned == 1 { "stays" } else { "stay" },
+        ));
+    }
+    if free > 0 {
+        out.push(format!(
+            "{free} of the cloth's {} particles {} inside {name}, up to {:.1} cm deep: the \
+             first frame pushes {} out to its surface at once, which stretches the cloth \
+             (move the cloth or the collider apart)",
+            cloth.particle_count(),
+            if free == 1 { "starts" } else { "start" },
+            100.0 * deepest,
+            if free == 1 { "it" } else { "them" },
+        ));
+    }
+    out
 }
 
 /// A `--pin` selection as it was written (near enough to recognise).
