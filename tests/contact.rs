@@ -1068,3 +1068,31 @@ fn a_colliders_distance_is_signed_and_follows_its_pose() {
         "over the mesh ball",
     );
 }
+
+/// Regression: the frame-end sweeps of the strain limit shorten an edge past the aim by 1.8 ×
+/// its excess, and an edge stretched past twice that came out inside out. Without the coarse
+/// levels to carry the stop, a 96² sheet dropped on a ball has such edges when it lands, and
+/// it diverged in frame 56 (a particle 1 km off). Now no sweep shortens an edge below half
+/// its rest length.
+#[test]
+fn a_sheet_without_coarse_levels_lands_on_a_ball_without_diverging() {
+    let ctx = common::gpu("a_sheet_without_coarse_levels_lands_on_a_ball_without_diverging");
+    let sheet = flat_sheet(96, 1.0, 1.0, Pinning::None);
+    for backend in backends(&ctx) {
+        let params = SolverParams {
+            colliders: vec![
+                Collider::sphere(Vec3::new(0.0, 0.5, 0.0), 0.3),
+                Collider::ground(0.0),
+            ],
+            coarse_levels: false,
+            ..SolverParams::default()
+        };
+        let mut s = Solver::new(backend, &sheet, params).unwrap();
+        for frame in 0..60 {
+            s.step(1.0 / 60.0)
+                .unwrap_or_else(|e| panic!("{backend:?}, frame {frame}: {e}"));
+        }
+        let stretch = chiffon::quality::stretch(&sheet, &s.positions().unwrap());
+        assert!(stretch.max < 2.5, "{backend:?}: {stretch:?}");
+    }
+}
