@@ -264,11 +264,12 @@ impl Collider {
 
     /// The signed distance (m) from `point` to the collider's surface at its pose, by the
     /// arithmetic the collide pass uses: negative inside a sphere, capsule, box or closed mesh
-    /// and behind a plane; an open mesh's is unsigned. A mesh's is its grid's trilinear sample,
-    /// exact near the surface and, deeper than [`BAND_CELLS`](crate::contact::BAND_CELLS) cells, a bound that
-    /// never overestimates the distance ([`DistanceGrid`]). The thickness is not counted: the solver keeps the cloth where this is at
-    /// least the collider's `thickness`. A free particle where it is negative at the start is
-    /// pushed out in the first substep, whatever the depth.
+    /// and behind a plane; an open mesh's is unsigned. A mesh's is its grid's trilinear
+    /// sample: exact near the surface and, deeper than
+    /// [`BAND_CELLS`](crate::contact::BAND_CELLS) cells, a bound that never overestimates the
+    /// distance ([`DistanceGrid`]). The thickness is not counted: the solver keeps the cloth
+    /// where this is at least the collider's `thickness`. A free particle where it is negative
+    /// at the start is pushed out in the first substep, whatever the depth.
     pub fn distance(&self, point: Vec3) -> f32 {
         let grid = match &self.shape {
             Shape::Mesh(grid) => grid.values(),
