@@ -196,25 +196,14 @@ fn scene_rows(ui: &mut egui::Ui, s: &mut Settings, actions: &mut Vec<Action>) {
     // What holds the cloths: the edges, or the triangles (whose shear the compliance below
     // frees on any mesh).
     egui::ComboBox::from_label("membrane")
-        .selected_text(membrane_name(s.membrane))
+        .selected_text(s.membrane.name())
         .show_ui(ui, |ui| {
             for m in [crate::Membrane::Edges, crate::Membrane::Triangles] {
-                if ui
-                    .selectable_value(&mut s.membrane, m, membrane_name(m))
-                    .changed()
-                {
+                if ui.selectable_value(&mut s.membrane, m, m.name()).changed() {
                     actions.push(Action::Rebuild);
                 }
             }
         });
-}
-
-/// The panel's name of a membrane (the command line's `--membrane` value).
-fn membrane_name(m: crate::Membrane) -> &'static str {
-    match m {
-        crate::Membrane::Edges => "edges",
-        crate::Membrane::Triangles => "triangles",
-    }
 }
 
 /// How the solver solves: integrator, frame time, substeps, iterations, damping, compliance,

@@ -98,10 +98,7 @@ impl SceneBench for StandardConfig {
                 .membrane(self.membrane)
                 .build(),
             );
-            let membrane = match self.membrane {
-                Membrane::Edges => "edges",
-                Membrane::Triangles => "triangles",
-            };
+            let membrane = self.membrane.name();
             let fields = Fields {
                 n,
                 sheet,
