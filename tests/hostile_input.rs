@@ -172,15 +172,52 @@ fn far_collider_coordinates_are_refused_not_dropped() {
         ));
         assert!(m.contains("position"), "{m}");
     }
-    // Within the bound, accepted.
+    // Within the bound, all of it (its ends, radius and thickness), accepted.
     let capsule = Collider::capsule(
-        Vec3::new(-max, 0.5, 0.0),
-        Vec3::new(max, 0.5, 0.0),
+        Vec3::new(-(max - 1.0), 0.5, 0.0),
+        Vec3::new(max - 1.0, 0.5, 0.0),
         0.1,
         0.1,
     );
     SolverParams {
         colliders: vec![capsule],
+        ..SolverParams::default()
+    }
+    .validate()
+    .unwrap();
+}
+
+/// Each number within the bound, the collider not: a box of half extent 1e6 centred at 1e6
+/// reached 2e6 m and was accepted, and a cloth resting on a box whose top was at 1e6 m ended as
+/// 18 distinct f32 points. What a collider reaches, turned, with its thickness, is checked.
+#[test]
+fn a_collider_reaching_past_the_coordinate_bound_is_refused() {
+    let max = chiffon::params::MAX_COORDINATE;
+    let turned = Quat::from_rotation_y(std::f32::consts::FRAC_PI_4);
+    for collider in [
+        Collider::cuboid(
+            Vec3::new(max, 0.5, 0.0),
+            Vec3::new(max, 1.0, 1.0),
+            Quat::IDENTITY,
+        ),
+        Collider::cuboid(Vec3::ZERO, Vec3::splat(0.9 * max), turned),
+        Collider::sphere(Vec3::new(0.0, 0.6 * max, 0.0), 0.5 * max),
+        Collider::capsule(Vec3::ZERO, Vec3::new(max, 0.0, 0.0), 1.0, 1.0),
+        Collider::sphere(Vec3::ZERO, max).thickness(1.0),
+    ] {
+        let m = refusal(collider.clone());
+        assert!(
+            m.contains("reaches") && m.contains("1e6 m"),
+            "{collider:?}: {m}"
+        );
+    }
+    // Unturned, the same box fits.
+    SolverParams {
+        colliders: vec![Collider::cuboid(
+            Vec3::ZERO,
+            Vec3::splat(0.9 * max),
+            Quat::IDENTITY,
+        )],
         ..SolverParams::default()
     }
     .validate()

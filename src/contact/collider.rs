@@ -389,6 +389,41 @@ impl Collider {
             }
             Shape::Mesh(_) => {}
         }
+        // Each number within the bound is not enough: a box of half extent 1e6 centred at 1e6
+        // reaches 2e6, where a cloth resting on it collapsed to a few f32 points.
+        let turn = glam::Mat3::from_quat(q);
+        let reach = match &self.shape {
+            Shape::Sphere { radius } => Some(self.pose.translation.abs() + Vec3::splat(*radius)),
+            Shape::Capsule {
+                a,
+                b,
+                radius_a,
+                radius_b,
+            } => Some(
+                self.pose
+                    .transform_point(*a)
+                    .abs()
+                    .max(self.pose.transform_point(*b).abs())
+                    + Vec3::splat(radius_a.max(*radius_b)),
+            ),
+            Shape::Cuboid { half_extents } => Some(
+                self.pose.translation.abs()
+                    + turn.x_axis.abs() * half_extents.x
+                    + turn.y_axis.abs() * half_extents.y
+                    + turn.z_axis.abs() * half_extents.z,
+            ),
+            Shape::Plane { .. } | Shape::Mesh(_) => None,
+        };
+        if let Some(reach) = reach {
+            let far = reach.max_element() + self.thickness;
+            if far > max {
+                return bad(format!(
+                    "it reaches {} m from the origin on an axis (its place, its size and its \
+                     thickness), more than {max:e} m; {why}",
+                    shown(far)
+                ));
+            }
+        }
         Ok(())
     }
 

@@ -489,4 +489,72 @@ mod tests {
         ]);
         assert!(clear.iter().all(|t| !t.contains("inside")), "{clear:?}");
     }
+
+    /// `simulate --grid 16x16` with `args`: its warnings, or the error that refused it.
+    fn simulate_warnings(args: &[&str]) -> std::result::Result<Vec<String>, String> {
+        let cli = Cli::try_parse_from(
+            ["chiffon", "simulate", "--out", "o.obj", "--grid", "16x16"]
+                .iter()
+                .chain(args),
+        )
+        .map_err(|e| e.to_string())?;
+        let Some(Command::Simulate { scene, .. }) = cli.command else {
+            panic!("not simulate: {cli:?}");
+        };
+        let params = scene.params().map_err(|e| format!("{e:#}"))?;
+        Ok(scene.warnings(&scene.cloth().unwrap(), &params))
+    }
+
+    /// The hostile contact sweep of 2026-12-07: a thickness of 100 m round a sphere that
+    /// touched the cloth flung it 100 m with no word (the warning counted only particles
+    /// inside the surface); a strain limit and a self-thickness that do nothing ran silently.
+    #[test]
+    fn contact_flags_that_fling_the_cloth_or_do_nothing_are_warned_of() {
+        let w = simulate_warnings(&["--sphere", "0,0.3,0.3,0.3", "--thickness", "100"]).unwrap();
+        assert!(
+            w.iter()
+                .any(|t| t.contains("within half the thickness of --sphere")
+                    && t.contains("up to 100.00 m")),
+            "{w:?}"
+        );
+        // The default thickness (5 mm) round the same sphere, 0.3 m behind the cloth: clear.
+        let w = simulate_warnings(&["--sphere", "0,0.3,0.3,0.3"]).unwrap();
+        assert!(w.iter().all(|t| !t.contains("--sphere")), "{w:?}");
+        let w = simulate_warnings(&["--strain-limit", "1.5"]).unwrap();
+        assert!(
+            w.iter()
+                .any(|t| t.contains("--strain-limit acts in frames with contact")),
+            "{w:?}"
+        );
+        let w = simulate_warnings(&["--strain-limit", "1.5", "--ground", "0"]).unwrap();
+        assert!(w.iter().all(|t| !t.contains("--strain-limit")), "{w:?}");
+        let w = simulate_warnings(&["--self-collision", "on", "--self-thickness", "2"]).unwrap();
+        assert!(
+            w.iter()
+                .any(|t| t.contains("--self-thickness 2 m is wider than the cloth")),
+            "{w:?}"
+        );
+        let w = simulate_warnings(&["--self-collision", "on", "--self-thickness", "0.05"]).unwrap();
+        assert!(w.iter().all(|t| !t.contains("wider")), "{w:?}");
+    }
+
+    /// A box turned 1e30 degrees faced wherever the rounding left it; ten thousand
+    /// `--collider`s were refused as "4097 is more than the 4096", quoting the 4097th flag.
+    #[test]
+    fn a_box_turned_past_a_turn_and_too_many_colliders_are_refused_plainly() {
+        let e = simulate_warnings(&["--collider", "box:0,0.3,0.2,0.3,0.1,0.1,1e30"]).unwrap_err();
+        assert!(e.contains("within ±360 degrees, not 1e30"), "{e}");
+        assert!(simulate_warnings(&["--collider", "box:0,0.3,0.2,0.3,0.1,0.1,-360"]).is_ok());
+        let many: Vec<String> = (0..5000)
+            .flat_map(|k| ["--collider".to_string(), format!("sphere:{k},5,0,0.1")])
+            .collect();
+        let mut args: Vec<&str> = many.iter().map(String::as_str).collect();
+        args.extend(["--ground", "0"]);
+        let e = simulate_warnings(&args).unwrap_err();
+        assert!(
+            e.contains("5001 colliders (5000 --collider flags, --ground)")
+                && e.contains("more than the 4096"),
+            "{e}"
+        );
+    }
 }

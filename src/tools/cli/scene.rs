@@ -314,7 +314,17 @@ pub fn parse_collider(s: &str) -> Result<ColliderSpec, String> {
         }
         "box" => {
             let v = v(&[6, 7], "box:CX,CY,CZ,HX,HY,HZ[,YAW_DEG]")?;
-            let yaw = v.get(6).copied().unwrap_or(0.0).to_radians();
+            let yaw = v.get(6).copied().unwrap_or(0.0);
+            // Far past a turn, f32 degrees no longer say which way the box faces (1e30 turned
+            // it by whatever the rounding left).
+            if yaw.abs() > 360.0 {
+                return Err(format!(
+                    "wants box:CX,CY,CZ,HX,HY,HZ[,YAW_DEG] with YAW_DEG within ±360 degrees, \
+                     not {} in {s:?}",
+                    crate::error::shown(yaw)
+                ));
+            }
+            let yaw = yaw.to_radians();
             Collider::cuboid(at(&v), at(&v[3..]), glam::Quat::from_rotation_y(yaw))
         }
         "mesh" if !values.is_empty() => return Ok(ColliderSpec::Mesh(PathBuf::from(values))),
@@ -428,6 +438,27 @@ impl SceneArgs {
             {
                 bail!("{flag} wants {what}, not {v}{note}");
             }
+        }
+        // All at once: checked as they are added, the message would quote the flag that
+        // passed the limit as if it were at fault, and give that count, not the real one.
+        let total = usize::from(self.ground.0.is_some())
+            + usize::from(self.sphere.0.is_some())
+            + self.colliders.len();
+        if total > crate::params::MAX_COLLIDERS {
+            let mut given = vec![format!("{} --collider flags", self.colliders.len())];
+            for (flag, on) in [
+                ("--ground", self.ground.0.is_some()),
+                ("--sphere", self.sphere.0.is_some()),
+            ] {
+                if on {
+                    given.push(flag.to_string());
+                }
+            }
+            bail!(
+                "{total} colliders ({}) is more than the {} chiffon takes",
+                given.join(", "),
+                crate::params::MAX_COLLIDERS
+            );
         }
         // The shorthands first, then --collider in the order given; each one's material from
         // --thickness, --friction and --restitution where given.
@@ -576,6 +607,34 @@ impl SceneArgs {
         if self.restitution.is_some() && !self.any_collider() {
             out.push("--restitution acts on colliders and does nothing without one".into());
         }
+        if self.solver.strain_limit.is_some()
+            && params.strain_limit.is_some()
+            && !contact
+            && params.strain_limit_frames == crate::params::LimitFrames::Contact
+        {
+            out.push(
+                "--strain-limit acts in frames with contact and does nothing without a \
+                 collider or --self-collision on (--strain-limit-frames all runs it in every \
+                 frame)"
+                    .into(),
+            );
+        }
+        if let Some(distance) = params.self_collision.and_then(|sc| sc.thickness) {
+            // Self-collision skips pairs closer at rest than its distance: one wider than the
+            // cloth skips every pair, and the run is the run without it (bit for bit).
+            let (lo, hi) = cloth.positions().iter().fold(
+                (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+                |(lo, hi), &x| (lo.min(x), hi.max(x)),
+            );
+            let across = (hi - lo).length();
+            if cloth.particle_count() > 1 && distance >= across {
+                out.push(format!(
+                    "--self-thickness {distance} m is wider than the cloth ({across:.3} m \
+                     across): every pair of particles is closer than that at rest, so \
+                     self-collision skips them all and does nothing"
+                ));
+            }
+        }
         let n = cloth.particle_count();
         let pinned = (0..n).filter(|&i| cloth.is_pinned(i)).count();
         if n > 0 && pinned == n {
@@ -621,9 +680,11 @@ impl SceneArgs {
             }
             if free_behind > 0 {
                 out.push(format!(
-                    "{free_behind} particles start {below} {name} and are pushed {} to it in the \
-                     first frame",
-                    if normal.y > 0.999 { "up" } else { "out" }
+                    "{free_behind} particles start {below} {name} and are pushed {} to its \
+                     thickness of {} {} it in the first frame",
+                    if normal.y > 0.999 { "up" } else { "out" },
+                    length(c.thickness),
+                    if normal.y > 0.999 { "above" } else { "off" },
                 ));
             }
         }
@@ -631,20 +692,22 @@ impl SceneArgs {
     }
 }
 
-/// What starts inside a collider that is not a plane (a plane's are said as "below" or
-/// "behind" it): free particles inside are pushed out to its surface in the first substep, all
-/// at once, which stretches or tears the cloth when they are deep; pinned ones stay inside.
+/// What starts inside a collider that is not a plane, or so near it that the first substep
+/// throws it (a plane's are said as "below" or "behind" it): a free particle closer to its
+/// surface than half the thickness is pushed out to the thickness in the first substep, all at
+/// once, which stretches or tears the cloth when the push is long (a thickness of 100 m round a
+/// sphere that touched the cloth flung it 100 m and ran with no word); pinned ones inside stay
+/// there.
 fn inside_warnings(cloth: &Cloth, c: &crate::Collider, name: &str) -> Vec<String> {
-    let (mut free, mut pinned, mut deepest) = (0usize, 0usize, 0.0f32);
+    let (mut free, mut pinned, mut longest) = (0usize, 0usize, 0.0f32);
+    let mut deepest = 0.0f32;
     for (i, &x) in cloth.positions().iter().enumerate() {
         let d = c.distance(x);
-        if d >= 0.0 {
-            continue;
-        }
         if cloth.is_pinned(i) {
-            pinned += 1;
-        } else {
+            pinned += usize::from(d < 0.0);
+        } else if d < 0.5 * c.thickness {
             free += 1;
+            longest = longest.max(c.thickness - d);
             deepest = deepest.max(-d);
         }
     }
@@ -661,17 +724,41 @@ fn inside_warnings(cloth: &Cloth, c: &crate::Collider, name: &str) -> Vec<String
         ));
     }
     if free > 0 {
+        let (one, them) = if free == 1 {
+            ("starts", "it")
+        } else {
+            ("start", "them")
+        };
+        let place = if deepest > 0.0 {
+            format!("inside {name}, up to {} deep", length(deepest))
+        } else {
+            format!("within half the thickness of {name}")
+        };
         out.push(format!(
-            "{free} of the cloth's {} particles {} inside {name}, up to {:.1} cm deep: the \
-             first frame pushes {} out to its surface at once, which stretches the cloth \
-             (move the cloth or the collider apart)",
+            "{free} of the cloth's {} particles {one} {place}: the first frame pushes {them} \
+             out to its surface plus its thickness of {} at once, up to {}, which stretches \
+             the cloth (move the cloth or the collider apart)",
             cloth.particle_count(),
-            if free == 1 { "starts" } else { "start" },
-            100.0 * deepest,
-            if free == 1 { "it" } else { "them" },
+            length(c.thickness),
+            length(longest),
         ));
     }
     out
+}
+
+/// A length for a message, in the unit its size calls for (a depth printed in centimetres
+/// read "99999992.0 cm" for a sphere of 1 000 km and "0.0 cm" for a box 2 µm thin).
+fn length(m: f32) -> String {
+    let a = m.abs();
+    if a >= 1.0 {
+        format!("{m:.2} m")
+    } else if a >= 0.01 {
+        format!("{:.1} cm", 100.0 * m)
+    } else if a >= 1e-4 {
+        format!("{:.2} mm", 1e3 * m)
+    } else {
+        format!("{m:.1e} m")
+    }
 }
 
 /// A `--pin` selection as it was written (near enough to recognise).
