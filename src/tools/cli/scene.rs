@@ -513,6 +513,18 @@ impl SceneArgs {
                 }
             };
             given(p, &flag, Some(material(c)), |p, c| p.colliders.push(c))?;
+            if let Some(c) = p.colliders.get(index)
+                && c.contact_thickness() > c.thickness
+            {
+                described.push(format!(
+                    "collider {index} (an open shell) keeps the cloth {} from it, not the {} \
+                     asked: {} of its grid's cell, the least that stops the cloth passing \
+                     through between the grid's samples",
+                    length(c.contact_thickness()),
+                    length(c.thickness),
+                    crate::contact::OPEN_MESH_MIN_THICKNESS_CELLS
+                ));
+            }
         }
         let self_collision = self.self_collision == Some(true);
         given(
@@ -705,9 +717,9 @@ fn inside_warnings(cloth: &Cloth, c: &crate::Collider, name: &str) -> Vec<String
         let d = c.distance(x);
         if cloth.is_pinned(i) {
             pinned += usize::from(d < 0.0);
-        } else if d < 0.5 * c.thickness {
+        } else if d < 0.5 * c.contact_thickness() {
             free += 1;
-            longest = longest.max(c.thickness - d);
+            longest = longest.max(c.contact_thickness() - d);
             deepest = deepest.max(-d);
         }
     }
@@ -739,7 +751,7 @@ fn inside_warnings(cloth: &Cloth, c: &crate::Collider, name: &str) -> Vec<String
              out to its surface plus its thickness of {} at once, up to {}, which stretches \
              the cloth (move the cloth or the collider apart)",
             cloth.particle_count(),
-            length(c.thickness),
+            length(c.contact_thickness()),
             length(longest),
         ));
     }
