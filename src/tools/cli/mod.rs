@@ -538,6 +538,30 @@ mod tests {
         assert!(w.iter().all(|t| !t.contains("wider")), "{w:?}");
     }
 
+    /// A sheet of 2.5 cm spacing dropped across a rod of 2 cm radius fell through it (capsules
+    /// meet only the particles, and the edge between two rows passed under the rod), with no
+    /// word; a rod of 3 cm held it. The thin one is warned of, with the thickness that holds.
+    #[test]
+    fn a_capsule_thinner_than_the_cloths_gaps_is_warned_of() {
+        let rod = |r: &str| {
+            simulate_warnings(&[
+                "--spacing",
+                "0.025",
+                "--collider",
+                &format!("capsule:-0.6,0.5,0,0.6,0.5,0,{r},{r}"),
+            ])
+            .unwrap()
+        };
+        let w = rod("0.02");
+        assert!(
+            w.iter().any(|t| t.contains("is thin for the cloth")
+                && t.contains("give it a thickness of at least 1.2 cm")),
+            "{w:?}"
+        );
+        let w = rod("0.03");
+        assert!(w.iter().all(|t| !t.contains("thin for the cloth")), "{w:?}");
+    }
+
     /// A box turned 1e30 degrees faced wherever the rounding left it; ten thousand
     /// `--collider`s were refused as "4097 is more than the 4096", quoting the 4097th flag.
     #[test]
