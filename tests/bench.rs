@@ -599,6 +599,24 @@ fn one_membrane_kind_left_out_of_triangles_is_refused_not_ignored() {
     }
 }
 
+/// `--colliders sphere,sphere` ran the sphere twice with no word (the hostile sweep of
+/// 2026-12-07).
+#[test]
+fn a_collider_set_named_twice_is_refused_not_run_twice() {
+    let stderr = refused_before_running(&[
+        "--scene",
+        "colliders",
+        "--backend",
+        "cpu",
+        "--colliders",
+        "sphere,box,sphere",
+    ]);
+    assert!(
+        stderr.contains("--colliders names sphere twice (at 1 and 3)"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn quick_presets_sizes_but_explicit_flags_win() {
     let dir = common::temp_dir("bench-quick");

@@ -316,6 +316,20 @@ impl BenchArgs {
                     c.sizes = sizes.clone();
                 }
                 if let Some(sets) = &self.colliders {
+                    // Named twice, a set ran twice with no word (and its rows read as two
+                    // measurements of different things).
+                    if let Some((k, set)) = sets
+                        .iter()
+                        .enumerate()
+                        .find(|(k, set)| sets[..*k].contains(set))
+                    {
+                        anyhow::bail!(
+                            "--colliders names {} twice (at {} and {}); each set runs once",
+                            serde_json::to_value(set)?.as_str().unwrap_or("a set"),
+                            sets.iter().position(|s| s == set).unwrap_or(0) + 1,
+                            k + 1
+                        );
+                    }
                     c.sets = sets.clone();
                 }
             }
