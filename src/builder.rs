@@ -61,16 +61,11 @@ pub enum Membrane {
     Triangles,
 }
 
-impl Membrane {
-    /// Its name on the command line (`--membrane`), in the benchmark's output and the demo's
-    /// panel: `edges` or `triangles`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Membrane::Edges => "edges",
-            Membrane::Triangles => "triangles",
-        }
-    }
-}
+// One spelling for the command line (`--membrane`), the benchmark's output and the panel.
+crate::names::named_enum!(Membrane "membrane" {
+    Edges => "edges",
+    Triangles => "triangles",
+});
 
 /// Which particles never move (inverse mass 0). Several selections can be combined with
 /// [`ClothBuilder::pin`]; each must select something.

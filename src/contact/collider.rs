@@ -248,7 +248,7 @@ impl Collider {
 
     /// The distance the solver keeps the cloth from the surface (m): [`Self::thickness`], but
     /// for an open mesh at least [`OPEN_MESH_MIN_THICKNESS_CELLS`] of its grid's cell (an open
-    /// tablecloth of 1.2 m at the default 96 samples: 7.8 mm where 5 mm is asked), since a
+    /// tablecloth of 1.2 m at the default 96 samples: 7.5 mm where 5 mm is asked), since a
     /// thinner one lets the cloth through the shell between the grid's samples.
     pub fn contact_thickness(&self) -> f32 {
         match &self.shape {

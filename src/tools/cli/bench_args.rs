@@ -318,17 +318,14 @@ impl BenchArgs {
                 if let Some(sets) = &self.colliders {
                     // Named twice, a set ran twice with no word (and its rows read as two
                     // measurements of different things).
-                    if let Some((k, set)) = sets
-                        .iter()
-                        .enumerate()
-                        .find(|(k, set)| sets[..*k].contains(set))
-                    {
-                        anyhow::bail!(
-                            "--colliders names {} twice (at {} and {}); each set runs once",
-                            serde_json::to_value(set)?.as_str().unwrap_or("a set"),
-                            sets.iter().position(|s| s == set).unwrap_or(0) + 1,
-                            k + 1
-                        );
+                    for (k, set) in sets.iter().enumerate() {
+                        if let Some(first) = sets[..k].iter().position(|s| s == set) {
+                            anyhow::bail!(
+                                "--colliders names {set} twice (at {} and {}); each set runs once",
+                                first + 1,
+                                k + 1
+                            );
+                        }
                     }
                     c.sets = sets.clone();
                 }

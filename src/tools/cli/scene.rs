@@ -634,10 +634,7 @@ impl SceneArgs {
         if let Some(distance) = params.self_collision.and_then(|sc| sc.thickness) {
             // Self-collision skips pairs closer at rest than its distance: one wider than the
             // cloth skips every pair, and the run is the run without it (bit for bit).
-            let (lo, hi) = cloth.positions().iter().fold(
-                (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
-                |(lo, hi), &x| (lo.min(x), hi.max(x)),
-            );
+            let (lo, hi) = crate::geometry::bounds(cloth.positions());
             let across = (hi - lo).length();
             if cloth.particle_count() > 1 && distance >= across {
                 out.push(format!(
