@@ -1,7 +1,9 @@
-// Box edges against the cloth's triangles (CPU twin: src/cpu/collide_edges.rs). Particles alone
-// cannot keep a box's corner or edge out of the cloth: one sharper than the spacing slips
-// between them and pokes through a triangle (a table's corners through a tablecloth). So after
-// `collide`, per substep:
+// Box edges, and thin capsules' axes, against the cloth's triangles (CPU twin:
+// src/cpu/collide_edges.rs). Particles alone cannot keep a box's corner or edge out of the
+// cloth: one sharper than the spacing slips between them and pokes through a triangle (a
+// table's corners through a tablecloth); nor a capsule thinner than about its spacing (a rod
+// parts two rows of particles and the edges between them slip under it). So after `collide`,
+// per substep:
 //
 //   edge_contacts        one thread per triangle: the deepest point of any box edge (its ends
 //                        are the corners) over the triangle and on its wrong side, closer than
@@ -22,7 +24,7 @@
 @group(0) @binding(4) var<storage, read> distance_grid: array<f32>;
 @group(0) @binding(5) var<storage, read> triangle_table: array<u32>;
 // Two per triangle: the push (xyz its direction, w how far; 0: none), each corner's share of
-// it (xyz).
+// it (xyz) and the friction μ of what it pushes off (w: a thin capsule's; a box's none).
 @group(0) @binding(6) var<storage, read_write> pushes: array<vec4<f32>>;
 
 const TRIANGLE_HEADER: u32 = 2u;
@@ -75,6 +77,65 @@ fn box_corner(position: vec3<f32>, axes: array<vec3<f32>, 3>, signs: vec3<f32>) 
 // triangle's side is taken from where it was, not from the box (Rust: FACING).
 const FACING: f32 = 0.3;
 
+// A capsule the host marked thin for the cloth (material w): its axis is kept out of the
+// triangles as a box's edges are (Rust: thin_capsule).
+fn thin_capsule(c: ColliderRecord) -> bool {
+    return c.kind == COLLIDER_CAPSULE && c.material.w != 0.0;
+}
+
+struct Axis {
+    p: vec3<f32>,
+    q: vec3<f32>,
+    ra: f32,
+    rb: f32,
+}
+
+// A capsule's axis ends at `pose`, and their radii (Rust: capsule_axis).
+fn capsule_axis(c: ColliderRecord, pose: Pose) -> Axis {
+    return Axis(to_world(pose, c.shape_a.xyz), to_world(pose, c.shape_b.xyz), c.shape_a.w, c.shape_b.w);
+}
+
+// A triangle's centre within its own size, the thickness and the larger radius of a thin
+// capsule's axis (Rust: near_axis).
+fn near_axis(c: ColliderRecord, pose: Pose, centre: vec3<f32>, reach: f32) -> bool {
+    let ax = capsule_axis(c, pose);
+    let d = ax.q - ax.p;
+    let s = clamp(dot(centre - ax.p, d) / max(dot(d, d), 1e-30), 0.0, 1.0);
+    return length(centre - (ax.p + d * s)) <= max(ax.ra, ax.rb) + c.material.x + reach;
+}
+
+// The part [t0, t1] of the segment p + d t, t in [0, 1], over the triangle x0 x1 x2 (its
+// normal unnormalized `cr`), seen along its normal; t0 > t1 when none (Rust:
+// clip_to_triangle).
+fn clip_to_triangle(p: vec3<f32>, d: vec3<f32>, x0: vec3<f32>, x1: vec3<f32>, x2: vec3<f32>, cr: vec3<f32>) -> vec2<f32> {
+    var t0 = 0.0;
+    var t1 = 1.0;
+    for (var side = 0u; side < 3u; side++) {
+        var a = x0;
+        var b = x1;
+        if (side == 1u) {
+            a = x1;
+            b = x2;
+        } else if (side == 2u) {
+            a = x2;
+            b = x0;
+        }
+        let inward = cross3(cr, b - a);
+        let f0 = dot(p - a, inward);
+        let fd = dot(d, inward);
+        if (abs(fd) < 1e-30) {
+            if (f0 < 0.0) {
+                t0 = 2.0;
+            }
+        } else if (fd > 0.0) {
+            t0 = max(t0, -f0 / fd);
+        } else {
+            t1 = min(t1, -f0 / fd);
+        }
+    }
+    return vec2<f32>(t0, t1);
+}
+
 struct TrianglePush {
     push: vec4<f32>,
     shares: vec4<f32>,
@@ -106,27 +167,40 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
     var best = 0.0;
     var at = vec3<f32>(0.0);
     var out = vec3<f32>(0.0);
+    // The friction of the collider pushed off: a capsule's own μ; a box's pushes none.
+    var mu = 0.0;
     for (var k = 0u; k < params.collider_count; k++) {
-        if (collider_table[COLLIDER_ROWS * k].x != COLLIDER_CUBOID) {
+        let kind = collider_table[COLLIDER_ROWS * k].x;
+        if (kind != COLLIDER_CUBOID && kind != COLLIDER_CAPSULE) {
+            continue;
+        }
+        // A capsule that is not thin is skipped on its material row alone (a table's legs).
+        if (kind == COLLIDER_CAPSULE && collider_row(k, ROW_MATERIAL).w == 0.0) {
             continue;
         }
         let c = collider(k);
+        let capsule = thin_capsule(c);
         let r = c.material.x;
         let pose = collider_pose(c, t_to);
         let half = c.shape_a.xyz;
         let local_centre = to_local(pose, centre);
-        // A triangle near an edge is within the thickness and its own size of the box, and
-        // near two of its faces' planes: most (those far, or over a face) are not.
-        let excess = abs(local_centre) - half;
-        let within = r + reach;
-        if (max(max(excess.x, excess.y), excess.z) > within) {
-            continue;
+        if (capsule) {
+            if (!near_axis(c, pose, centre, reach)) {
+                continue;
+            }
+        } else {
+            // A triangle near an edge is within the thickness and its own size of the box,
+            // and near two of its faces' planes: most (those far, or over a face) are not.
+            let excess = abs(local_centre) - half;
+            let within = r + reach;
+            if (max(max(excess.x, excess.y), excess.z) > within) {
+                continue;
+            }
+            let near = select(vec3<u32>(0u), vec3<u32>(1u), excess > vec3<f32>(-within));
+            if (near.x + near.y + near.z < 2u) {
+                continue;
+            }
         }
-        let near = select(vec3<u32>(0u), vec3<u32>(1u), excess > vec3<f32>(-within));
-        if (near.x + near.y + near.z < 2u) {
-            continue;
-        }
-        let axes = box_axes(pose, half);
         if (!ready) {
             ready = true;
             cr = cross3(e1, e2);
@@ -141,6 +215,39 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
             start = previous[i0].xyz;
             n_before = cross3(previous[i1].xyz - start, previous[i2].xyz - start);
         }
+        if (capsule) {
+            // The part of the axis over the triangle, kept on the side it was on at the
+            // substep's start, its surface (the radius along it) the thickness off.
+            let ax = capsule_axis(c, pose);
+            let d = ax.q - ax.p;
+            let tt = clip_to_triangle(ax.p, d, x0, x1, x2, cr);
+            if (tt.x > tt.y) {
+                continue;
+            }
+            let side = -dot(ax.p + d * ((tt.x + tt.y) * 0.5) - start, n_before);
+            let no = select(-n, n, side > 0.0);
+            let y0 = ax.p + d * tt.x;
+            let y1 = ax.p + d * tt.y;
+            let g0 = dot(y0 - x0, no) + (ax.ra + (ax.rb - ax.ra) * tt.x) + r;
+            let g1 = dot(y1 - x0, no) + (ax.ra + (ax.rb - ax.ra) * tt.y) + r;
+            var g = g0;
+            var y = y0;
+            var t = tt.x;
+            if (g1 > g0) {
+                g = g1;
+                y = y1;
+                t = tt.y;
+            }
+            // Deeper than half the triangle past the surface is the far side.
+            if (g > best && g <= (ax.ra + (ax.rb - ax.ra) * t) + r + 0.5 * longest) {
+                best = g;
+                at = y;
+                out = no;
+                mu = c.material.y;
+            }
+            continue;
+        }
+        let axes = box_axes(pose, half);
         for (var e = 0u; e < 12u; e++) {
             let axis = e / 4u;
             let first = edge_start(e);
@@ -161,31 +268,9 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
             let facing = dot(n, quat_rotate(pose.rotation, local) / length(local));
             // The part of the edge over the triangle: p + d t, t in [t0, t1].
             let d = q - p;
-            var t0 = 0.0;
-            var t1 = 1.0;
-            for (var side = 0u; side < 3u; side++) {
-                var a = x0;
-                var b = x1;
-                if (side == 1u) {
-                    a = x1;
-                    b = x2;
-                } else if (side == 2u) {
-                    a = x2;
-                    b = x0;
-                }
-                let inward = cross3(cr, b - a);
-                let f0 = dot(p - a, inward);
-                let fd = dot(d, inward);
-                if (abs(fd) < 1e-30) {
-                    if (f0 < 0.0) {
-                        t0 = 2.0;
-                    }
-                } else if (fd > 0.0) {
-                    t0 = max(t0, -f0 / fd);
-                } else {
-                    t1 = min(t1, -f0 / fd);
-                }
-            }
+            let tt = clip_to_triangle(p, d, x0, x1, x2, cr);
+            let t0 = tt.x;
+            let t1 = tt.y;
             if (t0 > t1) {
                 continue;
             }
@@ -212,6 +297,7 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
                 best = g;
                 at = y;
                 out = no;
+                mu = 0.0;
             }
         }
     }
@@ -222,7 +308,7 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
     // about the point instead (a corner near it taking all the push), it would stretch the
     // corner's edges to the triangles beyond (a box's top corner, 1.87x at rest).
     if (p0.w > 0.0 && p1.w > 0.0 && p2.w > 0.0) {
-        return TrianglePush(vec4<f32>(out, best), vec4<f32>(1.0, 1.0, 1.0, 0.0));
+        return TrianglePush(vec4<f32>(out, best), vec4<f32>(1.0, 1.0, 1.0, mu));
     }
     // The deepest point's barycentric coordinates on the triangle.
     let v2 = at - x0;
@@ -250,7 +336,7 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
         return none;
     }
     let shares = min(vec3<f32>(w0 / s, w1 / s, w2 / s), vec3<f32>(1.0));
-    return TrianglePush(vec4<f32>(out, best), vec4<f32>(shares, 0.0));
+    return TrianglePush(vec4<f32>(out, best), vec4<f32>(shares, mu));
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -273,6 +359,7 @@ fn apply_edge_contacts(thread: Thread) {
     let p = positions[i];
     var moved = vec3<f32>(0.0);
     var largest = 0.0;
+    var mu = 0.0;
     let incident = incident_start();
     let corners = corners_start();
     for (var s = triangle_table[TRIANGLE_HEADER + i]; s < triangle_table[TRIANGLE_HEADER + i + 1u]; s++) {
@@ -289,19 +376,35 @@ fn apply_edge_contacts(thread: Thread) {
         }
         // The largest of its triangles' pushes: summed, pushes along the three faces at a
         // box's corner would carry it off the corner diagonally, well past each of them.
-        let want = push.w * pushes[2u * k + 1u][corner];
+        let shares = pushes[2u * k + 1u];
+        let want = push.w * shares[corner];
         if (want > largest) {
             largest = want;
             moved = push.xyz * want;
+            mu = shares.w;
         }
     }
     let len = length(moved);
     if (len <= 0.0) { return; }
     let dir = moved / len;
     let q = previous[i];
-    let into = min(dot(p.xyz - q.xyz, dir), 0.0);
+    let v = p.xyz - q.xyz;
+    let into = min(dot(v, dir), 0.0);
+    // Coulomb friction off a thin capsule (a box's pushes carry none), as `collide` brakes:
+    // the sliding along the surface taken from the velocity up to μ times the push.
+    var braked = vec3<f32>(0.0);
+    if (mu > 0.0) {
+        let tangential = v - dir * dot(v, dir);
+        let slide = length(tangential);
+        let grip = mu * len;
+        if (slide <= grip) {
+            braked = tangential;
+        } else {
+            braked = tangential * (grip / slide);
+        }
+    }
     positions[i] = vec4<f32>(p.xyz + moved, p.w);
     // Held by contact (the flag collide leaves for static friction): the strain limit that
     // follows moves its neighbours to it, not it back onto the edge.
-    previous[i] = vec4<f32>(q.xyz + moved + dir * into, 1.0);
+    previous[i] = vec4<f32>(q.xyz + moved + dir * into + braked, 1.0);
 }

@@ -55,7 +55,7 @@ struct ColliderRecord {
     pad0: u32,
     pad1: u32,
     grid_dims: vec4<u32>,  // mesh: samples along x, y, z
-    material: vec4<f32>,   // thickness (m), friction μ, restitution e, unused
+    material: vec4<f32>,   // thickness (m), friction μ, restitution e, 1 for a thin capsule (collide_edges)
     shape_a: vec4<f32>,    // sphere: (0,0,0,r); capsule: a, r_a; plane: n, d; cuboid: half extents; mesh: grid origin, cell
     shape_b: vec4<f32>,    // capsule: b, r_b
     bound_from_a: vec4<f32>, // a world capsule holding it at the frame's start: one end, its radius (< 0: a plane)

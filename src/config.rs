@@ -416,7 +416,8 @@ pub struct ColliderRecord {
     pub pad1: u32,
     /// A mesh collider's samples along x, y, z; w unused.
     pub grid_dims: [u32; 4],
-    /// Thickness (m), friction coefficient, restitution; w unused.
+    /// Thickness (m), friction coefficient, restitution; w 1 for a capsule thin for the
+    /// cloth, whose axis `collide_edges` keeps out of the triangles (else 0).
     pub material: [f32; 4],
     /// Sphere: (0, 0, 0, radius); capsule: first end, its radius; plane: unit normal, offset;
     /// cuboid: half extents; mesh: the grid's origin, its cell size.

@@ -352,12 +352,6 @@ impl SolverParams {
             .any(|c| matches!(c.shape, crate::Shape::Cuboid { .. }))
     }
 
-    /// True when every cloth of a world must take the global path: self-collision and the
-    /// boxes' edges run in its per-pass stages.
-    pub fn contact_needs_global(&self) -> bool {
-        self.self_collision.is_some() || self.has_boxes()
-    }
-
     /// The parameters with `collider` added.
     pub fn with_collider(mut self, collider: Collider) -> Self {
         self.colliders.push(collider);

@@ -153,6 +153,13 @@ impl Shape {
 /// Default collider thickness: the distance the cloth keeps from a collider's surface (m).
 pub const DEFAULT_THICKNESS: f32 = 0.005;
 
+/// A capsule whose radius plus thickness is under this many of the cloth's spacings (its
+/// longest mean edge, in a world) also keeps its axis out of the cloth's triangles, as a box
+/// keeps its edges ([`Collider::is_thin_capsule`]): its particles alone let an edge of the
+/// cloth through between two of them (a sheet of 2.5 cm spacing fell through rods of 1 to
+/// 25 mm radius and held on one of 27 mm, the 5 mm thickness added: 1.28 spacings).
+pub const THIN_CAPSULE_SPACINGS: f32 = 1.3;
+
 /// The least distance the cloth keeps from an open mesh (a shell, an unsigned grid), in cells
 /// of its grid ([`Collider::contact_thickness`]). A grid's trilinear blend of unsigned
 /// distances is up to half a cell where the shell passes between its samples, so a thinner
@@ -256,6 +263,20 @@ impl Collider {
                 .thickness
                 .max(OPEN_MESH_MIN_THICKNESS_CELLS * grid.cell_size()),
             _ => self.thickness,
+        }
+    }
+
+    /// Whether this is a capsule thin enough, against a cloth of `spacing` (m, its mean
+    /// edge), that an edge of the cloth could pass through it between two particles: then
+    /// the triangles keep its axis out too ([`THIN_CAPSULE_SPACINGS`]).
+    pub fn is_thin_capsule(&self, spacing: f32) -> bool {
+        match self.shape {
+            Shape::Capsule {
+                radius_a, radius_b, ..
+            } => {
+                radius_a.min(radius_b) + self.contact_thickness() < THIN_CAPSULE_SPACINGS * spacing
+            }
+            _ => false,
         }
     }
 

@@ -6,10 +6,11 @@ use glam::{Vec3, Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
 use super::MIN_PER_TASK;
-use super::colliders::{Pose, collider_pose, quat_rotate, to_local};
+use super::colliders::{Pose, collider_pose, quat_rotate, to_local, to_world};
 use crate::config::EDGE_TABLE_HEADER_WORDS as HEADER_WORDS;
 use crate::config::{ColliderRecord, StepParams};
 
+const COLLIDER_CAPSULE: u32 = 1;
 const COLLIDER_CUBOID: u32 = 3;
 /// Twin of `FACING`: below this cosine between a triangle's normal and a box edge's outward
 /// direction, the triangle's side is taken from where it was, not from the box.
@@ -65,12 +66,14 @@ fn edge_start(e: u32) -> u32 {
     }
 }
 
-/// A collider at the substep's end: its pose and, for a box, its half axes (what each thread
-/// of the kernel works out for itself; worked out once here, by the same arithmetic).
+/// A collider at the substep's end: its pose, for a box its half axes, for a capsule its
+/// axis (what each thread of the kernel works out for itself; worked out once here, by the
+/// same arithmetic).
 #[derive(Clone, Copy)]
 struct Placed {
     pose: Pose,
     axes: [Vec3; 3],
+    axis: Axis,
 }
 
 fn placed(c: &ColliderRecord, t_to: f32) -> Placed {
@@ -78,6 +81,7 @@ fn placed(c: &ColliderRecord, t_to: f32) -> Placed {
     Placed {
         pose,
         axes: box_axes(pose, Vec4::from_array(c.shape_a).xyz()),
+        axis: capsule_axis(c, pose),
     }
 }
 
@@ -116,13 +120,14 @@ fn triangle_push(
         .max((x2 - centre).length_squared())
         .sqrt();
     let near_an_edge = colliders.iter().zip(placements).any(|(c, here)| {
-        c.kind == COLLIDER_CUBOID
+        (c.kind == COLLIDER_CUBOID
             && near_edges(
                 c.material[0],
                 Vec4::from_array(c.shape_a).xyz(),
                 to_local(here.pose, centre),
                 reach,
-            )
+            ))
+            || (thin_capsule(c) && near_axis(c, here.axis, centre, reach))
     });
     if !near_an_edge {
         return [Vec4::ZERO; 2];
@@ -141,6 +146,52 @@ fn near_edges(r: f32, half: Vec3, local_centre: Vec3, reach: f32) -> bool {
     }
     let near = excess.cmpgt(Vec3::splat(-within));
     (near.x as u32) + (near.y as u32) + (near.z as u32) >= 2
+}
+
+/// Twin of `thin_capsule`: a capsule the host marked thin for the cloth (material w), whose
+/// axis the triangles keep out as they keep a box's edges.
+fn thin_capsule(c: &ColliderRecord) -> bool {
+    c.kind == COLLIDER_CAPSULE && c.material[3] != 0.0
+}
+
+/// Twin of `Axis`: a capsule's axis, its ends and their radii.
+type Axis = (Vec3, Vec3, f32, f32);
+
+/// Twin of `capsule_axis`: a capsule's axis ends at `pose`, and their radii.
+fn capsule_axis(c: &ColliderRecord, pose: Pose) -> Axis {
+    let a = Vec4::from_array(c.shape_a);
+    let b = Vec4::from_array(c.shape_b);
+    (to_world(pose, a.xyz()), to_world(pose, b.xyz()), a.w, b.w)
+}
+
+/// Twin of `near_axis`: a triangle's centre within its own size, the thickness and the larger
+/// radius of a thin capsule's axis (`axis`: [`capsule_axis`] at the substep's end).
+fn near_axis(c: &ColliderRecord, axis: Axis, centre: Vec3, reach: f32) -> bool {
+    let (p, q, ra, rb) = axis;
+    let d = q - p;
+    let s = ((centre - p).dot(d) / d.dot(d).max(1e-30)).clamp(0.0, 1.0);
+    (centre - (p + d * s)).length() <= ra.max(rb) + c.material[0] + reach
+}
+
+/// Twin of `clip_to_triangle`: the part `[t0, t1]` of the segment `p + d t`, t in [0, 1], over
+/// the triangle `x` (its normal unnormalized `cr`), seen along its normal; t0 > t1 when none.
+fn clip_to_triangle(p: Vec3, d: Vec3, x: [Vec3; 3], cr: Vec3) -> (f32, f32) {
+    let (mut t0, mut t1) = (0.0f32, 1.0f32);
+    for (a, b) in [(x[0], x[1]), (x[1], x[2]), (x[2], x[0])] {
+        let inward = cr.cross(b - a);
+        let f0 = (p - a).dot(inward);
+        let fd = d.dot(inward);
+        if fd.abs() < 1e-30 {
+            if f0 < 0.0 {
+                t0 = 2.0;
+            }
+        } else if fd > 0.0 {
+            t0 = t0.max(-f0 / fd);
+        } else {
+            t1 = t1.min(-f0 / fd);
+        }
+    }
+    (t0, t1)
 }
 
 /// The rest of `triangle_push`, for a triangle near some box's edge (`centre` and `reach` as
@@ -166,15 +217,22 @@ fn deepest_push(
     let mut best = 0.0f32;
     let mut at = Vec3::ZERO;
     let mut out = Vec3::ZERO;
+    // The friction of the collider pushed off: a capsule's own μ; a box's pushes none.
+    let mut mu = 0.0f32;
     for (c, here) in colliders.iter().zip(placements) {
-        if c.kind != COLLIDER_CUBOID {
+        let capsule = thin_capsule(c);
+        if c.kind != COLLIDER_CUBOID && !capsule {
             continue;
         }
         let r = c.material[0];
         let pose = here.pose;
         let half = Vec4::from_array(c.shape_a).xyz();
         let local_centre = to_local(pose, centre);
-        if !near_edges(r, half, local_centre, reach) {
+        if capsule {
+            if !near_axis(c, here.axis, centre, reach) {
+                continue;
+            }
+        } else if !near_edges(r, half, local_centre, reach) {
             continue;
         }
         if !ready {
@@ -190,6 +248,31 @@ fn deepest_push(
             // read).
             start = before[0].xyz();
             n_before = (before[1].xyz() - start).cross(before[2].xyz() - start);
+        }
+        if capsule {
+            // The part of the axis over the triangle, kept on the side it was on at the
+            // substep's start, its surface (the radius along it) the thickness off.
+            let (p, q, ra, rb) = here.axis;
+            let d = q - p;
+            let (t0, t1) = clip_to_triangle(p, d, [x0, x1, x2], cr);
+            if t0 > t1 {
+                continue;
+            }
+            let side = -(p + d * ((t0 + t1) * 0.5) - start).dot(n_before);
+            let no = if side > 0.0 { n } else { -n };
+            let y0 = p + d * t0;
+            let y1 = p + d * t1;
+            let g0 = (y0 - x0).dot(no) + (ra + (rb - ra) * t0) + r;
+            let g1 = (y1 - x0).dot(no) + (ra + (rb - ra) * t1) + r;
+            let (g, y, t) = if g1 > g0 { (g1, y1, t1) } else { (g0, y0, t0) };
+            // Deeper than half the triangle past the surface is the far side.
+            if g > best && g <= (ra + (rb - ra) * t) + r + 0.5 * longest {
+                best = g;
+                at = y;
+                out = no;
+                mu = c.material[1];
+            }
+            continue;
         }
         for e in 0..12u32 {
             let axis = e / 4;
@@ -211,21 +294,7 @@ fn deepest_push(
             let facing = n.dot(quat_rotate(pose.rotation, local) / local.length());
             // The part of the edge over the triangle: p + d t, t in [t0, t1].
             let d = q - p;
-            let (mut t0, mut t1) = (0.0f32, 1.0f32);
-            for (a, b) in [(x0, x1), (x1, x2), (x2, x0)] {
-                let inward = cr.cross(b - a);
-                let f0 = (p - a).dot(inward);
-                let fd = d.dot(inward);
-                if fd.abs() < 1e-30 {
-                    if f0 < 0.0 {
-                        t0 = 2.0;
-                    }
-                } else if fd > 0.0 {
-                    t0 = t0.max(-f0 / fd);
-                } else {
-                    t1 = t1.min(-f0 / fd);
-                }
-            }
+            let (t0, t1) = clip_to_triangle(p, d, [x0, x1, x2], cr);
             if t0 > t1 {
                 continue;
             }
@@ -248,6 +317,7 @@ fn deepest_push(
                 best = g;
                 at = y;
                 out = no;
+                mu = 0.0;
             }
         }
     }
@@ -258,7 +328,7 @@ fn deepest_push(
     // about the point instead (a corner near it taking all the push), it would stretch the
     // corner's edges to the triangles beyond (a box's top corner, 1.87× at rest).
     if x[0].w > 0.0 && x[1].w > 0.0 && x[2].w > 0.0 {
-        return [out.extend(best), Vec4::new(1.0, 1.0, 1.0, 0.0)];
+        return [out.extend(best), Vec4::new(1.0, 1.0, 1.0, mu)];
     }
     // The deepest point's barycentric coordinates on the triangle.
     let v2 = at - x0;
@@ -283,7 +353,7 @@ fn deepest_push(
         return none;
     }
     let shares = Vec3::new(w0 / s, w1 / s, w2 / s).min(Vec3::ONE);
-    [out.extend(best), shares.extend(0.0)]
+    [out.extend(best), shares.extend(mu)]
 }
 
 /// Twin of `edge_contacts`: every triangle's push, two `Vec4`s a triangle, in parallel.
@@ -353,6 +423,7 @@ fn apply_to(t: &Table<'_>, pushes: &[Vec4], i: usize, p: &mut Vec4, prev: &mut V
     }
     let mut moved = Vec3::ZERO;
     let mut largest = 0.0f32;
+    let mut mu = 0.0f32;
     for s in t.offsets[i]..t.offsets[i + 1] {
         let k = t.incident[s as usize] as usize;
         let push = pushes[2 * k];
@@ -368,10 +439,12 @@ fn apply_to(t: &Table<'_>, pushes: &[Vec4], i: usize, p: &mut Vec4, prev: &mut V
         };
         // The largest of its triangles' pushes: summed, pushes along the three faces at a
         // box's corner would carry it off the corner diagonally, well past each of them.
-        let want = push.w * pushes[2 * k + 1][corner];
+        let shares = pushes[2 * k + 1];
+        let want = push.w * shares[corner];
         if want > largest {
             largest = want;
             moved = push.xyz() * want;
+            mu = shares.w;
         }
     }
     let len = moved.length();
@@ -379,10 +452,24 @@ fn apply_to(t: &Table<'_>, pushes: &[Vec4], i: usize, p: &mut Vec4, prev: &mut V
         return;
     }
     let dir = moved / len;
-    let into = (p.xyz() - prev.xyz()).dot(dir).min(0.0);
+    let v = p.xyz() - prev.xyz();
+    let into = v.dot(dir).min(0.0);
+    // Coulomb friction off a thin capsule (a box's pushes carry none), as `collide` brakes:
+    // the sliding along the surface taken from the velocity up to μ times the push.
+    let mut braked = Vec3::ZERO;
+    if mu > 0.0 {
+        let tangential = v - dir * v.dot(dir);
+        let slide = tangential.length();
+        let grip = mu * len;
+        braked = if slide <= grip {
+            tangential
+        } else {
+            tangential * (grip / slide)
+        };
+    }
     *p = (p.xyz() + moved).extend(p.w);
     // Held by contact: the strain limit after it moves its neighbours, not it.
-    *prev = (prev.xyz() + moved + dir * into).extend(1.0);
+    *prev = (prev.xyz() + moved + dir * into + braked).extend(1.0);
 }
 
 #[cfg(test)]

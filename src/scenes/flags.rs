@@ -50,15 +50,26 @@ fn flag_transform(side: u32, k: u32) -> glam::Affine3A {
     )
 }
 
-/// The poles of [`flag_field`]`(side)`: a capsule 3 cm across from the ground to just above
-/// each flag's top, 2 cm behind its hoist (the flag's first column, at x = −0.45 m before it
-/// is turned), so the flag wraps round it when the wind turns.
+/// The poles of [`flag_field`]`(side)`: a capsule 5 cm across from the ground to just above
+/// each flag's top, its axis 2 cm behind the hoist (the flag's first column, at x = −0.45 m
+/// before it is turned, so the hoist is within the pole), so the flag wraps round it when the
+/// wind turns. Its thickness makes radius plus thickness 1.3 of the flag's spacing: a thinner
+/// pole would be thin for the flag ([`Collider::is_thin_capsule`]), whose triangles would then
+/// keep its axis out too, on the global path, where the field costs about 1.5 × the fused
+/// path's frame on lavapipe (docs/contact.md).
 pub fn flag_poles(side: u32) -> Vec<Collider> {
+    let spacing = 0.9 / (FLAG_PARTICLES.0 - 1) as f32;
+    let thickness = (crate::contact::THIN_CAPSULE_SPACINGS * spacing - POLE_RADIUS) * 1.01;
     (0..side * side)
         .map(|k| {
             let t = flag_transform(side, k);
             let foot = t.transform_point3(Vec3::new(-0.47, -2.2, 0.0));
-            Collider::capsule(foot, foot + Vec3::Y * 2.25, 0.015, 0.015).friction(CONTACT_FRICTION)
+            Collider::capsule(foot, foot + Vec3::Y * 2.25, POLE_RADIUS, POLE_RADIUS)
+                .friction(CONTACT_FRICTION)
+                .thickness(thickness)
         })
         .collect()
 }
+
+/// The flags' poles' radius (m).
+const POLE_RADIUS: f32 = 0.025;

@@ -235,7 +235,7 @@ impl World {
         // the global path; so does every cloth of a device that cannot bind the fused
         // kernel's buffers. `Auto` takes the path its trial runs or chose (auto_path.rs).
         let paths = match self.config.paths {
-            _ if self.params.contact_needs_global() || !self.engine.fuses() => PathChoice::Global,
+            _ if self.contact_needs_global() || !self.engine.fuses() => PathChoice::Global,
             PathChoice::Auto => {
                 self.laid_out_auto = self.auto_path();
                 self.laid_out_auto
@@ -243,7 +243,7 @@ impl World {
             chosen => chosen,
         };
         let layout = Layout::build(&members, paths, self.config.fused_max_particles, capacity)?;
-        self.laid_out_global_only = self.params.contact_needs_global();
+        self.laid_out_global_only = self.contact_needs_global();
         let n = layout.particle_count as usize;
         let (mut positions, mut previous) = (Vec::with_capacity(n), Vec::with_capacity(n));
         for p in &layout.placed {

@@ -79,6 +79,7 @@ impl World {
             self.grids = grids;
         }
         let moving = self.collider_poses.len() == self.params.colliders.len();
+        let spacing = self.longest_mean_edge();
         Ok(self
             .params
             .colliders
@@ -98,13 +99,55 @@ impl World {
                         .map_or(0, |(_, o)| *o),
                     _ => 0,
                 };
-                c.record(from, offset)
+                let mut record = c.record(from, offset);
+                // A thin capsule's axis is kept out of the triangles too (collide_edges).
+                if c.is_thin_capsule(spacing) {
+                    record.material[3] = 1.0;
+                }
+                record
             })
             .collect())
     }
 }
 
 impl World {
+    /// The longest mean edge of the cloths (m), when some collider is a capsule (whether one
+    /// is thin is measured against it: [`crate::Collider::is_thin_capsule`]); 0 otherwise,
+    /// which makes no capsule thin, without reading every cloth's constraints each frame.
+    pub(super) fn longest_mean_edge(&self) -> f32 {
+        let capsules = self
+            .params
+            .colliders
+            .iter()
+            .any(|c| matches!(c.shape, Shape::Capsule { .. }));
+        if !capsules {
+            return 0.0;
+        }
+        self.live()
+            .iter()
+            .map(|l| l.cloth.mean_edge_length())
+            .fold(0.0f32, f32::max)
+    }
+
+    /// True when a collider keeps its edges out of the cloth's triangles (the
+    /// `collide_edges` stage): a box, or a capsule thin for the cloths.
+    pub(super) fn has_edge_colliders(&self) -> bool {
+        if self.params.has_boxes() {
+            return true;
+        }
+        let spacing = self.longest_mean_edge();
+        self.params
+            .colliders
+            .iter()
+            .any(|c| c.is_thin_capsule(spacing))
+    }
+
+    /// True when every cloth must take the global path: self-collision, and the edge
+    /// colliders' stage, run in its per-pass stages.
+    pub(super) fn contact_needs_global(&self) -> bool {
+        self.params.self_collision.is_some() || self.has_edge_colliders()
+    }
+
     /// The self-collision distance when none is given: [`AUTO_SELF_THICKNESS`] times the
     /// longest mean edge of the cloths.
     pub(super) fn auto_self_thickness(&self) -> f32 {

@@ -368,7 +368,7 @@ impl World {
             self.wake_all();
         }
         self.params = params;
-        if self.params.contact_needs_global() != self.laid_out_global_only {
+        if self.contact_needs_global() != self.laid_out_global_only {
             self.dirty = true;
         }
         Ok(())
@@ -540,8 +540,7 @@ impl World {
     /// cloth global, and its largest cloth that could fuse small enough for the device's fused
     /// loops ([`Engine::fused_trial_fits`]).
     fn auto_trial_applies(&self, substeps: u32) -> bool {
-        !self.params.contact_needs_global()
-            && self.engine.fused_trial_fits(self.auto_largest, substeps)
+        !self.contact_needs_global() && self.engine.fused_trial_fits(self.auto_largest, substeps)
     }
 
     /// The divergence check now: `Err(Diverged)` naming the cloth, its first bad particle and
@@ -644,7 +643,8 @@ impl World {
             end_sweeps: self.params.end_sweeps(),
             limit_first: limits.start,
             limit_colors: limits.end - limits.start,
-            box_edges: self.params.has_boxes() && l.triangle_table.first().is_some_and(|&t| t > 0),
+            box_edges: self.has_edge_colliders()
+                && l.triangle_table.first().is_some_and(|&t| t > 0),
             air: self.params.active_air().is_some()
                 && l.triangle_table.first().is_some_and(|&t| t > 0),
             global: l.global_particles > 0,

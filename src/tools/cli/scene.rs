@@ -13,6 +13,7 @@ use super::SolverArgs;
 use super::parse::{self, Maybe};
 use super::solver_args::{given, with_default};
 use crate::builder::{DEFAULT_DENSITY, DEFAULT_GRID_MASS};
+use crate::contact::THIN_CAPSULE_SPACINGS;
 use crate::geometry::DEFAULT_WELD_TOLERANCE;
 use crate::params::STANDARD_GRAVITY;
 use crate::tools::dt::{DtSpec, Dts};
@@ -661,9 +662,9 @@ impl SceneArgs {
                 }
             ));
         }
-        // A capsule meets the cloth's particles only, so an edge of the cloth between two
-        // particles can pass through a thin one: a 32² sheet of 2.5 cm spacing dropped across
-        // a rod fell through it at a radius plus thickness of 1.2 spacings and held at 1.28.
+        // A thin capsule is met by the triangles too (collide_edges), which is right but
+        // moves every cloth to the global path; and a cloth that crosses its reach within one
+        // substep still gets through (a sheet dropped from 1 m onto a 2 mm rod, docs/contact.md).
         let spacing = cloth.mean_edge_length();
         for (c, name) in params.colliders.iter().zip(self.collider_names()) {
             let crate::Shape::Capsule {
@@ -672,19 +673,28 @@ impl SceneArgs {
             else {
                 continue;
             };
-            let reach = radius_a.min(radius_b) + c.contact_thickness();
-            if reach < THIN_CAPSULE_SPACINGS * spacing {
-                out.push(format!(
-                    "{name} is thin for the cloth: its radius plus its thickness ({}) is under \
-                     {THIN_CAPSULE_SPACINGS} of the cloth's spacing ({}), and an edge of the \
-                     cloth can pass through it between two particles (capsules meet only the \
-                     particles; boxes' edges meet the triangles too); give it a thickness of at \
-                     least {}, or the cloth a finer spacing",
-                    length(reach),
-                    length(spacing),
-                    length(THIN_CAPSULE_SPACINGS * spacing - radius_a.min(radius_b)),
-                ));
+            if !c.is_thin_capsule(spacing) {
+                continue;
             }
+            let reach = radius_a.min(radius_b) + c.contact_thickness();
+            let speed = match params.substeps {
+                crate::params::Substeps::Frequency(hz) => {
+                    format!(" ({:.1} m/s at {hz} Hz)", reach * hz)
+                }
+                crate::params::Substeps::Fixed(_) => String::new(),
+            };
+            out.push(format!(
+                "{name} is thin for the cloth: its radius plus its thickness ({}) is under \
+                 {THIN_CAPSULE_SPACINGS} of the cloth's spacing ({}), so the cloth's triangles \
+                 keep its axis out as well as its particles, and every cloth takes the global \
+                 path; cloth moving more than about {} in a substep{speed} can still pass through it \
+                 (raise --frequency, or give it a thickness of at least {}, which keeps it off \
+                 the triangles)",
+                length(reach),
+                length(spacing),
+                length(reach),
+                length(THIN_CAPSULE_SPACINGS * spacing - radius_a.min(radius_b)),
+            ));
         }
         // --ground H is --collider plane:0,1,0,H: both say what starts behind them.
         for (c, name) in params.colliders.iter().zip(self.collider_names()) {
@@ -779,10 +789,6 @@ fn inside_warnings(cloth: &Cloth, c: &crate::Collider, name: &str) -> Vec<String
     }
     out
 }
-
-/// A capsule's radius plus thickness, in the cloth's spacings, under which an edge of the
-/// cloth can pass through it between two particles (measured: docs/contact.md, Not done).
-const THIN_CAPSULE_SPACINGS: f32 = 1.3;
 
 /// A length for a message, in the unit its size calls for (a depth printed in centimetres
 /// read "99999992.0 cm" for a sphere of 1 000 km and "0.0 cm" for a box 2 µm thin).
