@@ -174,9 +174,18 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
         if (kind != COLLIDER_CUBOID && kind != COLLIDER_CAPSULE) {
             continue;
         }
-        // A capsule that is not thin is skipped on its material row alone (a table's legs).
-        if (kind == COLLIDER_CAPSULE && collider_row(k, ROW_MATERIAL).w == 0.0) {
-            continue;
+        // A capsule that is not thin is skipped on its material row alone (a table's legs),
+        // and a thin one far from the triangle on its bounding capsule's rows, before the
+        // record is read whole: as a particle whose path is the triangle's reach long would
+        // be (collider_reaches; the CPU twin, which places each capsule once a substep, has
+        // no need of this cull, which changes no result).
+        if (kind == COLLIDER_CAPSULE) {
+            if (collider_row(k, ROW_MATERIAL).w == 0.0) {
+                continue;
+            }
+            if (!collider_reaches(k, params.t_from, t_to, centre, centre + vec3<f32>(reach, 0.0, 0.0))) {
+                continue;
+            }
         }
         let c = collider(k);
         let capsule = thin_capsule(c);

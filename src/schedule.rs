@@ -246,9 +246,9 @@ pub struct FrameSchedule {
     /// How many times it sweeps them in the frame's last substep instead, over-relaxed
     /// ([`SolverParams::end_sweeps`]; 0: that substep sweeps as the others).
     pub end_sweeps: u32,
-    /// True when the collide stage also keeps the boxes' edges and corners out of the
-    /// triangles (a box among the colliders, and triangles on the global path).
-    pub box_edges: bool,
+    /// True when the collide stage also keeps the boxes' edges and corners, and thin capsules'
+    /// axes, out of the triangles (such a collider, and triangles on the global path).
+    pub edge_colliders: bool,
     /// True when the air stage runs ([`SolverParams::active_air`]), over every cloth.
     pub air: bool,
     /// True when the per-pass stages run (some cloth is on the global path).
@@ -287,7 +287,7 @@ impl FrameSchedule {
             limit_sweeps: crate::params::LIMIT_SWEEPS,
             end_sweeps: crate::params::LIMIT_END_SWEEPS
                 .max(crate::params::LIMIT_CONTACT_END_SWEEPS),
-            box_edges: true,
+            edge_colliders: true,
             air: true,
             global: true,
             fused: FusedStage {
@@ -350,7 +350,7 @@ impl FrameSchedule {
             if self.collide && frame_end {
                 exec.stage(Stage::Collide, &mut std::iter::once(Pass::Collide(s)));
             }
-            if self.collide && self.box_edges {
+            if self.collide && self.edge_colliders {
                 exec.stage(
                     Stage::Collide,
                     &mut [Pass::EdgeContacts(s), Pass::ApplyEdgeContacts(s)].into_iter(),
@@ -625,7 +625,7 @@ mod tests {
             limit_colors: 0,
             limit_sweeps: 0,
             end_sweeps: 0,
-            box_edges: false,
+            edge_colliders: false,
             air: false,
             global: true,
             fused: FusedStage::default(),
@@ -645,7 +645,7 @@ mod tests {
         assert_eq!(selfish.stages(), s.stages() + 2);
         // A box: two more kernels in a second collide stage of each substep.
         let boxed = FrameSchedule {
-            box_edges: true,
+            edge_colliders: true,
             ..s
         };
         assert_eq!(boxed.dispatches(), s.dispatches() + 2 * 2);

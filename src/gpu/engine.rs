@@ -508,7 +508,7 @@ impl Engine for GpuEngine {
                 .queue
                 .write_buffer(&h.table, word as u64 * 4, bytemuck::bytes_of(&1u32));
         }
-        if frame.schedule.box_edges || frame.schedule.air {
+        if frame.schedule.edge_colliders || frame.schedule.air {
             self.ensure_triangles()?;
         }
         let q = &self.ctx.queue;

@@ -61,6 +61,9 @@ pub(super) struct Live {
     pub(super) hierarchy: Hierarchy,
     /// Bounding box of its rest positions (the scene's extent, for the divergence limit).
     pub(super) bounds: (Vec3, Vec3),
+    /// Its mean edge ([`Cloth::mean_edge_length`], m), read every frame with a capsule
+    /// (whether one is thin for it) and for the self-collision distance.
+    pub(super) mean_edge: f32,
     /// True once the engine holds its state (after the first layout that placed it).
     pub(super) placed: bool,
     /// Until its Verlet history starts (the step after it joins or a reset): its positions

@@ -111,21 +111,12 @@ impl World {
 }
 
 impl World {
-    /// The longest mean edge of the cloths (m), when some collider is a capsule (whether one
-    /// is thin is measured against it: [`crate::Collider::is_thin_capsule`]); 0 otherwise,
-    /// which makes no capsule thin, without reading every cloth's constraints each frame.
+    /// The longest mean edge of the cloths (m): whether a capsule is thin is measured against
+    /// it ([`crate::Collider::is_thin_capsule`]), and the self-collision distance by default.
     pub(super) fn longest_mean_edge(&self) -> f32 {
-        let capsules = self
-            .params
-            .colliders
-            .iter()
-            .any(|c| matches!(c.shape, Shape::Capsule { .. }));
-        if !capsules {
-            return 0.0;
-        }
         self.live()
             .iter()
-            .map(|l| l.cloth.mean_edge_length())
+            .map(|l| l.mean_edge)
             .fold(0.0f32, f32::max)
     }
 
@@ -151,11 +142,6 @@ impl World {
     /// The self-collision distance when none is given: [`AUTO_SELF_THICKNESS`] times the
     /// longest mean edge of the cloths.
     pub(super) fn auto_self_thickness(&self) -> f32 {
-        let edge = self
-            .live()
-            .iter()
-            .map(|l| l.cloth.mean_edge_length())
-            .fold(0.0f32, f32::max);
-        (AUTO_SELF_THICKNESS * edge).max(crate::params::MIN_SELF_THICKNESS)
+        (AUTO_SELF_THICKNESS * self.longest_mean_edge()).max(crate::params::MIN_SELF_THICKNESS)
     }
 }

@@ -186,6 +186,7 @@ impl World {
         let live = Live {
             anchors: Anchors::new(&placed),
             bounds: crate::geometry::bounds(placed.positions()),
+            mean_edge: placed.mean_edge_length(),
             unstarted: Some(initial_positions(&placed)),
             cloth: placed,
             compliance: options.compliance,
@@ -643,7 +644,7 @@ impl World {
             end_sweeps: self.params.end_sweeps(),
             limit_first: limits.start,
             limit_colors: limits.end - limits.start,
-            box_edges: self.has_edge_colliders()
+            edge_colliders: self.has_edge_colliders()
                 && l.triangle_table.first().is_some_and(|&t| t > 0),
             air: self.params.active_air().is_some()
                 && l.triangle_table.first().is_some_and(|&t| t > 0),
