@@ -193,6 +193,37 @@ pub fn box_edges_through_cloth(
     crossings
 }
 
+/// How many (capsule, cloth triangle) pairs cross: the axis of every
+/// [`Shape::Capsule`](crate::Shape::Capsule) collider, at its pose, against each triangle of
+/// the cloth at `positions`. Cloth that a capsule pokes through, or that slipped past a thin
+/// one between two particles, crosses its axis; cloth that lies on it or wraps it crosses
+/// none. A thin capsule's axis is kept out of the triangles for this
+/// ([`Collider::is_thin_capsule`](crate::Collider::is_thin_capsule)).
+pub fn capsule_axes_through_cloth(
+    triangles: &[[u32; 3]],
+    positions: &[Vec3],
+    colliders: &[crate::Collider],
+) -> usize {
+    let mut crossings = 0;
+    for c in colliders {
+        let crate::Shape::Capsule { a, b, .. } = c.shape else {
+            continue;
+        };
+        let (p, q) = (c.pose.transform_point(a), c.pose.transform_point(b));
+        let (lo, hi) = (p.min(q), p.max(q));
+        for t in triangles {
+            let [x, y, z] = t.map(|i| positions[i as usize]);
+            if x.min(y).min(z).cmpgt(hi).any() || x.max(y).max(z).cmplt(lo).any() {
+                continue;
+            }
+            if segment_crosses_triangle(p, q, x, y, z) {
+                crossings += 1;
+            }
+        }
+    }
+    crossings
+}
+
 /// Whether the segment `p..q` passes through the triangle `a, b, c` (Möller–Trumbore, in
 /// `f64`; a segment in the triangle's plane does not cross it).
 fn segment_crosses_triangle(p: Vec3, q: Vec3, a: Vec3, b: Vec3, c: Vec3) -> bool {
