@@ -6,14 +6,16 @@
 // per substep:
 //
 //   edge_contacts        one thread per triangle: the deepest point of any box edge (its ends
-//                        are the corners) over the triangle and on its wrong side, closer than
-//                        the thickness, becomes a push that moves the triangle off it
-//                        whole (one with a pinned corner turns about it instead)
+//                        are the corners) or thin capsule's axis (with its radius) over the
+//                        triangle and on its wrong side, closer than the thickness, becomes a
+//                        push that moves the triangle off it whole (one with a pinned corner
+//                        turns about it instead)
 //   apply_edge_contacts  one thread per particle: the largest of its triangles' pushes (Jacobi:
 //                        no two threads write one particle), and the velocity it had into it
-//                        taken away through its previous position; a pushed particle is held
-//                        by contact (the previous position's w), so the strain limit after it
-//                        shortens its edges from the other end
+//                        taken away through its previous position (a capsule's friction
+//                        brakes its sliding too); a pushed particle is held by contact (the
+//                        previous position's w), so in frames with a box the strain limit
+//                        after it shortens its edges from the other end
 //
 // The triangle table (Rust: contact::edges): [T, N | offsets: N + 1 | incident: 3T |
 // triangles: 3T]; particle p's triangles are incident[offsets[p]..offsets[p + 1]].
@@ -142,8 +144,8 @@ struct TrianglePush {
 }
 
 // The push that moves the triangle of particles i0, i1, i2 (p0, p1, p2 where they are; w:
-// inverse mass) off the deepest point of any box collider's edges on its wrong side. Where
-// they were at the substep's start is read only for a triangle near an edge.
+// inverse mass) off the deepest point of any box collider's edges, or thin capsule's axis, on
+// its wrong side. Where they were at the substep's start is read only for a triangle near one.
 fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32, i1: u32, i2: u32) -> TrianglePush {
     let none = TrianglePush(vec4<f32>(0.0), vec4<f32>(0.0));
     let x0 = p0.xyz;
@@ -157,7 +159,8 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
     let reach = sqrt(max(max(dot(a0, a0), dot(a1, a1)), dot(a2, a2)));
     let e1 = x1 - x0;
     let e2 = x2 - x0;
-    // The rest is worked out for a triangle near a box's edge only (most are not).
+    // The rest is worked out for a triangle near a box's edge or a thin axis only (most are
+    // not).
     var ready = false;
     var cr = vec3<f32>(0.0);
     var n = vec3<f32>(0.0);
@@ -167,9 +170,22 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
     var best = 0.0;
     var at = vec3<f32>(0.0);
     var out = vec3<f32>(0.0);
-    // The friction of the collider pushed off: a capsule's own μ; a box's pushes none.
+    // The push's length over its depth (a thin capsule's, off its axis square to it), and
+    // the friction of the collider pushed off: a capsule's own μ; a box's pushes none.
+    var scale = 1.0;
     var mu = 0.0;
-    for (var k = 0u; k < params.collider_count; k++) {
+    // The colliders of the broad phase's cell of the triangle's centre, as for a particle
+    // whose path is the triangle's reach long (a collider left out is one the culls below
+    // would skip), or every collider (collider_cell's (1, 0)).
+    let count = params.collider_count;
+    let cell = collider_cell(count, centre, centre + vec3<f32>(reach, 0.0, 0.0));
+    let every = cell.x > cell.y;
+    let listed = select(cell.y - cell.x, count, every);
+    for (var j = 0u; j < listed; j++) {
+        var k = j;
+        if (!every) {
+            k = cell_word(count, cell.x + j);
+        }
         let kind = collider_table[COLLIDER_ROWS * k].x;
         if (kind != COLLIDER_CUBOID && kind != COLLIDER_CAPSULE) {
             continue;
@@ -183,7 +199,7 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
             if (collider_row(k, ROW_MATERIAL).w == 0.0) {
                 continue;
             }
-            if (!collider_reaches(k, params.t_from, t_to, centre, centre + vec3<f32>(reach, 0.0, 0.0))) {
+            if (!collider_reaches(k, params.t_from, t_to, centre, centre + vec3<f32>(reach * 1.001 + 1e-6, 0.0, 0.0))) {
                 continue;
             }
         }
@@ -233,7 +249,11 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
             if (tt.x > tt.y) {
                 continue;
             }
-            let side = -dot(ax.p + d * ((tt.x + tt.y) * 0.5) - start, n_before);
+            // The side: the axis against the triangle, both at the substep's start (a rod
+            // that moved more than its reach would otherwise be on the far side of where the
+            // cloth was).
+            let ax0 = capsule_axis(c, collider_pose(c, params.t_from));
+            let side = -dot(ax0.p + (ax0.q - ax0.p) * ((tt.x + tt.y) * 0.5) - start, n_before);
             let no = select(-n, n, side > 0.0);
             let y0 = ax.p + d * tt.x;
             let y1 = ax.p + d * tt.y;
@@ -251,7 +271,21 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
             if (g > best && g <= (ax.ra + (ax.rb - ax.ra) * t) + r + 0.5 * longest) {
                 best = g;
                 at = y;
+                // Off the axis square to it, not along the triangle's normal, whose part
+                // along a slanting rod slid the cloth along it and off its end; as far as
+                // takes the triangle g off it (a normal within 60° of the axis keeps itself).
                 out = no;
+                scale = 1.0;
+                let dl = length(d);
+                if (dl > 0.0) {
+                    let dh = d / dl;
+                    let perp = no - dh * dot(no, dh);
+                    let pl = length(perp);
+                    if (pl >= 0.5) {
+                        out = perp / pl;
+                        scale = 1.0 / pl;
+                    }
+                }
                 mu = c.material.y;
             }
             continue;
@@ -306,6 +340,7 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
                 best = g;
                 at = y;
                 out = no;
+                scale = 1.0;
                 mu = 0.0;
             }
         }
@@ -317,7 +352,7 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
     // about the point instead (a corner near it taking all the push), it would stretch the
     // corner's edges to the triangles beyond (a box's top corner, 1.87x at rest).
     if (p0.w > 0.0 && p1.w > 0.0 && p2.w > 0.0) {
-        return TrianglePush(vec4<f32>(out, best), vec4<f32>(1.0, 1.0, 1.0, mu));
+        return TrianglePush(vec4<f32>(out, best * scale), vec4<f32>(1.0, 1.0, 1.0, mu));
     }
     // The deepest point's barycentric coordinates on the triangle.
     let v2 = at - x0;
@@ -345,7 +380,7 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
         return none;
     }
     let shares = min(vec3<f32>(w0 / s, w1 / s, w2 / s), vec3<f32>(1.0));
-    return TrianglePush(vec4<f32>(out, best), vec4<f32>(shares, mu));
+    return TrianglePush(vec4<f32>(out, best * scale), vec4<f32>(shares, mu));
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)

@@ -30,9 +30,10 @@
 //!             over-relaxed (not with a box; with SolverParams::strain_limit_frames All,
 //!             `params::LIMIT_END_SWEEPS` in a frame without contact)
 //!   collide   again after those end sweeps, when there is a collider
-//!   collide   with a box among the colliders: each triangle pushed off the boxes' edges and
-//!             corners (`shaders/collide_edges.wgsl`), after the limit so that its pull
-//!             cannot drag a triangle back over an edge
+//!   collide   with a box or a thin capsule among the colliders: each triangle pushed off the
+//!             boxes' edges and corners and the thin capsules' axes
+//!             (`shaders/collide_edges.wgsl`), after the limit so that its pull cannot drag a
+//!             triangle back over an edge
 //! [fused]                      a world's small cloths: one workgroup each solves its whole
 //!                              frame (every substep's stages above) in one dispatch
 //! health                       one flag per frame: the first non-finite or far particle
@@ -71,7 +72,8 @@ pub enum Stage {
     Tethers,
     /// Self-collision: the spatial hash and the particle–particle pushes.
     SelfCollide,
-    /// Projection out of the colliders (and the triangles off the boxes' edges).
+    /// Projection out of the colliders (and the triangles off the boxes' edges and the thin
+    /// capsules' axes).
     Collide,
     /// The strain limit after contact, one sweep over the colors.
     Limit,

@@ -11,10 +11,11 @@
 //! | then 3T | the triangles: three particle indices each |
 //!
 //! Particles alone cannot keep a box's corner or edge out of the cloth: one sharper than the
-//! spacing slips between them and pokes through a triangle. So each substep, after the
-//! particles collide, every triangle finds the deepest point of any box edge (its ends are the
-//! corners) on its wrong side, and its three particles move it out (`edge_contacts`, one
-//! thread per triangle); then each particle takes the mean of its triangles' pushes
+//! spacing slips between them and pokes through a triangle; nor a capsule thinner than about
+//! the spacing. So each substep, after the particles collide, every triangle finds the
+//! deepest point of any box edge (its ends are the corners) or thin capsule's axis on its
+//! wrong side, and its three particles move it out (`edge_contacts`, one thread per
+//! triangle); then each particle takes the largest of its triangles' pushes
 //! (`apply_edge_contacts`, one thread per particle, so no two threads write one particle).
 
 use crate::config::EDGE_TABLE_HEADER_WORDS as HEADER_WORDS;

@@ -6,7 +6,7 @@ use glam::{Vec3, Vec4, Vec4Swizzles};
 use rayon::prelude::*;
 
 use super::MIN_PER_TASK;
-use super::colliders::{Pose, collider_pose, quat_rotate, to_local, to_world};
+use super::colliders::{Pose, collider_cell, collider_pose, quat_rotate, to_local, to_world};
 use crate::config::EDGE_TABLE_HEADER_WORDS as HEADER_WORDS;
 use crate::config::{ColliderRecord, StepParams};
 
@@ -67,21 +67,23 @@ fn edge_start(e: u32) -> u32 {
 }
 
 /// A collider at the substep's end: its pose, for a box its half axes, for a capsule its
-/// axis (what each thread of the kernel works out for itself; worked out once here, by the
-/// same arithmetic).
+/// axis, and the axis at the substep's start too (what each thread of the kernel works out
+/// for itself; worked out once here, by the same arithmetic).
 #[derive(Clone, Copy)]
 struct Placed {
     pose: Pose,
     axes: [Vec3; 3],
     axis: Axis,
+    axis_from: Axis,
 }
 
-fn placed(c: &ColliderRecord, t_to: f32) -> Placed {
+fn placed(c: &ColliderRecord, t_from: f32, t_to: f32) -> Placed {
     let pose = collider_pose(c, t_to);
     Placed {
         pose,
         axes: box_axes(pose, Vec4::from_array(c.shape_a).xyz()),
         axis: capsule_axis(c, pose),
+        axis_from: capsule_axis(c, collider_pose(c, t_from)),
     }
 }
 
@@ -101,14 +103,17 @@ fn box_corner(position: Vec3, axes: [Vec3; 3], signs: Vec3) -> Vec3 {
 }
 
 /// Twin of `triangle_push`: the push that moves the triangle `x` (w: inverse mass) off the
-/// deepest point of any box collider's edges on its wrong side: xyz its direction, w how far
-/// (0: none); and each corner's share of it (xyz). `before` gives where its corners were at
-/// the substep's start, read only for a triangle near an edge. Most triangles are near no
-/// box's edge: they are told apart first, by the kernel's own tests, and only the others take
-/// the whole search ([`deepest_push`]), which keeps this hot path small.
+/// deepest point of any box collider's edges, or thin capsule's axis, on its wrong side: xyz
+/// its direction, w how far (0: none); and each corner's share of it (xyz) with the friction
+/// of what it pushes off (w). `before` gives where its corners were at the substep's start,
+/// read only for a triangle near an edge. Most triangles are near none: they are told apart
+/// first, by the kernel's own tests, and only the others take the whole search
+/// ([`deepest_push`]), which keeps this hot path small.
 fn triangle_push(
     colliders: &[ColliderRecord],
     placements: &[Placed],
+    cells: &[u32],
+    every: &[u32],
     x: [Vec4; 3],
     before: impl Fn() -> [Vec4; 3],
 ) -> [Vec4; 2] {
@@ -119,7 +124,14 @@ fn triangle_push(
         .max((x1 - centre).length_squared())
         .max((x2 - centre).length_squared())
         .sqrt();
-    let near_an_edge = colliders.iter().zip(placements).any(|(c, here)| {
+    // The colliders of the broad phase's cell of the centre, as for a particle whose path is
+    // the triangle's reach long, or `every` one (the kernel's walk, in the same order).
+    let listed = match collider_cell(cells, centre, centre + Vec3::new(reach, 0.0, 0.0)) {
+        Some((start, end)) => &cells[start as usize..end as usize],
+        None => every,
+    };
+    let near_an_edge = listed.iter().any(|&k| {
+        let (c, here) = (&colliders[k as usize], &placements[k as usize]);
         (c.kind == COLLIDER_CUBOID
             && near_edges(
                 c.material[0],
@@ -132,7 +144,7 @@ fn triangle_push(
     if !near_an_edge {
         return [Vec4::ZERO; 2];
     }
-    deepest_push(colliders, placements, x, before(), centre, reach)
+    deepest_push(colliders, placements, listed, x, before(), centre, reach)
 }
 
 /// The kernel's test of a triangle against one box: its centre (`local_centre`, in the box's
@@ -194,13 +206,14 @@ fn clip_to_triangle(p: Vec3, d: Vec3, x: [Vec3; 3], cr: Vec3) -> (f32, f32) {
     (t0, t1)
 }
 
-/// The rest of `triangle_push`, for a triangle near some box's edge (`centre` and `reach` as
-/// it worked them out: the farthest corner from the centre, with one square root since it is
+/// The rest of `triangle_push`, for a triangle near some box's edge or thin capsule's axis
+/// (`centre` and `reach` as it worked them out: the farthest corner from the centre, with one square root since it is
 /// monotonic).
 #[inline(never)]
 fn deepest_push(
     colliders: &[ColliderRecord],
     placements: &[Placed],
+    listed: &[u32],
     x: [Vec4; 3],
     before: [Vec4; 3],
     centre: Vec3,
@@ -217,9 +230,12 @@ fn deepest_push(
     let mut best = 0.0f32;
     let mut at = Vec3::ZERO;
     let mut out = Vec3::ZERO;
-    // The friction of the collider pushed off: a capsule's own μ; a box's pushes none.
+    // The push's length over its depth (a thin capsule's, off its axis square to it), and
+    // the friction of the collider pushed off: a capsule's own μ; a box's pushes none.
+    let mut scale = 1.0f32;
     let mut mu = 0.0f32;
-    for (c, here) in colliders.iter().zip(placements) {
+    for &k in listed {
+        let (c, here) = (&colliders[k as usize], &placements[k as usize]);
         let capsule = thin_capsule(c);
         if c.kind != COLLIDER_CUBOID && !capsule {
             continue;
@@ -258,7 +274,9 @@ fn deepest_push(
             if t0 > t1 {
                 continue;
             }
-            let side = -(p + d * ((t0 + t1) * 0.5) - start).dot(n_before);
+            // The side: the axis against the triangle, both at the substep's start.
+            let (p0, q0, _, _) = here.axis_from;
+            let side = -(p0 + (q0 - p0) * ((t0 + t1) * 0.5) - start).dot(n_before);
             let no = if side > 0.0 { n } else { -n };
             let y0 = p + d * t0;
             let y1 = p + d * t1;
@@ -269,7 +287,19 @@ fn deepest_push(
             if g > best && g <= (ra + (rb - ra) * t) + r + 0.5 * longest {
                 best = g;
                 at = y;
+                // Off the axis square to it (the kernel says why).
                 out = no;
+                scale = 1.0;
+                let dl = d.length();
+                if dl > 0.0 {
+                    let dh = d / dl;
+                    let perp = no - dh * no.dot(dh);
+                    let pl = perp.length();
+                    if pl >= 0.5 {
+                        out = perp / pl;
+                        scale = 1.0 / pl;
+                    }
+                }
                 mu = c.material[1];
             }
             continue;
@@ -317,6 +347,7 @@ fn deepest_push(
                 best = g;
                 at = y;
                 out = no;
+                scale = 1.0;
                 mu = 0.0;
             }
         }
@@ -328,7 +359,7 @@ fn deepest_push(
     // about the point instead (a corner near it taking all the push), it would stretch the
     // corner's edges to the triangles beyond (a box's top corner, 1.87× at rest).
     if x[0].w > 0.0 && x[1].w > 0.0 && x[2].w > 0.0 {
-        return [out.extend(best), Vec4::new(1.0, 1.0, 1.0, mu)];
+        return [out.extend(best * scale), Vec4::new(1.0, 1.0, 1.0, mu)];
     }
     // The deepest point's barycentric coordinates on the triangle.
     let v2 = at - x0;
@@ -353,7 +384,7 @@ fn deepest_push(
         return none;
     }
     let shares = Vec3::new(w0 / s, w1 / s, w2 / s).min(Vec3::ONE);
-    [out.extend(best), shares.extend(mu)]
+    [out.extend(best * scale), shares.extend(mu)]
 }
 
 /// Twin of `edge_contacts`: every triangle's push, two `Vec4`s a triangle, in parallel.
@@ -362,12 +393,17 @@ pub fn edge_contacts(
     positions: &[Vec4],
     previous: &[Vec4],
     colliders: &[ColliderRecord],
+    cells: &[u32],
     table: &[u32],
     pushes: &mut [Vec4],
 ) {
     let t = split(table);
     let colliders = &colliders[..params.collider_count as usize];
-    let placements: Vec<Placed> = colliders.iter().map(|c| placed(c, params.t_to)).collect();
+    let placements: Vec<Placed> = colliders
+        .iter()
+        .map(|c| placed(c, params.t_from, params.t_to))
+        .collect();
+    let every: Vec<u32> = (0..colliders.len() as u32).collect();
     pushes[..2 * t.triangles]
         .par_chunks_mut(2)
         .enumerate()
@@ -376,7 +412,14 @@ pub fn edge_contacts(
             let corners = [0, 1, 2].map(|c| t.corners[3 * k + c] as usize);
             let x = corners.map(|i| positions[i]);
             let before = || corners.map(|i| previous[i]);
-            out.copy_from_slice(&triangle_push(colliders, &placements, x, before));
+            out.copy_from_slice(&triangle_push(
+                colliders,
+                &placements,
+                cells,
+                &every,
+                x,
+                before,
+            ));
         });
 }
 
@@ -511,8 +554,17 @@ mod tests {
             crate::quality::box_edges_through_cloth(&[[0, 1, 2]], &p, std::slice::from_ref(&c))
         };
         assert_eq!(crossing(&x), 1);
-        let placements = [placed(&rec, 1.0)];
-        let [push, shares] = triangle_push(std::slice::from_ref(&rec), &placements, x, || x);
+        let placements = [placed(&rec, 0.0, 1.0)];
+        // No broad phase (its header's zero cells): the one collider.
+        let no_cells = [0; crate::config::BROADPHASE_HEADER_WORDS];
+        let [push, shares] = triangle_push(
+            std::slice::from_ref(&rec),
+            &placements,
+            &no_cells,
+            &[0],
+            x,
+            || x,
+        );
         assert!(push.w > 0.0, "no push: {push:?}");
         let moved = [0, 1, 2].map(|k| (x[k].xyz() + push.xyz() * (push.w * shares[k])).extend(1.0));
         assert_eq!(crossing(&moved), 0, "push {push:?} shares {shares:?}");

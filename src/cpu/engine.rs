@@ -348,6 +348,7 @@ impl Executor for CpuFrame<'_> {
                     &e.positions,
                     &e.previous,
                     f.colliders,
+                    f.collider_cells,
                     &e.triangle_table,
                     &mut e.pushes,
                 ),

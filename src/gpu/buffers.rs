@@ -267,7 +267,8 @@ impl SelfCollisionBuffers {
 pub(crate) struct TriangleBuffers {
     /// The triangle table.
     pub(crate) table: wgpu::Buffer,
-    /// Two pushes a triangle (the box edges'), or the air's force on it.
+    /// Two `vec4`s a triangle (the push off a box's edge or a thin axis), or the air's force
+    /// on it.
     pub(crate) pushes: wgpu::Buffer,
     /// One `vec4` a particle: the wind where it is (the air's forces on the triangles go in
     /// `pushes`).

@@ -39,7 +39,8 @@ pub(crate) struct Pipelines {
     /// `collide`, one per set of shape kinds ([`Pipelines::collide`]), each compiled when a
     /// frame first has that set.
     collide: [OnceLock<Kernel>; KIND_SETS],
-    /// `edge_contacts` and `apply_edge_contacts`, compiled when a frame first has a box.
+    /// `edge_contacts` and `apply_edge_contacts`, compiled when a frame first has a box or a
+    /// thin capsule.
     edge_contacts: OnceLock<[Kernel; 2]>,
     health: Kernel,
     /// The self-collision stage's kernels, in [`SelfStep::ALL`] order.
@@ -275,8 +276,8 @@ impl Pipelines {
         })
     }
 
-    /// `edge_contacts` and `apply_edge_contacts` (they read no shape but a box's corners, so
-    /// one pair serves every set of kinds).
+    /// `edge_contacts` and `apply_edge_contacts` (they read no shape's distance, only a box's
+    /// corners and a capsule's axis from its record, so one pair serves every set of kinds).
     fn edge_contacts(&self) -> &[Kernel; 2] {
         self.edge_contacts.get_or_init(|| {
             ["edge_contacts", "apply_edge_contacts"].map(|entry| {

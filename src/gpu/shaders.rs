@@ -121,8 +121,8 @@ pub const COLLIDE: ShaderFile = ShaderFile {
     text: include_str!("../../shaders/collide.wgsl"),
 };
 
-/// `edge_contacts` and `apply_edge_contacts`: the boxes' edges and corners kept out of the
-/// cloth's triangles (CPU twins: `src/cpu/collide_edges.rs`).
+/// `edge_contacts` and `apply_edge_contacts`: the boxes' edges and corners, and thin
+/// capsules' axes, kept out of the cloth's triangles (CPU twins: `src/cpu/collide_edges.rs`).
 pub const COLLIDE_EDGES: ShaderFile = ShaderFile {
     file: "collide_edges.wgsl",
     entry_points: "edge_contacts,apply_edge_contacts",

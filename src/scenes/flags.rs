@@ -73,3 +73,21 @@ pub fn flag_poles(side: u32) -> Vec<Collider> {
 
 /// The flags' poles' radius (m).
 const POLE_RADIUS: f32 = 0.025;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The poles are not thin for the flags (which would move the field off the fused path),
+    /// whichever membrane holds them.
+    #[test]
+    fn the_flags_poles_are_not_thin_for_them() {
+        for membrane in [Membrane::Edges, Membrane::Triangles] {
+            let (flag, _) = flag_field(1, membrane).unwrap().remove(0);
+            let spacing = flag.mean_edge_length();
+            for pole in flag_poles(2) {
+                assert!(!pole.is_thin_capsule(spacing), "{membrane:?}: {pole:?}");
+            }
+        }
+    }
+}

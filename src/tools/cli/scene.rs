@@ -693,7 +693,8 @@ impl SceneArgs {
                 length(reach),
                 length(spacing),
                 length(reach),
-                length(THIN_CAPSULE_SPACINGS * spacing - radius_a.min(radius_b)),
+                // A hair over the bound, which the rounding of the printed figure would miss.
+                length((THIN_CAPSULE_SPACINGS * spacing - radius_a.min(radius_b)) * 1.01),
             ));
         }
         // --ground H is --collider plane:0,1,0,H: both say what starts behind them.
