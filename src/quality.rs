@@ -177,17 +177,7 @@ pub fn box_edges_through_cloth(
         };
         let (lo, hi) = crate::geometry::bounds(&(0..8).map(corner).collect::<Vec<_>>());
         for &[a, b] in &crate::contact::BOX_EDGES {
-            let (p, q) = (corner(a), corner(b));
-            for t in triangles {
-                let [x, y, z] = t.map(|i| positions[i as usize]);
-                // Cheap rejection: the triangle's box misses the collider's.
-                if x.min(y).min(z).cmpgt(hi).any() || x.max(y).max(z).cmplt(lo).any() {
-                    continue;
-                }
-                if segment_crosses_triangle(p, q, x, y, z) {
-                    crossings += 1;
-                }
-            }
+            crossings += triangles_crossed(triangles, positions, (corner(a), corner(b)), (lo, hi));
         }
     }
     crossings
@@ -210,18 +200,27 @@ pub fn capsule_axes_through_cloth(
             continue;
         };
         let (p, q) = (c.pose.transform_point(a), c.pose.transform_point(b));
-        let (lo, hi) = (p.min(q), p.max(q));
-        for t in triangles {
-            let [x, y, z] = t.map(|i| positions[i as usize]);
-            if x.min(y).min(z).cmpgt(hi).any() || x.max(y).max(z).cmplt(lo).any() {
-                continue;
-            }
-            if segment_crosses_triangle(p, q, x, y, z) {
-                crossings += 1;
-            }
-        }
+        crossings += triangles_crossed(triangles, positions, (p, q), (p.min(q), p.max(q)));
     }
     crossings
+}
+
+/// How many of the triangles the segment `p..q` passes through; `bounds` holds the segment
+/// (the collider's box: a triangle whose box misses it is skipped at once).
+fn triangles_crossed(
+    triangles: &[[u32; 3]],
+    positions: &[Vec3],
+    (p, q): (Vec3, Vec3),
+    (lo, hi): (Vec3, Vec3),
+) -> usize {
+    triangles
+        .iter()
+        .filter(|t| {
+            let [x, y, z] = t.map(|i| positions[i as usize]);
+            !(x.min(y).min(z).cmpgt(hi).any() || x.max(y).max(z).cmplt(lo).any())
+                && segment_crosses_triangle(p, q, x, y, z)
+        })
+        .count()
 }
 
 /// Whether the segment `p..q` passes through the triangle `a, b, c` (Möller–Trumbore, in
