@@ -235,9 +235,8 @@ impl World {
             0
         };
         // Self-collision and the edge colliders (boxes, thin capsules: contact.rs) run in the
-        // per-pass stages: every cloth takes
-        // the global path; so does every cloth of a device that cannot bind the fused
-        // kernel's buffers. `Auto` takes the path its trial runs or chose (auto_path.rs).
+        // per-pass stages: every cloth takes the global path; so does every cloth of a device
+        // that cannot bind the fused kernel's buffers. `Auto` takes the path its trial runs or chose (auto_path.rs).
         let paths = match self.config.paths {
             _ if self.contact_needs_global() || !self.engine.fuses() => PathChoice::Global,
             PathChoice::Auto => {

@@ -664,7 +664,7 @@ impl SceneArgs {
         }
         // A thin capsule is met by the triangles too (collide_edges), which is right but
         // moves every cloth to the global path; and a cloth that crosses its reach within one
-        // substep still gets through (a sheet dropped from 1 m onto a 2 mm rod, docs/contact.md).
+        // substep still gets through (a sheet falling 1.4 m onto a 2 mm rod, docs/contact.md).
         let spacing = cloth.mean_edge_length();
         for (c, name) in params.colliders.iter().zip(self.collider_names()) {
             let crate::Shape::Capsule {
