@@ -25,11 +25,13 @@
 @group(0) @binding(3) var<storage, read> collider_table: array<vec4<u32>>;  // records, broad phase
 @group(0) @binding(4) var<storage, read> distance_grid: array<f32>;
 @group(0) @binding(5) var<storage, read> triangle_table: array<u32>;
-// Two per triangle: the push (xyz its direction, w how far; 0: none), each corner's share of
-// it (xyz) and the friction μ of what it pushes off (w: a thin capsule's; a box's none).
+// EDGE_PUSH_ROWS per triangle: the push (xyz its direction, w how far; 0: none), each
+// corner's share of it (xyz) and the friction μ of what it pushes off (w: a thin capsule's; a
+// box's none), and how far the surface it pushes off moved over the substep at the point.
 @group(0) @binding(6) var<storage, read_write> pushes: array<vec4<f32>>;
 
 const TRIANGLE_HEADER: u32 = 2u;
+const EDGE_PUSH_ROWS: u32 = 3u;
 
 fn incident_start() -> u32 {
     return TRIANGLE_HEADER + triangle_table[1] + 1u;
@@ -141,13 +143,14 @@ fn clip_to_triangle(p: vec3<f32>, d: vec3<f32>, x0: vec3<f32>, x1: vec3<f32>, x2
 struct TrianglePush {
     push: vec4<f32>,
     shares: vec4<f32>,
+    carried: vec4<f32>,
 }
 
 // The push that moves the triangle of particles i0, i1, i2 (p0, p1, p2 where they are; w:
 // inverse mass) off the deepest point of any box collider's edges, or thin capsule's axis, on
 // its wrong side. Where they were at the substep's start is read only for a triangle near one.
 fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32, i1: u32, i2: u32) -> TrianglePush {
-    let none = TrianglePush(vec4<f32>(0.0), vec4<f32>(0.0));
+    let none = TrianglePush(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0));
     let x0 = p0.xyz;
     let x1 = p1.xyz;
     let x2 = p2.xyz;
@@ -174,6 +177,9 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
     // the friction of the collider pushed off: a capsule's own μ; a box's pushes none.
     var scale = 1.0;
     var mu = 0.0;
+    // How far the point pushed off moved over the substep (a box's: none, as it has no
+    // friction).
+    var carried = vec3<f32>(0.0);
     // The colliders of the broad phase's cell of the triangle's centre, as for a particle
     // whose path is the triangle's reach long (a collider left out is one the culls below
     // would skip), or every collider (collider_cell's (1, 0)).
@@ -287,6 +293,7 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
                     }
                 }
                 mu = c.material.y;
+                carried = y - (ax0.p + (ax0.q - ax0.p) * t);
             }
             continue;
         }
@@ -342,6 +349,7 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
                 out = no;
                 scale = 1.0;
                 mu = 0.0;
+                carried = vec3<f32>(0.0);
             }
         }
     }
@@ -352,7 +360,7 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
     // about the point instead (a corner near it taking all the push), it would stretch the
     // corner's edges to the triangles beyond (a box's top corner, 1.87x at rest).
     if (p0.w > 0.0 && p1.w > 0.0 && p2.w > 0.0) {
-        return TrianglePush(vec4<f32>(out, best * scale), vec4<f32>(1.0, 1.0, 1.0, mu));
+        return TrianglePush(vec4<f32>(out, best * scale), vec4<f32>(1.0, 1.0, 1.0, mu), vec4<f32>(carried, 0.0));
     }
     // The deepest point's barycentric coordinates on the triangle.
     let v2 = at - x0;
@@ -380,7 +388,7 @@ fn triangle_push(t_to: f32, p0: vec4<f32>, p1: vec4<f32>, p2: vec4<f32>, i0: u32
         return none;
     }
     let shares = min(vec3<f32>(w0 / s, w1 / s, w2 / s), vec3<f32>(1.0));
-    return TrianglePush(vec4<f32>(out, best * scale), vec4<f32>(shares, mu));
+    return TrianglePush(vec4<f32>(out, best * scale), vec4<f32>(shares, mu), vec4<f32>(carried, 0.0));
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -392,8 +400,9 @@ fn edge_contacts(thread: Thread) {
     let i1 = triangle_table[at + 1u];
     let i2 = triangle_table[at + 2u];
     let push = triangle_push(params.t_to, positions[i0], positions[i1], positions[i2], i0, i1, i2);
-    pushes[2u * t] = push.push;
-    pushes[2u * t + 1u] = push.shares;
+    pushes[EDGE_PUSH_ROWS * t] = push.push;
+    pushes[EDGE_PUSH_ROWS * t + 1u] = push.shares;
+    pushes[EDGE_PUSH_ROWS * t + 2u] = push.carried;
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -404,11 +413,12 @@ fn apply_edge_contacts(thread: Thread) {
     var moved = vec3<f32>(0.0);
     var largest = 0.0;
     var mu = 0.0;
+    var carried = vec3<f32>(0.0);
     let incident = incident_start();
     let corners = corners_start();
     for (var s = triangle_table[TRIANGLE_HEADER + i]; s < triangle_table[TRIANGLE_HEADER + i + 1u]; s++) {
         let k = triangle_table[incident + s];
-        let push = pushes[2u * k];
+        let push = pushes[EDGE_PUSH_ROWS * k];
         if (push.w == 0.0) {
             continue;
         }
@@ -420,19 +430,22 @@ fn apply_edge_contacts(thread: Thread) {
         }
         // The largest of its triangles' pushes: summed, pushes along the three faces at a
         // box's corner would carry it off the corner diagonally, well past each of them.
-        let shares = pushes[2u * k + 1u];
+        let shares = pushes[EDGE_PUSH_ROWS * k + 1u];
         let want = push.w * shares[corner];
         if (want > largest) {
             largest = want;
             moved = push.xyz * want;
             mu = shares.w;
+            carried = pushes[EDGE_PUSH_ROWS * k + 2u].xyz;
         }
     }
     let len = length(moved);
     if (len <= 0.0) { return; }
     let dir = moved / len;
     let q = previous[i];
-    let v = p.xyz - q.xyz;
+    // Its motion over the substep against the surface's (a moving rod carries what it
+    // touches, as collide carries a particle with a moving collider).
+    let v = p.xyz - q.xyz - carried;
     let into = min(dot(v, dir), 0.0);
     // Coulomb friction off a thin capsule (a box's pushes carry none), as `collide` brakes:
     // the sliding along the surface taken from the velocity up to μ times the push.

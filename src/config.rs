@@ -27,6 +27,10 @@ pub const MAX_COORDINATE: f32 = 1.0e6;
 /// (`src/contact/edges.rs`).
 pub const EDGE_TABLE_HEADER_WORDS: usize = 2;
 
+/// `vec4`s a triangle in the edge contacts' pushes (`shaders/collide_edges.wgsl`): the push,
+/// its corners' shares with the friction, and the motion of the surface pushed off.
+pub const EDGE_PUSH_ROWS: usize = 3;
+
 /// Words before the cells' starts in the colliders' broad-phase table
 /// (`src/contact/broadphase.rs`).
 pub const BROADPHASE_HEADER_WORDS: usize = 8;

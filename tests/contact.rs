@@ -1213,6 +1213,64 @@ fn a_sheet_does_not_fall_through_a_thin_rod_between_two_rows() {
     }
 }
 
+/// A thin capsule's friction braked the cloth's sliding in the world's frame, not against the
+/// moving rod: a rod drawn along its axis under a sheet hanging on it slid out from under the
+/// sheet, which stayed where it hung, where `collide` carries cloth with a moving collider.
+/// Friction off the triangles' pushes is now taken against the rod's own motion at the point
+/// pushed off (`apply_edge_contacts`), and the sheet rides along with the rod.
+#[test]
+fn a_thin_rod_drawn_along_its_axis_carries_the_sheet_on_it() {
+    let ctx = common::gpu("a_thin_rod_drawn_along_its_axis_carries_the_sheet_on_it");
+    let sheet = flat_grid(32, 0.025, 0.9, Pinning::None);
+    let rod = Collider::capsule(
+        Vec3::new(-0.6, 0.5, 0.0),
+        Vec3::new(0.6, 0.5, 0.0),
+        0.008,
+        0.008,
+    );
+    assert!(rod.is_thin_capsule(sheet.mean_edge_length()));
+    let mut ends = Vec::new();
+    for backend in backends(&ctx) {
+        let params = SolverParams {
+            colliders: vec![rod.clone()],
+            ..SolverParams::default()
+        };
+        let mut s = Solver::new(backend, &sheet, params).unwrap();
+        // The sheet lands and hangs on the rod.
+        for _ in 0..90 {
+            s.step(1.0 / 60.0).unwrap();
+        }
+        let centre = |s: &mut Solver| {
+            let p = s.positions().unwrap();
+            p.iter().copied().sum::<Vec3>() / p.len() as f32
+        };
+        let landed = centre(&mut s);
+        // Then the rod is drawn 0.2 m along its axis over two seconds, gathering speed and
+        // slowing down again (the sheet still over it at the end).
+        let mut pose = rod.pose;
+        let start = pose.translation;
+        for k in 1..=120 {
+            let u = k as f32 / 120.0;
+            let along = 0.2 * (u - (std::f32::consts::TAU * u).sin() / std::f32::consts::TAU);
+            pose.translation = start + Vec3::new(along, 0.0, 0.0);
+            s.set_collider_pose(0, pose).unwrap();
+            s.step(1.0 / 60.0).unwrap();
+        }
+        let carried = centre(&mut s) - landed;
+        let p = s.positions().unwrap();
+        let lowest = p.iter().map(|p| p.y).fold(f32::MAX, f32::min);
+        assert!(
+            carried.x > 0.15 && carried.z.abs() < 0.05 && lowest > 0.05,
+            "{backend:?}: the sheet moved {carried} while the rod moved 0.2 m along x, its \
+             lowest particle at {lowest} m"
+        );
+        ends.push(p);
+    }
+    if let (Some(ctx), [cpu, gpu]) = (&ctx, ends.as_slice()) {
+        common::assert_twins(ctx, "the rod drawn along", gpu, cpu, 0.775);
+    }
+}
+
 /// A thin rod slanting across the sheet's grid pushed the triangles off it along their
 /// normals, whose part along the rod slid the sheet along it: on a 4 mm rod from corner to
 /// corner the sheet's centre crept 0.36 m along it and fell off its end within two seconds.

@@ -250,6 +250,21 @@ fn the_shaders_constants_are_the_librarys() {
     ] {
         assert_eq!(colliders_const(name), offset / 16, "{name}");
     }
+    // The edge contacts' triangle table and pushes.
+    let edges = |name| {
+        const_in(
+            "collide_edges.wgsl",
+            chiffon::gpu::shaders::COLLIDE_EDGES.text,
+            name,
+        )
+        .parse::<usize>()
+        .unwrap()
+    };
+    assert_eq!(
+        edges("TRIANGLE_HEADER"),
+        chiffon::config::EDGE_TABLE_HEADER_WORDS
+    );
+    assert_eq!(edges("EDGE_PUSH_ROWS"), chiffon::config::EDGE_PUSH_ROWS);
 }
 
 /// The value of `const NAME: u32 = VALUE;` in colliders.wgsl.

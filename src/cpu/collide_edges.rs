@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use super::MIN_PER_TASK;
 use super::colliders::{Pose, collider_cell, collider_pose, quat_rotate, to_local, to_world};
 use crate::config::EDGE_TABLE_HEADER_WORDS as HEADER_WORDS;
-use crate::config::{ColliderRecord, StepParams};
+use crate::config::{ColliderRecord, EDGE_PUSH_ROWS, StepParams};
 
 const COLLIDER_CAPSULE: u32 = 1;
 const COLLIDER_CUBOID: u32 = 3;
@@ -104,8 +104,10 @@ fn box_corner(position: Vec3, axes: [Vec3; 3], signs: Vec3) -> Vec3 {
 
 /// Twin of `triangle_push`: the push that moves the triangle `x` (w: inverse mass) off the
 /// deepest point of any box collider's edges, or thin capsule's axis, on its wrong side: xyz
-/// its direction, w how far (0: none); and each corner's share of it (xyz) with the friction
-/// of what it pushes off (w). `before` gives where its corners were at the substep's start,
+/// its direction, w how far (0: none); each corner's share of it (xyz) with the friction
+/// of what it pushes off (w); and how far the surface it pushes off moved over the substep at
+/// the point (xyz: friction and the velocity into the push are taken relative to it; w 0).
+/// `before` gives where its corners were at the substep's start,
 /// read only for a triangle near an edge. Most triangles are near none: they are told apart
 /// first, by the kernel's own tests, and only the others take the whole search
 /// ([`deepest_push`]), which keeps this hot path small.
@@ -116,7 +118,7 @@ fn triangle_push(
     every: &[u32],
     x: [Vec4; 3],
     before: impl Fn() -> [Vec4; 3],
-) -> [Vec4; 2] {
+) -> [Vec4; EDGE_PUSH_ROWS] {
     let (x0, x1, x2) = (x[0].xyz(), x[1].xyz(), x[2].xyz());
     let centre = (x0 + x1 + x2) / 3.0;
     let reach = (x0 - centre)
@@ -142,7 +144,7 @@ fn triangle_push(
             || (thin_capsule(c) && near_axis(c, here.axis, centre, reach))
     });
     if !near_an_edge {
-        return [Vec4::ZERO; 2];
+        return [Vec4::ZERO; EDGE_PUSH_ROWS];
     }
     deepest_push(colliders, placements, listed, x, before(), centre, reach)
 }
@@ -218,8 +220,8 @@ fn deepest_push(
     before: [Vec4; 3],
     centre: Vec3,
     reach: f32,
-) -> [Vec4; 2] {
-    let none = [Vec4::ZERO; 2];
+) -> [Vec4; EDGE_PUSH_ROWS] {
+    let none = [Vec4::ZERO; EDGE_PUSH_ROWS];
     let (x0, x1, x2) = (x[0].xyz(), x[1].xyz(), x[2].xyz());
     let e1 = x1 - x0;
     let e2 = x2 - x0;
@@ -234,6 +236,9 @@ fn deepest_push(
     // the friction of the collider pushed off: a capsule's own μ; a box's pushes none.
     let mut scale = 1.0f32;
     let mut mu = 0.0f32;
+    // How far the point pushed off moved over the substep (a box's: none, as it has no
+    // friction).
+    let mut carried = Vec3::ZERO;
     for &k in listed {
         let (c, here) = (&colliders[k as usize], &placements[k as usize]);
         let capsule = thin_capsule(c);
@@ -301,6 +306,7 @@ fn deepest_push(
                     }
                 }
                 mu = c.material[1];
+                carried = y - (p0 + (q0 - p0) * t);
             }
             continue;
         }
@@ -349,6 +355,7 @@ fn deepest_push(
                 out = no;
                 scale = 1.0;
                 mu = 0.0;
+                carried = Vec3::ZERO;
             }
         }
     }
@@ -359,7 +366,11 @@ fn deepest_push(
     // about the point instead (a corner near it taking all the push), it would stretch the
     // corner's edges to the triangles beyond (a box's top corner, 1.87× at rest).
     if x[0].w > 0.0 && x[1].w > 0.0 && x[2].w > 0.0 {
-        return [out.extend(best * scale), Vec4::new(1.0, 1.0, 1.0, mu)];
+        return [
+            out.extend(best * scale),
+            Vec4::new(1.0, 1.0, 1.0, mu),
+            carried.extend(0.0),
+        ];
     }
     // The deepest point's barycentric coordinates on the triangle.
     let v2 = at - x0;
@@ -384,10 +395,15 @@ fn deepest_push(
         return none;
     }
     let shares = Vec3::new(w0 / s, w1 / s, w2 / s).min(Vec3::ONE);
-    [out.extend(best * scale), shares.extend(mu)]
+    [
+        out.extend(best * scale),
+        shares.extend(mu),
+        carried.extend(0.0),
+    ]
 }
 
-/// Twin of `edge_contacts`: every triangle's push, two `Vec4`s a triangle, in parallel.
+/// Twin of `edge_contacts`: every triangle's push, [`EDGE_PUSH_ROWS`] `Vec4`s a triangle, in
+/// parallel.
 pub fn edge_contacts(
     params: &StepParams,
     positions: &[Vec4],
@@ -404,8 +420,8 @@ pub fn edge_contacts(
         .map(|c| placed(c, params.t_from, params.t_to))
         .collect();
     let every: Vec<u32> = (0..colliders.len() as u32).collect();
-    pushes[..2 * t.triangles]
-        .par_chunks_mut(2)
+    pushes[..EDGE_PUSH_ROWS * t.triangles]
+        .par_chunks_mut(EDGE_PUSH_ROWS)
         .enumerate()
         .with_min_len(MIN_PER_TASK)
         .for_each(|(k, out)| {
@@ -424,8 +440,8 @@ pub fn edge_contacts(
 }
 
 /// Twin of `apply_edge_contacts`: each free particle moves by the largest of its share of its
-/// triangles' pushes (the first, of equals), and loses the velocity it had into it (its
-/// previous position moves with it).
+/// triangles' pushes (the first, of equals), and loses the velocity it had into it, relative
+/// to the surface pushed off (its previous position moves with it).
 pub fn apply_edge_contacts(
     params: &StepParams,
     positions: &mut [Vec4],
@@ -439,7 +455,7 @@ pub fn apply_edge_contacts(
     // triangles can move: where they are few (most substeps), visit them alone. The same
     // arithmetic per particle either way, so the result is the kernel's.
     let mut touched: Vec<u32> = (0..t.triangles)
-        .filter(|&k| pushes[2 * k].w != 0.0)
+        .filter(|&k| pushes[EDGE_PUSH_ROWS * k].w != 0.0)
         .flat_map(|k| t.corners[3 * k..3 * k + 3].iter().copied())
         .collect();
     if touched.len() < n / 4 {
@@ -467,9 +483,10 @@ fn apply_to(t: &Table<'_>, pushes: &[Vec4], i: usize, p: &mut Vec4, prev: &mut V
     let mut moved = Vec3::ZERO;
     let mut largest = 0.0f32;
     let mut mu = 0.0f32;
+    let mut carried = Vec3::ZERO;
     for s in t.offsets[i]..t.offsets[i + 1] {
         let k = t.incident[s as usize] as usize;
-        let push = pushes[2 * k];
+        let push = pushes[EDGE_PUSH_ROWS * k];
         if push.w == 0.0 {
             continue;
         }
@@ -482,12 +499,13 @@ fn apply_to(t: &Table<'_>, pushes: &[Vec4], i: usize, p: &mut Vec4, prev: &mut V
         };
         // The largest of its triangles' pushes: summed, pushes along the three faces at a
         // box's corner would carry it off the corner diagonally, well past each of them.
-        let shares = pushes[2 * k + 1];
+        let shares = pushes[EDGE_PUSH_ROWS * k + 1];
         let want = push.w * shares[corner];
         if want > largest {
             largest = want;
             moved = push.xyz() * want;
             mu = shares.w;
+            carried = pushes[EDGE_PUSH_ROWS * k + 2].xyz();
         }
     }
     let len = moved.length();
@@ -495,7 +513,9 @@ fn apply_to(t: &Table<'_>, pushes: &[Vec4], i: usize, p: &mut Vec4, prev: &mut V
         return;
     }
     let dir = moved / len;
-    let v = p.xyz() - prev.xyz();
+    // Its motion over the substep against the surface's (a moving rod carries what it
+    // touches, as `collide` carries a particle with a moving collider).
+    let v = p.xyz() - prev.xyz() - carried;
     let into = v.dot(dir).min(0.0);
     // Coulomb friction off a thin capsule (a box's pushes carry none), as `collide` brakes:
     // the sliding along the surface taken from the velocity up to μ times the push.
@@ -557,7 +577,7 @@ mod tests {
         let placements = [placed(&rec, 0.0, 1.0)];
         // No broad phase (its header's zero cells): the one collider.
         let no_cells = [0; crate::config::BROADPHASE_HEADER_WORDS];
-        let [push, shares] = triangle_push(
+        let [push, shares, _] = triangle_push(
             std::slice::from_ref(&rec),
             &placements,
             &no_cells,

@@ -46,7 +46,8 @@ pub(crate) struct CpuEngine {
     /// Self-collision: rest positions (cloth in w), the hash table, the buckets, the pushed
     /// positions, the positions in bucket order; and the scan's block length (the GPU's workgroup size).
     rest: Vec<Vec4>,
-    /// The box-edge contacts: the triangle table (`contact::edges`) and two pushes a triangle.
+    /// The box-edge contacts: the triangle table (`contact::edges`) and its pushes
+    /// (`config::EDGE_PUSH_ROWS` a triangle).
     triangle_table: Vec<u32>,
     pushes: Vec<Vec4>,
     /// The wind at each particle this frame (the air's forces go in `pushes`).
@@ -130,7 +131,7 @@ impl Engine for CpuEngine {
         self.rest = layout.rest.clone();
         self.triangle_table = layout.triangle_table.clone();
         let triangles = self.triangle_table.first().copied().unwrap_or(0) as usize;
-        self.pushes = vec![Vec4::ZERO; 2 * triangles];
+        self.pushes = vec![Vec4::ZERO; crate::config::EDGE_PUSH_ROWS * triangles];
         let n = layout.particle_count as usize;
         let cells = crate::config::hash_cells(layout.global_particles);
         self.table = vec![0; crate::config::self_table_len(cells, self.workgroup_size)];

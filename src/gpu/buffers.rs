@@ -262,13 +262,13 @@ impl SelfCollisionBuffers {
 }
 
 /// The per-triangle kernels' buffers (the box-edge contacts and the air), made the first time
-/// either runs and grown with the layout: the triangle table (`contact::edges`), two box-edge
-/// pushes a triangle, the air's change of each previous position, and the air's uniform.
+/// either runs and grown with the layout: the triangle table (`contact::edges`), the edge
+/// contacts' pushes (`config::EDGE_PUSH_ROWS` a triangle), the air's change of each previous position, and the air's uniform.
 pub(crate) struct TriangleBuffers {
     /// The triangle table.
     pub(crate) table: wgpu::Buffer,
-    /// Two `vec4`s a triangle (the push off a box's edge or a thin axis), or the air's force
-    /// on it.
+    /// [`crate::config::EDGE_PUSH_ROWS`] `vec4`s a triangle (the push off a box's edge or a
+    /// thin axis), or the air's force on it.
     pub(crate) pushes: wgpu::Buffer,
     /// One `vec4` a particle: the wind where it is (the air's forces on the triangles go in
     /// `pushes`).
@@ -287,7 +287,8 @@ impl TriangleBuffers {
         particles: u64,
     ) -> Result<Self> {
         let table = table_words.max(1) * 4;
-        let pushes = 2 * triangles.max(1) * crate::config::VEC4_BYTES;
+        let pushes =
+            crate::config::EDGE_PUSH_ROWS as u64 * triangles.max(1) * crate::config::VEC4_BYTES;
         let air = particles.max(1) * crate::config::VEC4_BYTES;
         let limits = ctx.limits();
         check_storage_buffer(&limits, "the triangle table", table)?;

@@ -177,7 +177,7 @@ impl GpuEngine {
         let particles = self.capacity_particles;
         let fits = self.triangle_buffers.as_ref().is_some_and(|e| {
             e.table.size() >= words * 4
-                && e.pushes.size() >= 2 * triangles * VEC4_BYTES
+                && e.pushes.size() >= crate::config::EDGE_PUSH_ROWS as u64 * triangles * VEC4_BYTES
                 && e.winds.size() >= particles * VEC4_BYTES
         });
         if !fits {
