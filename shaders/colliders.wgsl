@@ -46,6 +46,8 @@ fn kind_compiled(kind: u32) -> bool {
 
 // Steps of the sphere tracing that follows a particle's path relative to a collider.
 const MARCH_STEPS: u32 = 12u;
+// The most a collider's distance changes along a unit of path (Rust: config::DISTANCE_SLOPE_BOUND).
+const DISTANCE_SLOPE_BOUND: f32 = 3.0;
 
 // One collider, as the host writes it every frame: its shape in its own frame, its material,
 // and its pose at the start and the end of the frame (interpolated per substep).
@@ -414,13 +416,18 @@ fn collide_with(c: ColliderRecord, t_from: f32, t_to: f32, x: vec3<f32>, x_prev:
     let q1 = to_local(to, x);
     let q0 = to_local(start, x_prev);
     let d1 = shape_distance(c, q1);
+    let path = q1 - q0;
+    let len = length(path);
+    // Outside by more than the relative path could have crossed (Rust:
+    // config::DISTANCE_SLOPE_BOUND): nothing entered, and the start's distance is not read.
+    if (d1 - r > DISTANCE_SLOPE_BOUND * len) {
+        return Contact(x, x_prev, false, false);
+    }
     // Sphere-trace the relative path from q0 for the first point within r.
     var entered = false;
     var q_entry = q0;
     let d0 = shape_distance(c, q0);
     if (d0 >= r) {
-        let path = q1 - q0;
-        let len = length(path);
         var t = 0.0;
         for (var k = 0u; k < MARCH_STEPS; k++) {
             let q = q0 + path * t;

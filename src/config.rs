@@ -31,6 +31,14 @@ pub const EDGE_TABLE_HEADER_WORDS: usize = 2;
 /// its corners' shares with the friction, and the motion of the surface pushed off.
 pub const EDGE_PUSH_ROWS: usize = 3;
 
+/// The most a collider's distance changes along a unit of a particle's path (`collide_with`):
+/// 1 for the analytic shapes, up to √3 inside a mesh's distance grid (trilinear, from exact
+/// distances) and 1 more outside its box. A particle that ends a substep farther outside a
+/// collider than this times its path (relative to the collider) cannot have entered it, so its
+/// start is not tested: the same result, without reading the grid twice.
+/// `DISTANCE_SLOPE_BOUND` in colliders.wgsl.
+pub const DISTANCE_SLOPE_BOUND: f32 = 3.0;
+
 /// Words before the cells' starts in the colliders' broad-phase table
 /// (`src/contact/broadphase.rs`).
 pub const BROADPHASE_HEADER_WORDS: usize = 8;

@@ -250,6 +250,12 @@ fn the_shaders_constants_are_the_librarys() {
     ] {
         assert_eq!(colliders_const(name), offset / 16, "{name}");
     }
+    assert_eq!(
+        const_in("colliders.wgsl", COLLIDERS, "DISTANCE_SLOPE_BOUND")
+            .parse::<f32>()
+            .unwrap(),
+        chiffon::config::DISTANCE_SLOPE_BOUND
+    );
     // The edge contacts' triangle table and pushes.
     let edges = |name| {
         const_in(

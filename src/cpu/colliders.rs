@@ -6,7 +6,7 @@
 
 use glam::{UVec3, Vec3, Vec4, Vec4Swizzles};
 
-use crate::config::ColliderRecord;
+use crate::config::{ColliderRecord, DISTANCE_SLOPE_BOUND};
 
 const COLLIDER_SPHERE: u32 = 0;
 const COLLIDER_CAPSULE: u32 = 1;
@@ -389,12 +389,17 @@ fn collide_with(
     let q1 = to_local(to, x);
     let q0 = to_local(from, x_prev);
     let d1 = shape_distance(c, grid, q1);
+    let path = q1 - q0;
+    let len = path.length();
+    // Outside by more than the relative path could have crossed: nothing entered, and the
+    // start's distance is not read (most particles near a mesh, which reads its grid for it).
+    if d1 - r > DISTANCE_SLOPE_BOUND * len {
+        return none;
+    }
     let mut entered = false;
     let mut q_entry = q0;
     let d0 = shape_distance(c, grid, q0);
     if d0 >= r {
-        let path = q1 - q0;
-        let len = path.length();
         let mut t = 0.0;
         for k in 0..MARCH_STEPS {
             let q = q0 + path * t;
