@@ -11,9 +11,9 @@
 //                        push that moves the triangle off it whole (one with a pinned corner
 //                        turns about it instead)
 //   apply_edge_contacts  one thread per particle: the largest of its triangles' pushes (Jacobi:
-//                        no two threads write one particle), and the velocity it had into it
-//                        taken away through its previous position (a capsule's friction
-//                        brakes its sliding too); a pushed particle is held by contact (the
+//                        no two threads write one particle), and the velocity it had into it,
+//                        against the surface's own motion, taken away through its previous
+//                        position (a capsule's friction brakes its sliding too); a pushed particle is held by contact (the
 //                        previous position's w), so in frames with a box the strain limit
 //                        after it shortens its edges from the other end
 //

@@ -47,7 +47,7 @@ fn kind_compiled(kind: u32) -> bool {
 // Steps of the sphere tracing that follows a particle's path relative to a collider.
 const MARCH_STEPS: u32 = 12u;
 // The most a collider's distance changes along a unit of path (Rust: config::DISTANCE_SLOPE_BOUND).
-const DISTANCE_SLOPE_BOUND: f32 = 3.0;
+const DISTANCE_SLOPE_BOUND: f32 = 4.0;
 
 // One collider, as the host writes it every frame: its shape in its own frame, its material,
 // and its pose at the start and the end of the frame (interpolated per substep).
@@ -420,7 +420,7 @@ fn collide_with(c: ColliderRecord, t_from: f32, t_to: f32, x: vec3<f32>, x_prev:
     let len = length(path);
     // Outside by more than the relative path could have crossed (Rust:
     // config::DISTANCE_SLOPE_BOUND): nothing entered, and the start's distance is not read.
-    if (d1 - r > DISTANCE_SLOPE_BOUND * len) {
+    if (d1 - r > DISTANCE_SLOPE_BOUND * len + 1e-6 * max(r, 1e-3)) {
         return Contact(x, x_prev, false, false);
     }
     // Sphere-trace the relative path from q0 for the first point within r.

@@ -31,13 +31,16 @@ pub const EDGE_TABLE_HEADER_WORDS: usize = 2;
 /// its corners' shares with the friction, and the motion of the surface pushed off.
 pub const EDGE_PUSH_ROWS: usize = 3;
 
-/// The most a collider's distance changes along a unit of a particle's path (`collide_with`):
-/// 1 for the analytic shapes, up to √3 inside a mesh's distance grid (trilinear, from exact
-/// distances) and 1 more outside its box. A particle that ends a substep farther outside a
-/// collider than this times its path (relative to the collider) cannot have entered it, so its
-/// start is not tested: the same result, without reading the grid twice.
-/// `DISTANCE_SLOPE_BOUND` in colliders.wgsl.
-pub const DISTANCE_SLOPE_BOUND: f32 = 3.0;
+/// A bound on how much a collider's distance changes along a unit of a particle's path
+/// (`collide_with`): 1 for the analytic shapes (exact distances); inside a mesh's distance grid
+/// about 2.7 (its samples are exact within 1.5 cells of the surface and a lower bound beyond,
+/// `contact::grid`, and its sample is trilinear), and under 2 outside the grid's box. A
+/// particle that ends a substep farther outside a collider than this times its path (relative
+/// to the collider), plus the march's own tolerance, cannot have entered it, so its start is not
+/// tested: the same result but where rounding decides, without reading the grid twice. A grid
+/// whose signs disagree (a pocket of outside flooded as inside) can change faster; the march's
+/// steps assume the same of it. `DISTANCE_SLOPE_BOUND` in colliders.wgsl.
+pub const DISTANCE_SLOPE_BOUND: f32 = 4.0;
 
 /// Words before the cells' starts in the colliders' broad-phase table
 /// (`src/contact/broadphase.rs`).

@@ -393,7 +393,7 @@ fn collide_with(
     let len = path.length();
     // Outside by more than the relative path could have crossed: nothing entered, and the
     // start's distance is not read (most particles near a mesh, which reads its grid for it).
-    if d1 - r > DISTANCE_SLOPE_BOUND * len {
+    if d1 - r > DISTANCE_SLOPE_BOUND * len + 1e-6 * r.max(1e-3) {
         return none;
     }
     let mut entered = false;
