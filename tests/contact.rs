@@ -17,6 +17,15 @@ use chiffon::{
 use common::{backends, flat_grid, flat_sheet};
 use glam::{Affine3A, Quat, Vec3};
 
+/// A solver for `cloth` on `backend` at the default parameters with `colliders`.
+fn solver_over(backend: Backend<'_>, cloth: &chiffon::Cloth, colliders: Vec<Collider>) -> Solver {
+    let params = SolverParams {
+        colliders,
+        ..SolverParams::default()
+    };
+    Solver::new(backend, cloth, params).unwrap()
+}
+
 fn mean(p: &[Vec3]) -> Vec3 {
     p.iter().copied().sum::<Vec3>() / p.len() as f32
 }
@@ -226,11 +235,7 @@ fn icosphere(radius: f32) -> TriangleMesh {
 /// frame's positions of the last second.
 fn drop_onto(backend: Backend<'_>, collider: Collider, height: f32) -> Vec<Vec<Vec3>> {
     let sheet = flat_sheet(24, 0.8, height, Pinning::None);
-    let params = SolverParams {
-        colliders: vec![collider],
-        ..SolverParams::default()
-    };
-    let mut s = Solver::new(backend, &sheet, params).unwrap();
+    let mut s = solver_over(backend, &sheet, vec![collider]);
     let mut settled = Vec::new();
     for k in 0..180 {
         s.step(1.0 / 60.0).unwrap();
@@ -323,11 +328,11 @@ fn a_box_moving_a_metre_in_one_frame_does_not_pass_through_the_cloth() {
     let half = Vec3::new(0.5, 0.3, 0.05);
     let at = |z: f32| Pose::from_translation(Vec3::new(0.0, 0.3, z));
     for backend in backends(&ctx) {
-        let params = SolverParams {
-            colliders: vec![Collider::cuboid(Vec3::ZERO, half, Quat::IDENTITY).at(at(-0.4))],
-            ..SolverParams::default()
-        };
-        let mut s = Solver::new(backend, &sheet, params).unwrap();
+        let mut s = solver_over(
+            backend,
+            &sheet,
+            vec![Collider::cuboid(Vec3::ZERO, half, Quat::IDENTITY).at(at(-0.4))],
+        );
         s.step(1.0 / 60.0).unwrap();
         s.set_collider_pose(0, at(0.6)).unwrap();
         s.step(1.0 / 60.0).unwrap();
@@ -355,11 +360,11 @@ fn cloth_starting_inside_a_collider_is_pushed_out_not_thrown() {
     let sheet = flat_grid(16, 0.02, 0.5, Pinning::None);
     for backend in backends(&ctx) {
         // The sheet's middle is 2 cm inside the sphere.
-        let params = SolverParams {
-            colliders: vec![Collider::sphere(Vec3::new(0.0, 0.5 - 0.28, 0.0), 0.3)],
-            ..SolverParams::default()
-        };
-        let mut s = Solver::new(backend, &sheet, params).unwrap();
+        let mut s = solver_over(
+            backend,
+            &sheet,
+            vec![Collider::sphere(Vec3::new(0.0, 0.5 - 0.28, 0.0), 0.3)],
+        );
         s.step(1.0 / 60.0).unwrap();
         let a = s.positions().unwrap();
         s.step(1.0 / 60.0).unwrap();
@@ -534,11 +539,11 @@ fn bad_colliders_are_clear_errors_naming_the_collider() {
         assert!(text.contains("collider 1"), "{collider:?}: {text}");
     }
     // A capsule of zero length is a sphere: fine, and it repels like one.
-    let params = SolverParams {
-        colliders: vec![Collider::capsule(Vec3::Y * 0.5, Vec3::Y * 0.5, 0.2, 0.2)],
-        ..SolverParams::default()
-    };
-    let mut s = Solver::new(Backend::Cpu, &sheet, params).unwrap();
+    let mut s = solver_over(
+        Backend::Cpu,
+        &sheet,
+        vec![Collider::capsule(Vec3::Y * 0.5, Vec3::Y * 0.5, 0.2, 0.2)],
+    );
     for _ in 0..30 {
         s.step(1.0 / 60.0).unwrap();
     }
@@ -555,11 +560,11 @@ fn bad_colliders_are_clear_errors_naming_the_collider() {
 #[test]
 fn a_thickness_larger_than_the_cloths_edges_pads_the_collider() {
     let sheet = flat_sheet(12, 1.0, 0.5, Pinning::None);
-    let params = SolverParams {
-        colliders: vec![Collider::ground(0.0).thickness(0.3)],
-        ..SolverParams::default()
-    };
-    let mut s = Solver::new(Backend::Cpu, &sheet, params).unwrap();
+    let mut s = solver_over(
+        Backend::Cpu,
+        &sheet,
+        vec![Collider::ground(0.0).thickness(0.3)],
+    );
     for _ in 0..120 {
         s.step(1.0 / 60.0).unwrap();
     }
@@ -932,11 +937,7 @@ fn a_collider_thicker_than_the_scene_is_not_called_diverged() {
             Collider::ground(0.0),
             Collider::mesh(Arc::new(ball.clone()), Pose::IDENTITY),
         ] {
-            let params = SolverParams {
-                colliders: vec![collider.clone().thickness(thick)],
-                ..SolverParams::default()
-            };
-            let mut s = Solver::new(backend, &sheet, params).unwrap();
+            let mut s = solver_over(backend, &sheet, vec![collider.clone().thickness(thick)]);
             for frame in 0..5 {
                 s.step(1.0 / 60.0)
                     .unwrap_or_else(|e| panic!("{backend:?} {collider:?} frame {frame}: {e}"));
@@ -971,11 +972,7 @@ fn a_grid_the_device_refuses_stays_an_error_and_a_smaller_one_then_loads() {
         Collider::mesh(Arc::new(grid), Pose::default())
     };
     let sheet = flat_sheet(8, 1.0, 0.5, Pinning::None);
-    let params = SolverParams {
-        colliders: vec![ball(96)],
-        ..SolverParams::default()
-    };
-    let mut s = Solver::new(Backend::Gpu(&lowered), &sheet, params).unwrap();
+    let mut s = solver_over(Backend::Gpu(&lowered), &sheet, vec![ball(96)]);
     for attempt in 0..2 {
         let e = s
             .step(1.0 / 60.0)
@@ -1127,11 +1124,7 @@ fn a_sheet_does_not_fall_through_an_open_shell_between_its_grids_samples() {
     );
     let sheet = flat_sheet(32, 0.8, 0.9, Pinning::None);
     for backend in backends(&ctx) {
-        let params = SolverParams {
-            colliders: vec![shell.clone()],
-            ..SolverParams::default()
-        };
-        let mut s = Solver::new(backend, &sheet, params).unwrap();
+        let mut s = solver_over(backend, &sheet, vec![shell.clone()]);
         for _ in 0..90 {
             s.step(1.0 / 60.0).unwrap();
         }
@@ -1169,11 +1162,7 @@ fn a_sheet_does_not_fall_through_a_thin_rod_between_two_rows() {
         assert!(rod.is_thin_capsule(sheet.mean_edge_length()));
         let mut ends = Vec::new();
         for backend in backends(&ctx) {
-            let params = SolverParams {
-                colliders: vec![rod.clone()],
-                ..SolverParams::default()
-            };
-            let mut s = Solver::new(backend, &sheet, params).unwrap();
+            let mut s = solver_over(backend, &sheet, vec![rod.clone()]);
             // No frame in which the rod's axis passes through a triangle.
             let mut crossed = Vec::new();
             for frame in 0..180 {
@@ -1231,11 +1220,7 @@ fn a_thin_rod_drawn_along_its_axis_carries_the_sheet_on_it() {
     assert!(rod.is_thin_capsule(sheet.mean_edge_length()));
     let mut ends = Vec::new();
     for backend in backends(&ctx) {
-        let params = SolverParams {
-            colliders: vec![rod.clone()],
-            ..SolverParams::default()
-        };
-        let mut s = Solver::new(backend, &sheet, params).unwrap();
+        let mut s = solver_over(backend, &sheet, vec![rod.clone()]);
         // The sheet lands and hangs on the rod.
         for _ in 0..90 {
             s.step(1.0 / 60.0).unwrap();
@@ -1287,11 +1272,7 @@ fn a_sheet_does_not_creep_along_a_slanting_thin_rod() {
     );
     assert!(rod.is_thin_capsule(sheet.mean_edge_length()));
     for backend in backends(&ctx) {
-        let params = SolverParams {
-            colliders: vec![rod.clone()],
-            ..SolverParams::default()
-        };
-        let mut s = Solver::new(backend, &sheet, params).unwrap();
+        let mut s = solver_over(backend, &sheet, vec![rod.clone()]);
         for _ in 0..240 {
             s.step(1.0 / 60.0).unwrap();
         }
