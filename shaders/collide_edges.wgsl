@@ -13,9 +13,10 @@
 //   apply_edge_contacts  one thread per particle: the largest of its triangles' pushes (Jacobi:
 //                        no two threads write one particle), and the velocity it had into it,
 //                        against the surface's own motion, taken away through its previous
-//                        position (a capsule's friction brakes its sliding too); a pushed particle is held by contact (the
-//                        previous position's w), so in frames with a box the strain limit
-//                        after it shortens its edges from the other end
+//                        position (a capsule's friction brakes its sliding too); a pushed
+//                        particle is held by contact (the previous position's w), so in frames
+//                        with a box the strain limit after it shortens its edges from the
+//                        other end
 //
 // The triangle table (Rust: contact::edges): [T, N | offsets: N + 1 | incident: 3T |
 // triangles: 3T]; particle p's triangles are incident[offsets[p]..offsets[p + 1]].

@@ -418,9 +418,11 @@ fn collide_with(c: ColliderRecord, t_from: f32, t_to: f32, x: vec3<f32>, x_prev:
     let d1 = shape_distance(c, q1);
     let path = q1 - q0;
     let len = length(path);
+    // How close to the surface the march counts as there.
+    let tolerance = 1e-6 * max(r, 1e-3);
     // Outside by more than the relative path could have crossed (Rust:
     // config::DISTANCE_SLOPE_BOUND): nothing entered, and the start's distance is not read.
-    if (d1 - r > DISTANCE_SLOPE_BOUND * len + 1e-6 * max(r, 1e-3)) {
+    if (d1 - r > DISTANCE_SLOPE_BOUND * len + tolerance) {
         return Contact(x, x_prev, false, false);
     }
     // Sphere-trace the relative path from q0 for the first point within r.
@@ -436,7 +438,7 @@ fn collide_with(c: ColliderRecord, t_from: f32, t_to: f32, x: vec3<f32>, x_prev:
             if (k > 0u) {
                 gap = shape_distance(c, q) - r;
             }
-            if (gap <= 1e-6 * max(r, 1e-3)) {
+            if (gap <= tolerance) {
                 entered = true;
                 q_entry = q;
                 break;

@@ -107,10 +107,10 @@ fn box_corner(position: Vec3, axes: [Vec3; 3], signs: Vec3) -> Vec3 {
 /// its direction, w how far (0: none); each corner's share of it (xyz) with the friction
 /// of what it pushes off (w); and how far the surface it pushes off moved over the substep at
 /// the point (xyz: friction and the velocity into the push are taken relative to it; w 0).
-/// `before` gives where its corners were at the substep's start,
-/// read only for a triangle near an edge. Most triangles are near none: they are told apart
-/// first, by the kernel's own tests, and only the others take the whole search
-/// ([`deepest_push`]), which keeps this hot path small.
+/// `before` gives where its corners were at the substep's start, read only for a triangle
+/// near an edge. Most triangles are near none: they are told apart first, by the kernel's own
+/// tests, and only the others take the whole search ([`deepest_push`]), which keeps this hot
+/// path small.
 fn triangle_push(
     colliders: &[ColliderRecord],
     placements: &[Placed],
@@ -209,8 +209,8 @@ fn clip_to_triangle(p: Vec3, d: Vec3, x: [Vec3; 3], cr: Vec3) -> (f32, f32) {
 }
 
 /// The rest of `triangle_push`, for a triangle near some box's edge or thin capsule's axis
-/// (`centre` and `reach` as it worked them out: the farthest corner from the centre, with one square root since it is
-/// monotonic).
+/// (`centre` and `reach` as it worked them out: the farthest corner from the centre, with one
+/// square root since it is monotonic).
 #[inline(never)]
 fn deepest_push(
     colliders: &[ColliderRecord],

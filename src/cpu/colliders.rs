@@ -391,9 +391,11 @@ fn collide_with(
     let d1 = shape_distance(c, grid, q1);
     let path = q1 - q0;
     let len = path.length();
+    // How close to the surface the march counts as there.
+    let tolerance = 1e-6 * r.max(1e-3);
     // Outside by more than the relative path could have crossed: nothing entered, and the
     // start's distance is not read (most particles near a mesh, which reads its grid for it).
-    if d1 - r > DISTANCE_SLOPE_BOUND * len + 1e-6 * r.max(1e-3) {
+    if d1 - r > DISTANCE_SLOPE_BOUND * len + tolerance {
         return none;
     }
     let mut entered = false;
@@ -409,7 +411,7 @@ fn collide_with(
             } else {
                 shape_distance(c, grid, q) - r
             };
-            if gap <= 1e-6 * r.max(1e-3) {
+            if gap <= tolerance {
                 entered = true;
                 q_entry = q;
                 break;
