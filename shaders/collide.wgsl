@@ -13,7 +13,7 @@ fn collide(thread: Thread) {
     if (i == NO_PARTICLE) { return; }
     let p = positions[i];
     let q = previous[i];
-    let contact = collide_all(params.collider_count, params.t_from, params.t_to, p.xyz, q.xyz, substep_pull(params));
+    let contact = collide_all(params.collider_count, params.t_from, params.t_to, p.xyz, q.xyz, substep_pull(params), substep_escape(params));
     // Write only on contact (or to clear a contact flag): most particles touch nothing, and
     // this saves their bandwidth.
     if (contact.hit) {

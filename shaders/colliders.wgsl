@@ -409,7 +409,7 @@ fn contact_flag(c: Contact) -> f32 {
 // moved that way, so static friction holds it exactly where it is.
 // Restitution: the previous position is set so the implied normal velocity relative to the
 // collider is −e times the one it arrived with.
-fn collide_with(c: ColliderRecord, t_from: f32, t_to: f32, x: vec3<f32>, x_prev: vec3<f32>, pull: vec3<f32>) -> Contact {
+fn collide_with(c: ColliderRecord, t_from: f32, t_to: f32, x: vec3<f32>, x_prev: vec3<f32>, pull: vec3<f32>, escape: f32) -> Contact {
     let r = c.material.x;
     let to = collider_pose(c, t_to);
     let start = collider_pose(c, t_from);
@@ -460,7 +460,11 @@ fn collide_with(c: ColliderRecord, t_from: f32, t_to: f32, x: vec3<f32>, x_prev:
     var n = vec3<f32>(0.0);
     if (d1 < r) {
         n = shape_normal(c, q1);
-        q_out = q1 + n * (r - d1);
+        // One that started within the thickness (a cloth set down inside a collider) keeps
+        // all but `escape` of its start's depth, so that it is not thrown out at once; one
+        // that came in from outside keeps none.
+        let keep = min(max((r - d0) - escape, 0.0), r - d1);
+        q_out = q1 + n * (r - d1 - keep);
         // Past the middle of a thin part: the nearest way out is the far side; go back.
         if (entered && dot(n, n_entry) < 0.0) {
             n = n_entry;
@@ -572,7 +576,7 @@ fn collider_cell(count: u32, x: vec3<f32>, x_prev: vec3<f32>) -> vec2<u32> {
 // of the frame: the colliders of its cell of the broad phase while it stays in that cell,
 // every collider from where it left it otherwise. Either way the result is the one testing
 // every collider in turn gives.
-fn collide_all(count: u32, t_from: f32, t_to: f32, x_in: vec3<f32>, x_prev_in: vec3<f32>, pull: vec3<f32>) -> Contact {
+fn collide_all(count: u32, t_from: f32, t_to: f32, x_in: vec3<f32>, x_prev_in: vec3<f32>, pull: vec3<f32>, escape: f32) -> Contact {
     var result = Contact(x_in, x_prev_in, false, false);
     var next = 0u;
     let cell = collider_cell(count, x_in, x_prev_in);
@@ -583,7 +587,7 @@ fn collide_all(count: u32, t_from: f32, t_to: f32, x_in: vec3<f32>, x_prev_in: v
             if (!collider_reaches(k, t_from, t_to, result.x, result.x_prev)) {
                 continue;
             }
-            let c = collide_with(collider(k), t_from, t_to, result.x, result.x_prev, pull);
+            let c = collide_with(collider(k), t_from, t_to, result.x, result.x_prev, pull, escape);
             if (c.hit) {
                 result = c;
                 // Moved out of the cell (or too far): the rest, one by one.
@@ -599,7 +603,7 @@ fn collide_all(count: u32, t_from: f32, t_to: f32, x_in: vec3<f32>, x_prev_in: v
         if (!collider_reaches(k, t_from, t_to, result.x, result.x_prev)) {
             continue;
         }
-        let c = collide_with(collider(k), t_from, t_to, result.x, result.x_prev, pull);
+        let c = collide_with(collider(k), t_from, t_to, result.x, result.x_prev, pull, escape);
         if (c.hit) {
             result = c;
         }

@@ -77,6 +77,16 @@ fn substep_pull(params: StepParams) -> vec3<f32> {
     return params.accel.xyz * params.accel_scale;
 }
 
+// The fastest a collider pushes out a particle that starts a substep within its thickness
+// (m/s; Rust: config::ESCAPE_SPEED).
+const ESCAPE_SPEED: f32 = 3.0;
+
+// How far a particle that starts the substep within a collider's thickness is pushed out at
+// most, deeper to shallower than it started (Rust: cpu::common::substep_escape).
+fn substep_escape(params: StepParams) -> f32 {
+    return ESCAPE_SPEED * params.h;
+}
+
 // How one particle follows its coarse neighbours (Rust: hierarchy::Prolongation).
 struct Prolongation {
     parents: vec4<u32>,  // snapshot slots of its coarse neighbours

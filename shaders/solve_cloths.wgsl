@@ -359,7 +359,7 @@ fn tethers_and_collide(params: StepParams, s: u32, cloth: ClothRecord, local: u3
             }
         }
         let q = previous[i];
-        let contact = collide_all(params.collider_count, t_from, t_to, x, q.xyz, substep_pull(params));
+        let contact = collide_all(params.collider_count, t_from, t_to, x, q.xyz, substep_pull(params), substep_escape(params));
         if (contact.hit) {
             store_x(offset, i, vec4<f32>(contact.x, p.w));
             previous[i] = vec4<f32>(contact.x_prev, contact_flag(contact));

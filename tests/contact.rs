@@ -921,16 +921,18 @@ fn a_bad_strain_limit_is_a_clear_error_naming_it() {
     }
 }
 
-/// A collider's thickness counts in the scene's extent: a free sheet inside a sphere, a mesh or
-/// over a floor padded by 1000 m (the largest thickness accepted) rests 1000 m out, where the
-/// collider puts it. The divergence limit left the thickness out (1000 m for a scene this
-/// small), so the first frame said "simulation diverged ... lower dt".
+/// A collider's thickness counts in the scene's extent: a free sheet on a sphere, a mesh or a
+/// floor padded by 1000 m (the largest thickness accepted) rests 1000 m out, where the
+/// collider keeps it. The divergence limit left the thickness out (1000 m for a scene this
+/// small), so the first frame said "simulation diverged ... lower dt". (The sheet starts just
+/// over the padding: set down inside it, it would take 333 s to come out at
+/// `config::ESCAPE_SPEED`.)
 #[test]
 fn a_collider_thicker_than_the_scene_is_not_called_diverged() {
     let ctx = common::gpu("a_collider_thicker_than_the_scene_is_not_called_diverged");
-    let sheet = flat_grid(6, 0.1, 0.2, Pinning::None);
-    let ball = DistanceGrid::from_mesh(&icosphere(0.3), 8).unwrap();
     let thick = chiffon::contact::MAX_THICKNESS;
+    let sheet = flat_grid(6, 0.1, thick + 0.5, Pinning::None);
+    let ball = DistanceGrid::from_mesh(&icosphere(0.3), 8).unwrap();
     for backend in backends(&ctx) {
         for collider in [
             Collider::sphere(Vec3::ZERO, 0.3),
@@ -946,7 +948,7 @@ fn a_collider_thicker_than_the_scene_is_not_called_diverged() {
             let p = s.positions().unwrap();
             assert!(
                 p.iter().all(|p| p.is_finite() && p.length() > 0.9 * thick),
-                "{backend:?} {collider:?}: the sheet is not pushed out to the thickness"
+                "{backend:?} {collider:?}: the sheet is not kept out at the thickness"
             );
         }
     }
@@ -1283,5 +1285,49 @@ fn a_sheet_does_not_creep_along_a_slanting_thin_rod() {
             centre.x.hypot(centre.z) < 0.05 && lowest > 0.05,
             "{backend:?}: the sheet's centre at {centre}, its lowest particle at {lowest} m"
         );
+    }
+}
+
+/// A cloth set down inside a collider used to be thrown out of it: the first substep pushed
+/// every particle within the thickness out to it at once (19 cm for the sheet below, through a
+/// sphere's top), and the edges to the particles outside, stretched that far in a substep,
+/// flung the sheet 32 cm over the sphere; with a thickness of 1 m the same sheet flew 10 m up
+/// and was still rising. Now a particle that starts a substep within the thickness comes out
+/// at `config::ESCAPE_SPEED` at most: the sheet rises onto the collider and stays on it.
+#[test]
+fn a_cloth_set_down_inside_a_sphere_is_pushed_out_not_thrown() {
+    let ctx = common::gpu("a_cloth_set_down_inside_a_sphere_is_pushed_out_not_thrown");
+    let sheet = flat_sheet(16, 1.0, 1.0, Pinning::None);
+    // (sphere centre height, thickness): its top within the sheet's reach at the start.
+    for (centre, thickness) in [(0.9, DEFAULT_THICKNESS), (0.5, 1.0)] {
+        let sphere = Collider::sphere(Vec3::new(0.0, centre, 0.0), 0.3).thickness(thickness);
+        let top = centre + 0.3 + thickness;
+        let mut ends = Vec::new();
+        for backend in backends(&ctx) {
+            let mut s = solver_over(backend, &sheet, vec![sphere.clone()]);
+            let mut highest = f32::MIN;
+            for frame in 0..120 {
+                s.step(1.0 / 60.0)
+                    .unwrap_or_else(|e| panic!("{backend:?}, frame {frame}: {e}"));
+                let p = s.positions().unwrap();
+                highest = p.iter().fold(highest, |h, x| h.max(x.y));
+            }
+            // Before: 1.52 over a top of 1.205, and 10.98 over one of 1.8.
+            assert!(
+                highest < top + 0.15,
+                "{backend:?}, thickness {thickness}: the sheet rose to {highest} m over a top of {top}"
+            );
+            let p = s.positions().unwrap();
+            let top_particle = p.iter().fold(f32::MIN, |h, x| h.max(x.y));
+            assert!(
+                (top_particle - top).abs() < 0.01,
+                "{backend:?}, thickness {thickness}: the sheet ends at {top_particle} m, not on the top at {top}"
+            );
+            ends.push(p);
+        }
+        if let (Some(ctx), [cpu, gpu]) = (&ctx, &ends[..]) {
+            let what = format!("a sheet set down inside a sphere, thickness {thickness}");
+            common::assert_twins(ctx, &what, gpu, cpu, 1.0);
+        }
     }
 }

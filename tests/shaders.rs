@@ -207,6 +207,7 @@ fn the_shaders_constants_are_the_librarys() {
     assert_wgsl_const("PIN_TO", chiffon::config::PIN_TO);
     assert_wgsl_const("PIN_MOVING", chiffon::config::PIN_MOVING);
     assert_wgsl_const("LIMIT_END_RELAX", chiffon::config::LIMIT_END_RELAX);
+    assert_wgsl_const("ESCAPE_SPEED", chiffon::config::ESCAPE_SPEED);
     // The gusts' lattice mask, declared in the air kernels' own file.
     let gust = chiffon::gpu::shaders::AIR
         .text

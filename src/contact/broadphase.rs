@@ -188,9 +188,9 @@ mod tests {
             let step = Vec3::new(next() - 0.5, next() - 0.5, next() - 0.5) * 0.04;
             let (t_from, t_to) = (0.5, 0.75);
             let poses = substep_colliders(&records, t_from, t_to);
-            let (moved, pull) = (x - step, Vec3::ZERO);
-            let a = collide_all(&records, &poses, &[], &cells, x, moved, pull);
-            let b = collide_all(&records, &poses, &[], &brute, x, moved, pull);
+            let (moved, pull, escape) = (x - step, Vec3::ZERO, 0.01);
+            let a = collide_all(&records, &poses, &[], &cells, x, moved, pull, escape);
+            let b = collide_all(&records, &poses, &[], &brute, x, moved, pull, escape);
             assert_eq!(
                 (a.x.to_array(), a.x_prev.to_array(), a.hit),
                 (b.x.to_array(), b.x_prev.to_array(), b.hit),

@@ -148,7 +148,11 @@ impl DistanceGrid {
                 "it has no triangle with an area; a mesh collider needs a surface".into(),
             ));
         }
-        let (lo, hi) = crate::geometry::bounds(p);
+        // The box of the surface, not of every vertex: a vertex no triangle uses (an OBJ may
+        // carry one) took a plate's grid out to it, 9.4 m cells for a vertex 900 m off, and
+        // the cloth was kept 5.6 m from the plate.
+        let used: Vec<Vec3> = tris.iter().flatten().map(|&i| p[i as usize]).collect();
+        let (lo, hi) = crate::geometry::bounds(&used);
         let extent = (hi - lo).max_element().max(1e-6);
         let cell = extent / resolution as f32;
         let origin = lo - Vec3::splat(cell * PADDING as f32);
@@ -662,6 +666,29 @@ mod tests {
             .flat_map(|&[a, b, c, d]| [[a, b, c], [a, c, d]])
             .collect();
         TriangleMesh::new("cube", p, tris)
+    }
+
+    /// A vertex no triangle uses took the grid's box out to it: a 1 m plate with an unused
+    /// vertex 900 m off had cells of 9.4 m, and kept the cloth 5.6 m from its surface.
+    #[test]
+    fn a_mesh_colliders_grid_spans_its_triangles_not_an_unused_vertex() {
+        let plate = |extra: Option<Vec3>| {
+            let mut p = vec![
+                Vec3::new(-0.5, 0.3, -0.5),
+                Vec3::new(0.5, 0.3, -0.5),
+                Vec3::new(0.5, 0.3, 0.5),
+                Vec3::new(-0.5, 0.3, 0.5),
+            ];
+            p.extend(extra);
+            TriangleMesh::new("plate", p, vec![[0, 1, 2], [0, 2, 3]])
+        };
+        let alone = DistanceGrid::from_mesh(&plate(None), 32).unwrap();
+        let far = Some(Vec3::new(900.0, 0.0, 0.0));
+        let with = DistanceGrid::from_mesh(&plate(far), 32).unwrap();
+        assert_eq!(with.cell_size(), alone.cell_size());
+        assert_eq!(with.dims(), alone.dims());
+        let above = Vec3::new(0.0, 0.31, 0.0);
+        assert_eq!(with.distance(above), alone.distance(above));
     }
 
     #[test]

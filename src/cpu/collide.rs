@@ -6,7 +6,7 @@ use rayon::prelude::*;
 
 use super::MIN_PER_HEAVY_TASK;
 use super::colliders::{collide_all, substep_colliders};
-use super::common::substep_pull;
+use super::common::{substep_escape, substep_pull};
 use crate::config::{ColliderRecord, StepParams};
 
 /// Pushes every free particle out of every collider, in parallel.
@@ -38,6 +38,7 @@ pub fn collide(
                 p.xyz(),
                 prev.xyz(),
                 substep_pull(params),
+                substep_escape(params),
             );
             if c.hit {
                 *p = c.x.extend(p.w);

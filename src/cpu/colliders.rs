@@ -367,8 +367,9 @@ pub(crate) fn substep_colliders(
 }
 
 /// One particle against one collider over the substep, from its pose `at.from` to `at.to`;
-/// `pull` is the substep's acceleration displacement (`accel · accel_scale`). Twin of
-/// `collide_with`; see it for the method.
+/// `pull` is the substep's acceleration displacement (`accel · accel_scale`), `escape` the most a
+/// particle that starts within the thickness is pushed out ([`super::common::substep_escape`]).
+/// Twin of `collide_with`; see it for the method.
 fn collide_with(
     c: &ColliderRecord,
     grid: &[f32],
@@ -376,6 +377,7 @@ fn collide_with(
     x: Vec3,
     x_prev: Vec3,
     pull: Vec3,
+    escape: f32,
 ) -> Contact {
     let none = Contact {
         x,
@@ -436,7 +438,11 @@ fn collide_with(
             let back = (r - shape_distance(c, grid, q_entry)).max(0.0);
             (q_entry + n_entry * back, n_entry)
         } else {
-            (q1 + n * (r - d1), n)
+            // One that started within the thickness (a cloth set down inside a collider)
+            // keeps all but `escape` of its start's depth, so that it is not thrown out at
+            // once; one that came in from outside keeps none.
+            let keep = ((r - d0) - escape).max(0.0).min(r - d1);
+            (q1 + n * (r - d1 - keep), n)
         }
     } else if entered && shape_normal(c, grid, q1).dot(n_entry) < 0.0 {
         let back = (r - shape_distance(c, grid, q_entry)).max(0.0);
@@ -522,6 +528,8 @@ fn collider_reaches(c: &ColliderRecord, at: &SubstepCollider, x: Vec3, x_prev: V
 /// the colliders of its cell of the broad phase ([`crate::contact::broadphase`]) while it stays
 /// in that cell, every collider from where it left it otherwise. Either way the result is the
 /// one testing every collider gives. `at` is [`substep_colliders`] of `colliders`.
+// The kernel's arguments, in its order, and the tables it reads from bindings.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn collide_all(
     colliders: &[ColliderRecord],
     at: &[SubstepCollider],
@@ -530,6 +538,7 @@ pub(crate) fn collide_all(
     x: Vec3,
     x_prev: Vec3,
     pull: Vec3,
+    escape: f32,
 ) -> Contact {
     let mut result = Contact {
         x,
@@ -546,7 +555,7 @@ pub(crate) fn collide_all(
             if !collider_reaches(c, at, result.x, result.x_prev) {
                 continue;
             }
-            let hit = collide_with(c, grid, at, result.x, result.x_prev, pull);
+            let hit = collide_with(c, grid, at, result.x, result.x_prev, pull, escape);
             if hit.hit {
                 result = hit;
                 // Moved out of the cell (or too far): the rest, one by one.
@@ -561,7 +570,7 @@ pub(crate) fn collide_all(
         if !collider_reaches(c, at, result.x, result.x_prev) {
             continue;
         }
-        let hit = collide_with(c, grid, at, result.x, result.x_prev, pull);
+        let hit = collide_with(c, grid, at, result.x, result.x_prev, pull, escape);
         if hit.hit {
             result = hit;
         }

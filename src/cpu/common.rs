@@ -32,6 +32,13 @@ pub(crate) fn substep_pull(params: &StepParams) -> Vec3 {
     Vec4::from_array(params.accel).xyz() * params.accel_scale
 }
 
+/// How far a particle that starts the substep within a collider's thickness is pushed out at
+/// most, deeper to shallower than it started: [`crate::config::ESCAPE_SPEED`] × the substep's
+/// length (twin of `substep_escape` in `shaders/common.wgsl`).
+pub(crate) fn substep_escape(params: &StepParams) -> f32 {
+    crate::config::ESCAPE_SPEED * params.h
+}
+
 /// Twin of `constraint_alpha` (common.wgsl): a distance constraint's α̃ from its cloth's
 /// material row (stretch, shear, bend by its kind bits).
 #[inline]

@@ -15,8 +15,8 @@ use rayon::prelude::*;
 use super::colliders::{SubstepCollider, collide_all, collider_wakes, substep_colliders};
 use super::common::{
     constraint_alpha, is_bad, is_structural, is_triangle, limit_held, limit_pair, limit_relax,
-    limit_sweeps_in, solve_pair, solve_stencil, solve_triangle, stencil_weights, substep_pull,
-    tether_pull, triangle_area_scale, triangle_frame,
+    limit_sweeps_in, solve_pair, solve_stencil, solve_triangle, stencil_weights, substep_escape,
+    substep_pull, tether_pull, triangle_area_scale, triangle_frame,
 };
 use super::health::report_bad;
 use super::integrate::integrate_particle;
@@ -464,6 +464,7 @@ fn tethers_and_collide(
             x,
             c.previous[i].xyz(),
             substep_pull(params),
+            substep_escape(params),
         );
         if contact.hit {
             x = contact.x;

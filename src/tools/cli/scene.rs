@@ -737,12 +737,12 @@ impl SceneArgs {
     }
 }
 
-/// What starts inside a collider that is not a plane, or so near it that the first substep
-/// throws it (a plane's are said as "below" or "behind" it): a free particle closer to its
-/// surface than half the thickness is pushed out to the thickness in the first substep, all at
-/// once, which stretches or tears the cloth when the push is long (a thickness of 100 m round a
-/// sphere that touched the cloth flung it 100 m and ran with no word); pinned ones inside stay
-/// there.
+/// What starts inside a collider that is not a plane, or near enough to be pushed hard (a
+/// plane's are said as "below" or "behind" it): a free particle closer to its surface than
+/// half the thickness is pushed out to the thickness at up to `config::ESCAPE_SPEED`, which
+/// stretches the cloth meanwhile when the push is long (before that bound, a thickness of 100 m
+/// round a sphere that touched the cloth flung it 100 m, and ran with no word); pinned ones
+/// inside stay there.
 fn inside_warnings(cloth: &Cloth, c: &crate::Collider, name: &str) -> Vec<String> {
     let (mut free, mut pinned, mut longest) = (0usize, 0usize, 0.0f32);
     let mut deepest = 0.0f32;
@@ -769,10 +769,10 @@ fn inside_warnings(cloth: &Cloth, c: &crate::Collider, name: &str) -> Vec<String
         ));
     }
     if free > 0 {
-        let (one, them) = if free == 1 {
-            ("starts", "it")
+        let (one, they) = if free == 1 {
+            ("starts", "it is")
         } else {
-            ("start", "them")
+            ("start", "they are")
         };
         let place = if deepest > 0.0 {
             format!("inside {name}, up to {} deep", length(deepest))
@@ -780,15 +780,26 @@ fn inside_warnings(cloth: &Cloth, c: &crate::Collider, name: &str) -> Vec<String
             format!("within half the thickness of {name}")
         };
         out.push(format!(
-            "{free} of the cloth's {} particles {one} {place}: the first frame pushes {them} \
-             out to its surface plus its thickness of {} at once, up to {}, which stretches \
-             the cloth (move the cloth or the collider apart)",
+            "{free} of the cloth's {} particles {one} {place}: {they} pushed out to its \
+             surface plus its thickness of {}, up to {}, at no more than {} m/s (in {}), \
+             which stretches the cloth meanwhile (move the cloth or the collider apart)",
             cloth.particle_count(),
             length(c.contact_thickness()),
             length(longest),
+            crate::config::ESCAPE_SPEED,
+            duration(longest / crate::config::ESCAPE_SPEED),
         ));
     }
     out
+}
+
+/// A time for a message: milliseconds under a tenth of a second, else seconds.
+fn duration(s: f32) -> String {
+    if s < 0.1 {
+        format!("{:.0} ms", (s * 1e3).max(1.0))
+    } else {
+        format!("{s:.1} s")
+    }
 }
 
 /// A length for a message, in the unit its size calls for (a depth printed in centimetres
