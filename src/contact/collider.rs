@@ -309,8 +309,9 @@ impl Collider {
     /// sample: exact near the surface and, deeper than
     /// [`BAND_CELLS`](crate::contact::BAND_CELLS) cells, a bound that never overestimates the
     /// distance ([`DistanceGrid`]). The thickness is not counted: the solver keeps the cloth
-    /// where this is at least the collider's `thickness`. A free particle where it is negative
-    /// at the start is pushed out in the first substep, whatever the depth.
+    /// where this is at least the collider's `thickness`. A free particle where it is under the
+    /// thickness at the start is pushed out to it at up to about 3 m/s (`config::ESCAPE_SPEED`),
+    /// whatever the depth.
     pub fn distance(&self, point: Vec3) -> f32 {
         let grid = match &self.shape {
             Shape::Mesh(grid) => grid.values(),

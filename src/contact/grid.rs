@@ -151,8 +151,10 @@ impl DistanceGrid {
         // The box of the surface, not of every vertex: a vertex no triangle uses (an OBJ may
         // carry one) took a plate's grid out to it, 9.4 m cells for a vertex 900 m off, and
         // the cloth was kept 5.6 m from the plate.
-        let used: Vec<Vec3> = tris.iter().flatten().map(|&i| p[i as usize]).collect();
-        let (lo, hi) = crate::geometry::bounds(&used);
+        let (lo, hi) = tris.iter().flatten().fold(
+            (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+            |(lo, hi), &i| (lo.min(p[i as usize]), hi.max(p[i as usize])),
+        );
         let extent = (hi - lo).max_element().max(1e-6);
         let cell = extent / resolution as f32;
         let origin = lo - Vec3::splat(cell * PADDING as f32);
@@ -161,7 +163,7 @@ impl DistanceGrid {
             .as_uvec3()
             .to_array()
             .map(|d| d + PADDING + 1);
-        let geometry = Surface::new(p, &tris);
+        let geometry = Surface::new(p, &tris, (hi - lo).max_element());
         let mut grid = Self {
             origin,
             cell,
@@ -527,12 +529,13 @@ struct Surface<'a> {
 }
 
 impl<'a> Surface<'a> {
-    fn new(p: &'a [Vec3], tris: &'a [[u32; 3]]) -> Self {
-        // Vertices at the same position (to a millionth of the mesh's size) are one: OBJ files
-        // split them at UV seams and normal creases. Edges and pseudo-normals are counted on
-        // the welded mesh.
-        let (lo, hi) = crate::geometry::bounds(p);
-        let quantum = ((hi - lo).max_element() * 1e-6).max(f32::MIN_POSITIVE);
+    /// The surface of the triangles `tris` of `p`, whose box is `size` wide at its widest.
+    fn new(p: &'a [Vec3], tris: &'a [[u32; 3]], size: f32) -> Self {
+        // Vertices at the same position (to a millionth of the surface's size, not of every
+        // vertex's: a stray one far off would weld a whole cape) are one: OBJ files split them
+        // at UV seams and normal creases. Edges and pseudo-normals are counted on the welded
+        // mesh.
+        let quantum = (size * 1e-6).max(f32::MIN_POSITIVE);
         let mut first: std::collections::HashMap<[i64; 3], u32> = Default::default();
         let same: Vec<u32> = p
             .iter()
@@ -689,6 +692,18 @@ mod tests {
         assert_eq!(with.dims(), alone.dims());
         let above = Vec3::new(0.0, 0.31, 0.0);
         assert_eq!(with.distance(above), alone.distance(above));
+        // Nor does it set how near two vertices weld: at 9e5 m off, a millionth of the box
+        // was 0.9 m, and a 10 cm cube's corners welded into one, its surface no longer closed.
+        let small = cube(0.05);
+        let mut stray = small.clone();
+        stray.positions.push(Vec3::new(9e5, 0.0, 0.0));
+        let (alone, with) = (
+            DistanceGrid::from_mesh(&small, 16).unwrap(),
+            DistanceGrid::from_mesh(&stray, 16).unwrap(),
+        );
+        assert!(with.is_signed(), "the cube is no longer closed");
+        let bits = |g: &DistanceGrid| g.values().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&with), bits(&alone));
     }
 
     #[test]
@@ -786,7 +801,9 @@ mod tests {
         for (mesh, resolution) in [(soup, 40), (far, 48), (cube(0.5), 7), (sliver, 48)] {
             let grid = DistanceGrid::from_mesh(&mesh, resolution).unwrap();
             let tris: Vec<[u32; 3]> = mesh.triangles.clone();
-            let whole = grid.build(&Surface::new(&mesh.positions, &tris), false);
+            let (lo, hi) = crate::geometry::bounds(&mesh.positions);
+            let surface = Surface::new(&mesh.positions, &tris, (hi - lo).max_element());
+            let whole = grid.build(&surface, false);
             let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(grid.values()), bits(&whole), "{}", mesh.name);
         }

@@ -723,13 +723,36 @@ impl SceneArgs {
                      (pinned particles do not collide)"
                 ));
             }
+            // The farthest push any free particle takes: out of the plane and to its
+            // thickness, from behind it or from within half the thickness in front.
+            let mut near = 0usize;
+            let mut longest = 0.0f32;
+            for i in (0..n).filter(|&i| !cloth.is_pinned(i)) {
+                let x = c.pose.inverse_transform_point(cloth.positions()[i]);
+                let ahead = normal.dot(x) - offset;
+                if ahead < 0.5 * c.thickness {
+                    near += usize::from(ahead >= 0.0);
+                    longest = longest.max(c.thickness - ahead);
+                }
+            }
+            let (way, side) = if normal.y > 0.999 {
+                ("up", "above")
+            } else {
+                ("out", "off")
+            };
+            let pace = pace(longest);
             if free_behind > 0 {
                 out.push(format!(
-                    "{free_behind} particles start {below} {name} and are pushed {} to its \
-                     thickness of {} {} it in the first frame",
-                    if normal.y > 0.999 { "up" } else { "out" },
+                    "{free_behind} particles start {below} {name} and are pushed {way} to its \
+                     thickness of {} {side} it, {pace}",
                     length(c.thickness),
-                    if normal.y > 0.999 { "above" } else { "off" },
+                ));
+            }
+            if near > 0 {
+                out.push(format!(
+                    "{near} particles start within half the thickness of {name} and are pushed \
+                     {way} to its thickness of {} {side} it, {pace}",
+                    length(c.thickness),
                 ));
             }
         }
@@ -781,24 +804,27 @@ fn inside_warnings(cloth: &Cloth, c: &crate::Collider, name: &str) -> Vec<String
         };
         out.push(format!(
             "{free} of the cloth's {} particles {one} {place}: {they} pushed out to its \
-             surface plus its thickness of {}, up to {}, at no more than {} m/s (in {}), \
-             which stretches the cloth meanwhile (move the cloth or the collider apart)",
+             surface plus its thickness of {}, up to {}, {}, which stretches the cloth \
+             meanwhile (move the cloth or the collider apart)",
             cloth.particle_count(),
             length(c.contact_thickness()),
             length(longest),
-            crate::config::ESCAPE_SPEED,
-            duration(longest / crate::config::ESCAPE_SPEED),
+            pace(longest),
         ));
     }
     out
 }
 
-/// A time for a message: milliseconds under a tenth of a second, else seconds.
-fn duration(s: f32) -> String {
-    if s < 0.1 {
-        format!("{:.0} ms", (s * 1e3).max(1.0))
+/// How fast a push of `longest` (m) out of a collider goes (`config::ESCAPE_SPEED`; a
+/// frame's last substep can take two steps, hence "about"), and how long it takes where that
+/// is long enough to see.
+fn pace(longest: f32) -> String {
+    let speed = crate::config::ESCAPE_SPEED;
+    let seconds = longest / speed;
+    if seconds >= 0.1 {
+        format!("at up to about {speed} m/s, over about {seconds:.1} s")
     } else {
-        format!("{s:.1} s")
+        format!("at up to about {speed} m/s")
     }
 }
 
